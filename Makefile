@@ -1,0 +1,114 @@
+# hcasim top-level Makefile (non-recursive).
+#
+# Each part of the tree contributes a fragment, <dir>/<dir>.mk, included
+# below.  A fragment adds:
+#   ALL_TARGETS += files `make` builds
+#   TESTS       += test names; for each name N:
+#                  TEST_DEPS_N = files the test needs built first
+#                  TEST_CMD_N  = shell command run from the top directory; its
+#                                last output line must be "P passed, F failed"
+#   LINT_TARGETS, BENCH_TARGETS, phony helpers as needed.
+# `make test` builds every test's dependencies, runs every test, and prints
+# the total as "N passed, N failed".
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+BUILD   ?= build
+# Debian's interpreter: python3-scapy is installed for it, not for any other
+# python3 that may come first on PATH.
+PYTHON  ?= /usr/bin/python3
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
+CLANG   ?= clang
+VERILATOR ?= verilator
+YOSYS   ?= yosys
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
+
+WARN    := -Wall -Wextra -Werror
+CSTD    := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE
+CFLAGS  ?= -O2 -g
+INCLUDES := -Iinclude
+# Sanitizer build (tests link against the *-san variants of every library).
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+HCA_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(INCLUDES)
+
+ALL_TARGETS :=
+TESTS :=
+LINT_TARGETS :=
+BENCH_TARGETS :=
+CLEAN_EXTRA :=
+
+# ---------------------------------------------------------------------------
+# Generated programming interface (spec/hca.toml -> C, Verilog, reference doc)
+# ---------------------------------------------------------------------------
+SPEC      := spec/hca.toml
+GENSPEC   := tools/genspec.py
+SPEC_H    := include/hcasim/hca_spec.h
+SPEC_VH   := rtl/include/hca_spec.vh
+SPEC_MD   := docs/reference.md
+
+$(SPEC_H) $(SPEC_VH) $(SPEC_MD) &: $(SPEC) $(GENSPEC)
+	$(PYTHON) $(GENSPEC) --spec $(SPEC) --c $(SPEC_H) --v $(SPEC_VH) --md $(SPEC_MD)
+
+gen: $(SPEC_H) $(SPEC_VH) $(SPEC_MD)
+ALL_TARGETS += $(SPEC_H) $(SPEC_VH) $(SPEC_MD)
+
+# Generic compile rules: normal and sanitizer objects of C sources.
+$(BUILD)/obj/%.o: %.c $(SPEC_H)
+	@mkdir -p $(@D)
+	$(CC) $(HCA_CFLAGS) $(CFLAGS_$(firstword $(subst /, ,$*))) -MMD -MP -c $< -o $@
+
+$(BUILD)/san/%.o: %.c $(SPEC_H)
+	@mkdir -p $(@D)
+	$(CC) $(HCA_CFLAGS) $(SAN_FLAGS) $(CFLAGS_$(firstword $(subst /, ,$*))) -MMD -MP -c $< -o $@
+
+-include $(shell find $(BUILD)/obj $(BUILD)/san -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------------------
+# Parts
+# ---------------------------------------------------------------------------
+include $(sort $(wildcard */*.mk))
+
+# ---------------------------------------------------------------------------
+# Conventional targets
+# ---------------------------------------------------------------------------
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all gen deps deps-check test lint clean regress bench
+all: $(ALL_TARGETS)
+
+# Install missing Debian packages (idempotent; as root or through sudo).
+deps:
+	tools/deps.sh install
+
+# Cheap check every run; installs only when something is missing.
+deps-check:
+	@tools/deps.sh ensure
+
+TEST_LIST := $(BUILD)/tests.list
+test: deps-check
+	@$(MAKE) --no-print-directory -j$(NPROC) test-build
+	@mkdir -p $(BUILD)
+	@rm -f $(TEST_LIST); $(foreach t,$(TESTS),printf '%s\t%s\n' '$(t)' '$(subst ','"'"',$(TEST_CMD_$(t)))' >> $(TEST_LIST);)
+	@tools/run-tests.sh $(TEST_LIST) $(BUILD)/test-logs
+
+.PHONY: test-build
+test-build: all $(foreach t,$(TESTS),$(TEST_DEPS_$(t)))
+
+lint: deps-check $(LINT_TARGETS)
+	@echo "lint: OK"
+
+clean:
+	rm -rf $(BUILD) $(CLEAN_EXTRA)
+
+print-%:
+	@echo '$*=$($*)'
+
+# Each fragment appends "target|description" entries to HELP.
+HELP += "all|build everything that exists" "test|run the whole suite (installs packages first)" \
+        "lint|static checks" "deps|install missing Debian packages" "gen|regenerate spec outputs" "clean|remove build/"
+.PHONY: help
+help:
+	@for h in $(HELP); do printf '  make %-10s %s\n' "$${h%%|*}" "$${h#*|}"; done

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages hcasim needs.  Idempotent, non-interactive.
+#   tools/deps.sh ensure   install only if something is missing (quiet when complete)
+#   tools/deps.sh install  same, but says what it checked
+#   tools/deps.sh list     print the package list
+# Runs apt-get as root directly, otherwise through sudo.
+set -euo pipefail
+
+PKGS=(
+  build-essential make g++ python3 pkg-config zlib1g-dev
+  verilator yosys
+  libsystemc-dev
+  libibverbs-dev ibverbs-utils perftest
+  tshark python3-scapy
+  clang libclang-rt-14-dev
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+  nix-bin
+)
+
+mode=${1:-ensure}
+if [ "$mode" = list ]; then printf '%s\n' "${PKGS[@]}"; exit 0; fi
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  # Not Debian (e.g. inside `nix develop`): the environment provides the tools.
+  [ "$mode" = install ] && echo "deps: no dpkg here; relying on the environment (flake.nix devShell)"
+  exit 0
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$st" = installed ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  [ "$mode" = install ] && echo "deps: all ${#PKGS[@]} packages installed"
+  exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1; then SUDO=(sudo -n); else
+  echo "deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; fi
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -q
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+echo "deps: done"
