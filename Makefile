@@ -66,10 +66,34 @@ $(BUILD)/san/%.o: %.c $(SPEC_H)
 
 -include $(shell find $(BUILD)/obj $(BUILD)/san -name '*.d' 2>/dev/null)
 
+# Helpers for fragments -------------------------------------------------------
+# Libraries: a fragment says `LIBS += NAME` and `LIB_SRCS_NAME += files.c`
+# (several fragments may add to one library); after all fragments are read,
+# each becomes build/lib/libNAME.a and build/lib/libNAME-san.a (sanitizers).
+define hca_lib
+$(BUILD)/lib/lib$(1).a: $(patsubst %.c,$(BUILD)/obj/%.o,$(2))
+	@mkdir -p $$(@D); rm -f $$@; ar rcs $$@ $$^
+$(BUILD)/lib/lib$(1)-san.a: $(patsubst %.c,$(BUILD)/san/%.o,$(2))
+	@mkdir -p $$(@D); rm -f $$@; ar rcs $$@ $$^
+ALL_TARGETS += $(BUILD)/lib/lib$(1).a
+endef
+# $(eval $(call hca_test,NAME,SOURCES,LIBS)): a C test program built with
+# ASan/UBSan against the -san variants of LIBS (in link order), registered in
+# TESTS and run as build/tests/NAME $(TEST_ARGS_NAME).
+define hca_test
+$(BUILD)/tests/$(1): $(patsubst %.c,$(BUILD)/san/%.o,$(2)) $(foreach l,$(3),$(BUILD)/lib/lib$(l)-san.a)
+	@mkdir -p $$(@D); $$(CC) $$(SAN_FLAGS) -o $$@ $$^ $$(LDLIBS_$(1)) -lm
+TESTS += $(1)
+TEST_DEPS_$(1) += $(BUILD)/tests/$(1)
+TEST_CMD_$(1) = UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(BUILD)/tests/$(1) $$(TEST_ARGS_$(1))
+endef
+
 # ---------------------------------------------------------------------------
 # Parts
 # ---------------------------------------------------------------------------
+LIBS :=
 include $(sort $(wildcard */*.mk))
+$(foreach l,$(sort $(LIBS)),$(eval $(call hca_lib,$(l),$(LIB_SRCS_$(l)))))
 
 # ---------------------------------------------------------------------------
 # Conventional targets

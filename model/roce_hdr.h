@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RoCEv2 packet codec of the reference model: opcode table, header build and
+ * parse, ICRC.  Shared by requester, responder and completer (and by test
+ * harnesses that need to build or inspect frames).  Wire rules: docs/wire.md.
+ *
+ * The codec is pure: no engine state, no allocation.  roce_build() emits
+ * exactly the bytes docs/wire.md prescribes for the given header values;
+ * roce_parse() validates a received frame and fills the same structure.
+ */
+#ifndef HCASIM_MODEL_ROCE_HDR_H
+#define HCASIM_MODEL_ROCE_HDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Which extension headers an opcode carries (roce_opcode_info.hdrs). */
+enum roce_hdr_mask {
+	ROCE_RETH = 1u << 0,
+	ROCE_AETH = 1u << 1,
+	ROCE_IMMDT = 1u << 2,
+	ROCE_ATMETH = 1u << 3,
+	ROCE_ATMACK = 1u << 4,
+	ROCE_DETH = 1u << 5,
+	ROCE_PAYLOAD = 1u << 6,	/* may carry payload */
+};
+
+/* What an opcode means (roce_opcode_info.flags). */
+enum roce_op_flags {
+	ROCE_OP_REQ = 1u << 0,		/* request (requester -> responder) */
+	ROCE_OP_RESP = 1u << 1,		/* ACK, READ response, atomic ACK */
+	ROCE_OP_SEND = 1u << 2,
+	ROCE_OP_WRITE = 1u << 3,
+	ROCE_OP_READ = 1u << 4,		/* READ request or READ response */
+	ROCE_OP_ATOMIC = 1u << 5,	/* atomic request or atomic ACK */
+	ROCE_OP_ACK = 1u << 6,		/* plain ACK/NAK */
+	ROCE_OP_FIRST = 1u << 7,
+	ROCE_OP_MIDDLE = 1u << 8,
+	ROCE_OP_LAST = 1u << 9,
+	ROCE_OP_ONLY = 1u << 10,
+	ROCE_OP_IMM = 1u << 11,
+	ROCE_OP_RC = 1u << 12,
+	ROCE_OP_UC = 1u << 13,
+	ROCE_OP_UD = 1u << 14,
+	ROCE_OP_START = ROCE_OP_FIRST | ROCE_OP_ONLY,	/* begins a message */
+	ROCE_OP_END = ROCE_OP_LAST | ROCE_OP_ONLY,	/* ends a message */
+};
+
+struct roce_opcode_info {
+	const char *name;	/* IB spec name, e.g. "RC_SEND_FIRST" */
+	uint32_t flags;		/* enum roce_op_flags */
+	uint32_t hdrs;		/* enum roce_hdr_mask */
+	uint8_t ext_len;	/* bytes of extension headers after the BTH */
+};
+
+/* NULL for opcodes this device does not implement. */
+const struct roce_opcode_info *roce_opcode(uint8_t opcode);
+
+/* Header values of one RoCEv2 packet (host byte order throughout). */
+struct roce_pkt {
+	/* Ethernet */
+	uint8_t dmac[6];
+	uint8_t smac[6];
+	/* IPv4 (addresses in host order: 10.0.0.1 = 0x0a000001) */
+	uint32_t sip;
+	uint32_t dip;
+	uint8_t tos;		/* traffic class */
+	uint8_t ttl;		/* 0 on build means HCA_WIRE_IPV4_TTL_DEFAULT */
+	uint16_t sport;		/* UDP source port */
+	/* BTH */
+	uint8_t opcode;
+	bool se;
+	bool migreq;
+	uint8_t padcnt;		/* filled by build and parse */
+	uint16_t pkey;
+	uint32_t dqpn;		/* 24 bits */
+	bool ackreq;
+	uint32_t psn;		/* 24 bits */
+	/* extension headers: valid as roce_opcode(opcode)->hdrs says */
+	struct { uint64_t va; uint32_t rkey; uint32_t len; } reth;
+	struct { uint8_t syndrome; uint32_t msn; } aeth;
+	uint32_t imm;		/* ImmDt as the 32-bit value read big-endian from the wire */
+	struct { uint64_t va; uint32_t rkey; uint64_t swap_add; uint64_t compare; } atmeth;
+	uint64_t atmack_orig;
+	struct { uint32_t qkey; uint32_t src_qp; } deth;
+	/* payload (parse: points into the frame) */
+	const uint8_t *payload;
+	uint32_t paylen;
+	/* parse: the received IPv4 header (for the UD GRH area) */
+	const uint8_t *ip_hdr;
+};
+
+/* Parse results (roce_parse return values); map to HCA_STAT_RX_DROP_*. */
+enum roce_parse_err {
+	ROCE_OK = 0,
+	ROCE_ERR_MALFORMED = 1,	/* not IPv4/UDP/4791, IP checksum, options, lengths, bad opcode */
+	ROCE_ERR_ICRC = 2,	/* ICRC mismatch */
+};
+
+/*
+ * Build a frame into buf (capacity cap).  Fills padcnt; payload may be NULL
+ * when paylen is 0.  Returns the frame length (>= HCA_WIRE_MIN_FRAME), or 0
+ * if cap is too small or the opcode is unknown.
+ */
+size_t roce_build(struct roce_pkt *p, const void *payload, uint32_t paylen,
+		  uint8_t *buf, size_t cap);
+
+/* Parse and check a received frame.  On ROCE_OK, *p is filled. */
+enum roce_parse_err roce_parse(const uint8_t *frame, size_t len, struct roce_pkt *p);
+
+/*
+ * ICRC over a frame (Ethernet header first) whose RoCE part ends at
+ * frame + end (the ICRC itself starts at `end`).  Returns the CRC value; it
+ * is stored little-endian on the wire.
+ */
+uint32_t roce_icrc(const uint8_t *frame, size_t end);
+
+/* Plain IEEE 802.3 CRC-32 update (reflected, no pre/post inversion). */
+uint32_t roce_crc32_update(uint32_t crc, const void *data, size_t len);
+
+/* 24-bit PSN arithmetic: <0, 0, >0 as a precedes, equals, follows b. */
+static inline int32_t roce_psn_cmp(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+#endif /* HCASIM_MODEL_ROCE_HDR_H */
