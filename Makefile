@@ -38,6 +38,7 @@ ALL_TARGETS :=
 TESTS :=
 LINT_TARGETS :=
 BENCH_TARGETS :=
+REGRESS_TARGETS :=
 CLEAN_EXTRA :=
 
 # ---------------------------------------------------------------------------
@@ -120,6 +121,10 @@ test: deps-check
 
 .PHONY: test-build
 test-build: all $(foreach t,$(TESTS),$(TEST_DEPS_$(t)))
+
+# Parts add their benchmark / long-regression targets to these lists.
+bench: deps-check $(BENCH_TARGETS)
+regress: deps-check $(REGRESS_TARGETS)
 
 lint: deps-check $(LINT_TARGETS)
 	@echo "lint: OK"
