@@ -1,0 +1,5 @@
+# sim/tb.mk: the engine registry and the engine-level testbench (sim/tb.c).
+# Owner: transport-model engineer (see docs/model.md).
+LIB_SRCS_hcasim += sim/registry.c
+
+$(eval $(call hca_test,sim_tb_registry,sim/tests/test_tb_registry.c,hcasim))
