@@ -116,6 +116,51 @@ enum roce_parse_err roce_parse(const uint8_t *frame, size_t len, struct roce_pkt
  */
 uint32_t roce_icrc(const uint8_t *frame, size_t end);
 
+/*
+ * Additions (compatible; docs/packet.md).
+ */
+
+/* Why roce_parse_ex() refused a frame, in the order the checks run. */
+enum roce_drop_reason {
+	ROCE_DROP_NONE = 0,		/* accepted */
+	/* ROCE_ERR_MALFORMED: framing, IPv4, UDP */
+	ROCE_DROP_SHORT,		/* frame ends inside the Ethernet/IPv4 header */
+	ROCE_DROP_ETHERTYPE,		/* not 0x0800 (VLAN tags are not accepted) */
+	ROCE_DROP_IP_VERSION,		/* IPv4 version field not 4 */
+	ROCE_DROP_IP_OPTIONS,		/* IHL != 5 */
+	ROCE_DROP_IP_CSUM,		/* header checksum wrong */
+	ROCE_DROP_IP_LEN,		/* total length beyond the frame or below IP+UDP+BTH+ICRC */
+	ROCE_DROP_IP_FRAG,		/* MF set or fragment offset != 0 */
+	ROCE_DROP_IP_PROTO,		/* not UDP */
+	ROCE_DROP_UDP_PORT,		/* destination port not 4791 */
+	ROCE_DROP_UDP_LEN,		/* UDP length != IP total length - 20 */
+	ROCE_DROP_UDP_CSUM,		/* non-zero UDP checksum that does not verify */
+	/* ROCE_ERR_ICRC */
+	ROCE_DROP_ICRC,
+	/* ROCE_ERR_MALFORMED: BTH and what follows (checked after the ICRC) */
+	ROCE_DROP_OPCODE,		/* opcode not implemented (roce_opcode() == NULL) */
+	ROCE_DROP_TVER,			/* BTH TVer != 0 */
+	ROCE_DROP_HDR_LEN,		/* transport bytes too few for the opcode's headers */
+	ROCE_DROP_PAD,			/* payload+pad not a multiple of 4, pad > payload+pad,
+					 * or payload/pad on an opcode that carries none */
+	ROCE_DROP_NR
+};
+
+/* Like roce_parse(); *why (if not NULL) says which check failed. */
+enum roce_parse_err roce_parse_ex(const uint8_t *frame, size_t len, struct roce_pkt *p,
+				  enum roce_drop_reason *why);
+const char *roce_drop_reason_str(enum roce_drop_reason why);
+
+/*
+ * Zero *p and set the fixed wire values of docs/wire.md: migreq = 1,
+ * pkey = 0xFFFF, ttl = 0 (-> 64), and the opcode.  roce_build() writes every
+ * other field exactly as given (it does not force M or P_Key).
+ */
+void roce_pkt_init(struct roce_pkt *p, uint8_t opcode);
+
+/* Frame length roce_build() returns for opcode/paylen, or 0 if it would fail. */
+size_t roce_frame_len(uint8_t opcode, uint32_t paylen);
+
 /* Plain IEEE 802.3 CRC-32 update (reflected, no pre/post inversion). */
 uint32_t roce_crc32_update(uint32_t crc, const void *data, size_t len);
 
