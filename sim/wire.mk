@@ -1,0 +1,5 @@
+# sim/wire.mk: the simulated wire (sim/wire.c) and pcap files (sim/pcap.c),
+# part of libhcasim.  docs/packet.md.
+LIB_SRCS_hcasim += sim/pcap.c
+
+$(eval $(call hca_test,sim_pcap,sim/tests/test_pcap.c,hcasim))
