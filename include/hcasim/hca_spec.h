@@ -217,6 +217,9 @@
 #define HCA_EPROTONOSUPPORT 93
 #define HCA_EOPNOTSUPP 95
 #define HCA_ETIMEDOUT 110
+#define HCA_HCASIM_METHOD_DEVICE_QUERY_FW 0x1000
+#define HCA_HCASIM_ATTR_DEVICE_QUERY_FW_RESP 0x1000
+#define HCA_HCASIM_ATTR_QP_QUERY_ENGINE 0x1000
 #define HCA_WIRE_ETH_HLEN 14
 #define HCA_WIRE_ETHERTYPE_IPV4 0x800
 #define HCA_WIRE_ETHERTYPE_IPV6 0x86dd
@@ -1065,6 +1068,56 @@
 #define HCA_EQ_CREATE_RESP_SIZE 8
 #define HCA_EQ_CREATE_RESP_EQN_OFF 0
 #define HCA_EQ_CREATE_RESP_EQN_LEN 4
+#define HCA_FW_INFO_SIZE 64
+#define HCA_FW_INFO_FW_VER_OFF 0
+#define HCA_FW_INFO_FW_VER_LEN 4
+#define HCA_FW_INFO_INTERFACE_REV_OFF 4
+#define HCA_FW_INFO_INTERFACE_REV_LEN 4
+#define HCA_FW_INFO_ENGINE_REV_OFF 8
+#define HCA_FW_INFO_ENGINE_REV_LEN 4
+#define HCA_FW_INFO_HEALTH_OFF 12
+#define HCA_FW_INFO_HEALTH_LEN 4
+#define HCA_FW_INFO_CMDS_OFF 16
+#define HCA_FW_INFO_CMDS_LEN 4
+#define HCA_FW_INFO_CMD_ERRORS_OFF 20
+#define HCA_FW_INFO_CMD_ERRORS_LEN 4
+#define HCA_FW_INFO_EVENTS_OFF 24
+#define HCA_FW_INFO_EVENTS_LEN 4
+#define HCA_FW_INFO_EVENTS_DROPPED_OFF 28
+#define HCA_FW_INFO_EVENTS_DROPPED_LEN 4
+#define HCA_FW_INFO_EVENTS_LOST_OFF 32
+#define HCA_FW_INFO_EVENTS_LOST_LEN 4
+#define HCA_FW_INFO_EQES_OFF 36
+#define HCA_FW_INFO_EQES_LEN 4
+#define HCA_FW_INFO_EQE_DROPS_OFF 40
+#define HCA_FW_INFO_EQE_DROPS_LEN 4
+#define HCA_FW_INFO_RESETS_OFF 44
+#define HCA_FW_INFO_RESETS_LEN 4
+#define HCA_FW_INFO_NUM_CTX_OFF 48
+#define HCA_FW_INFO_NUM_CTX_LEN 4
+#define HCA_FW_INFO_MAX_HANDLES_OFF 52
+#define HCA_FW_INFO_MAX_HANDLES_LEN 4
+#define HCA_FW_INFO_UPTIME_OFF 56
+#define HCA_FW_INFO_UPTIME_LEN 8
+#define HCA_QP_ENGINE_STATE_SIZE 32
+#define HCA_QP_ENGINE_STATE_CUR_STATE_OFF 0
+#define HCA_QP_ENGINE_STATE_CUR_STATE_LEN 1
+#define HCA_QP_ENGINE_STATE_SQ_DRAINING_OFF 1
+#define HCA_QP_ENGINE_STATE_SQ_DRAINING_LEN 1
+#define HCA_QP_ENGINE_STATE_SQ_PSN_NEXT_OFF 4
+#define HCA_QP_ENGINE_STATE_SQ_PSN_NEXT_LEN 4
+#define HCA_QP_ENGINE_STATE_RQ_PSN_EXPECTED_OFF 8
+#define HCA_QP_ENGINE_STATE_RQ_PSN_EXPECTED_LEN 4
+#define HCA_QP_ENGINE_STATE_MSN_OFF 12
+#define HCA_QP_ENGINE_STATE_MSN_LEN 4
+#define HCA_QP_ENGINE_STATE_SQ_PI_OFF 16
+#define HCA_QP_ENGINE_STATE_SQ_PI_LEN 2
+#define HCA_QP_ENGINE_STATE_SQ_CI_OFF 18
+#define HCA_QP_ENGINE_STATE_SQ_CI_LEN 2
+#define HCA_QP_ENGINE_STATE_RQ_PI_OFF 20
+#define HCA_QP_ENGINE_STATE_RQ_PI_LEN 2
+#define HCA_QP_ENGINE_STATE_RQ_CI_OFF 22
+#define HCA_QP_ENGINE_STATE_RQ_CI_LEN 2
 #define HCA_RNR_CYCLES_0 0x9c40000
 #define HCA_RNR_CYCLES_1 0x9c4
 #define HCA_RNR_CYCLES_2 0x1388
@@ -2006,6 +2059,66 @@ struct hca_eq_create_resp {
 };
 _Static_assert(sizeof(struct hca_eq_create_resp) == HCA_EQ_CREATE_RESP_SIZE, "eq_create_resp size");
 _Static_assert(offsetof(struct hca_eq_create_resp, eqn) == HCA_EQ_CREATE_RESP_EQN_OFF, "eq_create_resp.eqn");
+
+/* DEVICE HCASIM_QUERY_FW output: firmware identity and counters since power-on. */
+struct hca_fw_info {
+	uint32_t fw_ver;
+	uint32_t interface_rev;
+	uint32_t engine_rev;
+	uint32_t health;
+	uint32_t cmds;
+	uint32_t cmd_errors;
+	uint32_t events;
+	uint32_t events_dropped;
+	uint32_t events_lost;
+	uint32_t eqes;
+	uint32_t eqe_drops;
+	uint32_t resets;
+	uint32_t num_ctx;
+	uint32_t max_handles;
+	uint64_t uptime;
+};
+_Static_assert(sizeof(struct hca_fw_info) == HCA_FW_INFO_SIZE, "fw_info size");
+_Static_assert(offsetof(struct hca_fw_info, fw_ver) == HCA_FW_INFO_FW_VER_OFF, "fw_info.fw_ver");
+_Static_assert(offsetof(struct hca_fw_info, interface_rev) == HCA_FW_INFO_INTERFACE_REV_OFF, "fw_info.interface_rev");
+_Static_assert(offsetof(struct hca_fw_info, engine_rev) == HCA_FW_INFO_ENGINE_REV_OFF, "fw_info.engine_rev");
+_Static_assert(offsetof(struct hca_fw_info, health) == HCA_FW_INFO_HEALTH_OFF, "fw_info.health");
+_Static_assert(offsetof(struct hca_fw_info, cmds) == HCA_FW_INFO_CMDS_OFF, "fw_info.cmds");
+_Static_assert(offsetof(struct hca_fw_info, cmd_errors) == HCA_FW_INFO_CMD_ERRORS_OFF, "fw_info.cmd_errors");
+_Static_assert(offsetof(struct hca_fw_info, events) == HCA_FW_INFO_EVENTS_OFF, "fw_info.events");
+_Static_assert(offsetof(struct hca_fw_info, events_dropped) == HCA_FW_INFO_EVENTS_DROPPED_OFF, "fw_info.events_dropped");
+_Static_assert(offsetof(struct hca_fw_info, events_lost) == HCA_FW_INFO_EVENTS_LOST_OFF, "fw_info.events_lost");
+_Static_assert(offsetof(struct hca_fw_info, eqes) == HCA_FW_INFO_EQES_OFF, "fw_info.eqes");
+_Static_assert(offsetof(struct hca_fw_info, eqe_drops) == HCA_FW_INFO_EQE_DROPS_OFF, "fw_info.eqe_drops");
+_Static_assert(offsetof(struct hca_fw_info, resets) == HCA_FW_INFO_RESETS_OFF, "fw_info.resets");
+_Static_assert(offsetof(struct hca_fw_info, num_ctx) == HCA_FW_INFO_NUM_CTX_OFF, "fw_info.num_ctx");
+_Static_assert(offsetof(struct hca_fw_info, max_handles) == HCA_FW_INFO_MAX_HANDLES_OFF, "fw_info.max_handles");
+_Static_assert(offsetof(struct hca_fw_info, uptime) == HCA_FW_INFO_UPTIME_OFF, "fw_info.uptime");
+
+/* QP QUERY driver-specific output (HCA_HCASIM_ATTR_QP_QUERY_ENGINE): the status words of the engine's QP context. */
+struct hca_qp_engine_state {
+	uint8_t cur_state;
+	uint8_t sq_draining;
+	uint8_t rsvd_02[2];
+	uint32_t sq_psn_next;
+	uint32_t rq_psn_expected;
+	uint32_t msn;
+	uint16_t sq_pi;
+	uint16_t sq_ci;
+	uint16_t rq_pi;
+	uint16_t rq_ci;
+	uint8_t rsvd_18[8];
+};
+_Static_assert(sizeof(struct hca_qp_engine_state) == HCA_QP_ENGINE_STATE_SIZE, "qp_engine_state size");
+_Static_assert(offsetof(struct hca_qp_engine_state, cur_state) == HCA_QP_ENGINE_STATE_CUR_STATE_OFF, "qp_engine_state.cur_state");
+_Static_assert(offsetof(struct hca_qp_engine_state, sq_draining) == HCA_QP_ENGINE_STATE_SQ_DRAINING_OFF, "qp_engine_state.sq_draining");
+_Static_assert(offsetof(struct hca_qp_engine_state, sq_psn_next) == HCA_QP_ENGINE_STATE_SQ_PSN_NEXT_OFF, "qp_engine_state.sq_psn_next");
+_Static_assert(offsetof(struct hca_qp_engine_state, rq_psn_expected) == HCA_QP_ENGINE_STATE_RQ_PSN_EXPECTED_OFF, "qp_engine_state.rq_psn_expected");
+_Static_assert(offsetof(struct hca_qp_engine_state, msn) == HCA_QP_ENGINE_STATE_MSN_OFF, "qp_engine_state.msn");
+_Static_assert(offsetof(struct hca_qp_engine_state, sq_pi) == HCA_QP_ENGINE_STATE_SQ_PI_OFF, "qp_engine_state.sq_pi");
+_Static_assert(offsetof(struct hca_qp_engine_state, sq_ci) == HCA_QP_ENGINE_STATE_SQ_CI_OFF, "qp_engine_state.sq_ci");
+_Static_assert(offsetof(struct hca_qp_engine_state, rq_pi) == HCA_QP_ENGINE_STATE_RQ_PI_OFF, "qp_engine_state.rq_pi");
+_Static_assert(offsetof(struct hca_qp_engine_state, rq_ci) == HCA_QP_ENGINE_STATE_RQ_CI_OFF, "qp_engine_state.rq_ci");
 
 /* X(NAME, id) for every object */
 #define HCA_UAPI_OBJECTS(X) \
