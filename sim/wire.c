@@ -514,8 +514,8 @@ static bool earliest_held(const struct wire *w, unsigned int *pp, unsigned int *
 
 uint64_t wire_next_event(const struct wire *w)
 {
-	uint64_t t = UINT64_MAX, h;
-	unsigned int p, k;
+	uint64_t t = UINT64_MAX, h = 0;
+	unsigned int p = 0, k = 0;
 
 	if (!w)
 		return UINT64_MAX;
@@ -533,8 +533,8 @@ unsigned int wire_deliver(struct wire *w, uint64_t now)
 	if (!w)
 		return 0;
 	for (;;) {
-		uint64_t h;
-		unsigned int p, k;
+		uint64_t h = 0;
+		unsigned int p = 0, k = 0;
 
 		/* Reorder timeouts first when they are due no later than the heap top. */
 		if (earliest_held(w, &p, &k, &h) && h <= now && (!w->hn || h <= w->heap[0]->due)) {
