@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which simulated HCAs a process has, and how they are wired.
+ *
+ * Sources, first match wins:
+ *   1. hcasim_shim_configure(text)      (tests linking the shim directly)
+ *   2. HCASIM_CONFIG=<file>             (config file, format below)
+ *   3. HCASIM_* environment variables   (one device; what `hcasim run` sets)
+ *
+ * Config text (docs/shim.md has the full reference):
+ *
+ *     # global keys, before the first section
+ *     mode  = threaded | cooperative
+ *     neigh = 10.0.0.2 02:00:0a:00:00:02        # static neighbour entry, repeatable
+ *     [hcasim0]                                  # one section per device (its name)
+ *     ip      = 10.0.0.1                         # IPv4 address (GID index 1)
+ *     mac     = 02:00:0a:00:00:01                # default: 02:00:<ip bytes>
+ *     backend = model                            # model | rtl | lockstep
+ *     switch  = /tmp/hcasim.sock                 # hcasim switch socket, or
+ *     wire    = lan0                             # in-process segment (default "local")
+ *     seed    = 1
+ *     options = key=value,...                    # passed to the backend
+ */
+#ifndef HCASIM_SHIM_CONFIG_H
+#define HCASIM_SHIM_CONFIG_H
+
+#include <stdint.h>
+
+#define SHIM_MAX_DEVICES 8
+#define SHIM_MAX_NEIGH 64
+#define SHIM_NAME_MAX 64
+
+enum shim_mode {
+	SHIM_MODE_THREADED = 0,		/* a device thread per HCA (real applications) */
+	SHIM_MODE_COOP = 1,		/* the caller steps the simulation (tests) */
+};
+
+struct shim_devcfg {
+	char name[SHIM_NAME_MAX];
+	uint8_t mac[6];
+	int have_mac;
+	uint32_t ipv4;			/* host byte order; 0 = none */
+	char backend[32];
+	char switch_path[108];		/* "" = not connected to a switch */
+	char wire[32];			/* in-process segment name */
+	uint64_t seed;
+	char options[128];
+};
+
+struct shim_neigh {
+	uint32_t ipv4;			/* host byte order */
+	uint8_t mac[6];
+};
+
+struct shim_config {
+	enum shim_mode mode;
+	unsigned int ndev;
+	struct shim_devcfg dev[SHIM_MAX_DEVICES];
+	unsigned int nneigh;
+	struct shim_neigh neigh[SHIM_MAX_NEIGH];
+	char err[256];			/* why parsing failed */
+};
+
+/* Parse config text into cfg (cleared first).  0, or -EINVAL with cfg->err set. */
+int shim_config_parse(struct shim_config *cfg, const char *text, const char *origin);
+/* Read HCASIM_CONFIG or the HCASIM_* variables.  0 or -EINVAL/-errno with cfg->err. */
+int shim_config_from_env(struct shim_config *cfg);
+
+/* "aa:bb:cc:dd:ee:ff" -> 0, else -1. */
+int shim_parse_mac(const char *s, uint8_t mac[6]);
+/* Dotted quad -> host-order address: 0, else -1. */
+int shim_parse_ipv4(const char *s, uint32_t *ip);
+/* The default MAC of an address: 02:00:a:b:c:d (locally administered). */
+void shim_mac_from_ipv4(uint32_t ip, uint8_t mac[6]);
+
+#endif /* HCASIM_SHIM_CONFIG_H */

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Process-wide state of the shim: the configured HCAs, their creation and
+ * bring-up, the device threads (threaded mode) and the cooperative stepper.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gid.h"
+#include "hcasim_shim.h"
+#include "hostmem.h"
+#include "hw.h"
+#include "link.h"
+#include "log.h"
+#include "shim.h"
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static int init_done, init_err;
+static char *config_text;		/* from hcasim_shim_configure */
+static struct shim_config config;
+static struct shim_device *devices[SHIM_MAX_DEVICES];
+static unsigned int ndevices;
+
+/* Backends linked into the shim register here (backends.c). */
+void shim_register_backends(void);
+
+int hcasim_shim_configure(const char *text)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&init_lock);
+	if (init_done) {
+		ret = EBUSY;
+	} else {
+		free(config_text);
+		config_text = text ? strdup(text) : NULL;
+		if (text && !config_text)
+			ret = ENOMEM;
+	}
+	pthread_mutex_unlock(&init_lock);
+	return ret;
+}
+
+static void fill_ibdev(struct shim_device *d)
+{
+	struct ibv_device *ib = &d->ibdev;
+
+	ib->node_type = IBV_NODE_CA;
+	ib->transport_type = IBV_TRANSPORT_IB;	/* RoCE devices report IB transport */
+	snprintf(ib->name, sizeof(ib->name), "%s", d->cfg.name);
+	snprintf(ib->dev_name, sizeof(ib->dev_name), "uverbs%u", d->index);
+	snprintf(ib->dev_path, sizeof(ib->dev_path), "%s/uverbs%u", SHIM_SYSFS_VERBS, d->index);
+	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path), "%s/%s", SHIM_SYSFS_IB, d->cfg.name);
+}
+
+int shim_init(void)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&init_lock);
+	if (init_done) {
+		ret = init_err;
+		goto out;
+	}
+	init_done = 1;
+	shim_register_backends();
+	ret = config_text ? shim_config_parse(&config, config_text, "hcasim_shim_configure")
+			  : shim_config_from_env(&config);
+	if (ret) {
+		shim_err("configuration: %s", config.err);
+		init_err = ret = -ret;
+		goto out;
+	}
+	for (unsigned int i = 0; i < config.ndev; i++) {
+		struct shim_device *d = calloc(1, sizeof(*d));
+
+		if (!d) {
+			init_err = ret = ENOMEM;
+			goto out;
+		}
+		d->cfg = config.dev[i];
+		d->mode = config.mode;
+		d->index = i;
+		pthread_mutex_init(&d->lock, NULL);
+		pthread_mutex_init(&d->ctx_lock, NULL);
+		fill_ibdev(d);
+		devices[ndevices++] = d;
+	}
+out:
+	pthread_mutex_unlock(&init_lock);
+	return ret;
+}
+
+unsigned int shim_ndevices(void)
+{
+	return ndevices;
+}
+
+struct shim_device *shim_device(unsigned int i)
+{
+	return i < ndevices ? devices[i] : NULL;
+}
+
+struct shim_device *shim_device_by_ibdev(struct ibv_device *ibdev)
+{
+	for (unsigned int i = 0; i < ndevices; i++)
+		if (&devices[i]->ibdev == ibdev)
+			return devices[i];
+	return NULL;
+}
+
+const struct shim_config *shim_config(void)
+{
+	return &config;
+}
+
+/* ---- DMA-able host memory ------------------------------------------------------ */
+
+int shim_dma_alloc(struct shim_device *d, size_t len, unsigned int perm, struct shim_dma_buf *b)
+{
+	size_t rounded = (len + 4095) & ~(size_t)4095;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	if (!len || rounded < len)
+		return EINVAL;
+	if (posix_memalign(&b->va, 4096, rounded))
+		return ENOMEM;
+	memset(b->va, 0, rounded);
+	b->len = rounded;
+	ret = shim_bus_dma_map(d->bus, b->va, rounded, perm, &b->iova);
+	if (ret) {
+		free(b->va);
+		b->va = NULL;
+		return -ret;
+	}
+	return 0;
+}
+
+void shim_dma_free(struct shim_device *d, struct shim_dma_buf *b)
+{
+	if (!b->va)
+		return;
+	shim_bus_dma_unmap(d->bus, b->iova);
+	free(b->va);
+	b->va = NULL;
+}
+
+/* ---- wire ---------------------------------------------------------------------------- */
+
+static void dev_tx(void *arg, const uint8_t *frame, size_t len)
+{
+	struct shim_device *d = arg;
+
+	if (d->link)
+		shim_link_send(d->link, frame, len);
+	else if (d->segment)
+		shim_segment_send(d->segment, d->bus, frame, len);
+}
+
+/* ---- threaded mode: the device thread ------------------------------------------- */
+
+#define CYCLES_PER_MS (HCA_CLK_HZ / 1000)
+
+static uint64_t wall_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Device time follows the wall clock while the device is idle (so transport
+ * timers fire after real time, and two processes' devices stay roughly in
+ * step) and runs as fast as it can while the device has work in hand.  Frames
+ * that arrived are always delivered before time moves.
+ */
+static void *device_thread(void *arg)
+{
+	struct shim_device *d = arg;
+	uint64_t w0 = wall_ns(), c0 = shim_bus_now(d->bus);
+
+	while (!atomic_load(&d->stop)) {
+		uint64_t now, ne, wall;
+		struct pollfd p[2];
+		int np = 0, ms;
+
+		shim_bus_clear_wake(d->bus);
+		if (d->link)
+			shim_link_poll(d->link);
+		now = shim_bus_now(d->bus);
+		ne = shim_bus_next_event(d->bus);
+		if (ne <= now || shim_bus_rx_pending(d->bus)) {
+			shim_bus_step(d->bus, 0);
+			continue;
+		}
+		wall = c0 + (wall_ns() - w0) / (1000000000ull / HCA_CLK_HZ);
+		if (wall > now) {
+			shim_bus_step(d->bus, (ne < wall ? ne : wall) - now);
+			if (ne <= wall)
+				continue;
+		}
+		/* Idle until the next deadline (at least 1 ms: coarse, cheap) or a poke. */
+		if (ne == UINT64_MAX)
+			ms = 100;
+		else {
+			uint64_t c = ne - now;
+
+			ms = c / CYCLES_PER_MS > 100 ? 100 : (int)(c / CYCLES_PER_MS) + 1;
+		}
+		p[np++] = (struct pollfd){ .fd = shim_bus_wake_fd(d->bus), .events = POLLIN };
+		if (d->link)
+			p[np++] = (struct pollfd){ .fd = shim_link_fd(d->link), .events = POLLIN };
+		poll(p, (nfds_t)np, ms);
+	}
+	return NULL;
+}
+
+/* ---- cooperative mode ------------------------------------------------------------ */
+
+/*
+ * One step of every cooperative device: all devices move to the same cycle
+ * T = the earliest cycle at which any of them has work (frames waiting count
+ * as work now).  Deterministic: the same calls give the same steps.
+ */
+int shim_coop_step(void)
+{
+	uint64_t t = UINT64_MAX;
+	int did = 0;
+
+	for (unsigned int i = 0; i < ndevices; i++) {
+		struct shim_device *d = devices[i];
+		uint64_t ne;
+
+		if (!d->up || d->mode != SHIM_MODE_COOP)
+			continue;
+		if (d->link)
+			shim_link_poll(d->link);
+		ne = shim_bus_rx_pending(d->bus) ? shim_bus_now(d->bus) : shim_bus_next_event(d->bus);
+		if (ne < t)
+			t = ne;
+	}
+	if (t == UINT64_MAX)
+		return 0;
+	for (unsigned int i = 0; i < ndevices; i++) {
+		struct shim_device *d = devices[i];
+		uint64_t now;
+
+		if (!d->up || d->mode != SHIM_MODE_COOP)
+			continue;
+		now = shim_bus_now(d->bus);
+		did |= shim_bus_step(d->bus, t > now ? t - now : 0);
+	}
+	return did;
+}
+
+int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms)
+{
+	if (d->mode == SHIM_MODE_COOP) {
+		/* Bring-up runs before the device counts as up: step it alone. */
+		if (!d->up) {
+			uint64_t ne = shim_bus_next_event(d->bus), now = shim_bus_now(d->bus);
+
+			if (ne == UINT64_MAX)
+				return shim_bus_step(d->bus, 0);
+			return shim_bus_step(d->bus, ne > now ? ne - now : 0);
+		}
+		return shim_coop_step();
+	}
+	shim_bus_wait_progress(d->bus, seen, timeout_ms);
+	return shim_bus_progress(d->bus) != seen;
+}
+
+uint64_t hcasim_shim_run(uint64_t max_steps)
+{
+	uint64_t n = 0;
+
+	while ((!max_steps || n < max_steps) && shim_coop_step())
+		n++;
+	return n;
+}
+
+int hcasim_shim_step(void)
+{
+	return shim_coop_step();
+}
+
+/* ---- bring-up ----------------------------------------------------------------------- */
+
+static int set_gid(struct shim_device *d, uint32_t index, uint8_t elem, const void *addr,
+		   uint16_t len)
+{
+	struct shim_cmd c;
+	uint32_t port = 1;
+
+	shim_cmd_init(&c, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_SET_GID, 0);
+	shim_cmd_in(&c, HCA_ATTR_DEVICE_SET_GID_PORT_NUM, &port, sizeof(port));
+	shim_cmd_in(&c, HCA_ATTR_DEVICE_SET_GID_INDEX, &index, sizeof(index));
+	shim_cmd_enum(&c, HCA_ATTR_DEVICE_SET_GID_ADDR, elem, addr, len);
+	return shim_cmd_exec(d, &c);
+}
+
+static int bring_up(struct shim_device *d)
+{
+	struct shim_cmd c;
+	uint8_t ll[16], v4[4];
+	int ret;
+
+	ret = shim_hw_open(d);
+	if (ret)
+		return ret;
+	shim_cmd_init(&c, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_QUERY, 0);
+	shim_cmd_out(&c, HCA_ATTR_DEVICE_QUERY_RESP, &d->attr, sizeof(d->attr));
+	ret = shim_cmd_exec(d, &c);
+	if (ret) {
+		shim_err("%s: DEVICE.QUERY failed: %s", d->cfg.name, strerror(ret));
+		return ret;
+	}
+	/* GID 0: IPv6 link-local from the MAC; GID 1: the IPv4 address (as Linux orders them). */
+	shim_gid_link_local(d->cfg.mac, ll);
+	ret = set_gid(d, 0, HCA_ATTR_DEVICE_SET_GID_ADDR_IPV6, ll, sizeof(ll));
+	if (!ret) {
+		v4[0] = (uint8_t)(d->cfg.ipv4 >> 24);
+		v4[1] = (uint8_t)(d->cfg.ipv4 >> 16);
+		v4[2] = (uint8_t)(d->cfg.ipv4 >> 8);
+		v4[3] = (uint8_t)d->cfg.ipv4;
+		ret = set_gid(d, 1, HCA_ATTR_DEVICE_SET_GID_ADDR_IPV4, v4, sizeof(v4));
+	}
+	if (ret)
+		shim_err("%s: installing GIDs failed: %s", d->cfg.name, strerror(ret));
+	return ret;
+}
+
+int shim_device_up(struct shim_device *d)
+{
+	struct hca_dev_config dc = { 0 };
+	char err[256];
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	if (d->up || d->failed) {
+		ret = d->up ? 0 : ENODEV;
+		goto out;
+	}
+	memcpy(dc.mac, d->cfg.mac, 6);
+	dc.seed = d->cfg.seed;
+	dc.options = d->cfg.options[0] ? d->cfg.options : NULL;
+	ret = shim_bus_open(d->cfg.name, d->cfg.backend, &dc, &d->bus);
+	if (ret) {
+		ret = ret == -ENOENT ? ENODEV : -ret;
+		goto fail;
+	}
+	if (d->cfg.switch_path[0]) {
+		d->link = shim_link_connect(d->cfg.switch_path, d->cfg.mac, d->cfg.ipv4, d->cfg.name,
+					    d->bus, err, sizeof(err));
+		if (!d->link) {
+			shim_err("%s: %s", d->cfg.name, err);
+			ret = ENODEV;
+			goto fail;
+		}
+	} else {
+		d->segment = shim_segment_join(d->cfg.wire, d->cfg.mac, d->cfg.ipv4, d->bus);
+	}
+	shim_bus_set_tx(d->bus, dev_tx, d);
+	shim_bus_set_irq_handler(d->bus, shim_irq, d);
+	if (d->mode == SHIM_MODE_THREADED) {
+		atomic_store(&d->stop, 0);
+		if (pthread_create(&d->thread, NULL, device_thread, d)) {
+			ret = EAGAIN;
+			goto fail;
+		}
+		d->thread_running = 1;
+	}
+	ret = bring_up(d);
+	if (ret)
+		goto fail;
+	d->up = 1;
+	shim_dbg(1, "%s: up (backend %s, %s mode, %s)", d->cfg.name, d->cfg.backend,
+		 d->mode == SHIM_MODE_COOP ? "cooperative" : "threaded",
+		 d->link ? d->cfg.switch_path : d->cfg.wire);
+	goto out;
+fail:
+	shim_err("%s: cannot bring up the simulated HCA (backend %s): %s", d->cfg.name,
+		 d->cfg.backend, strerror(ret));
+	d->failed = 1;
+	pthread_mutex_unlock(&d->lock);
+	shim_device_down(d);
+	return ret;
+out:
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+void shim_device_down(struct shim_device *d)
+{
+	pthread_mutex_lock(&d->lock);
+	if (d->thread_running) {
+		atomic_store(&d->stop, 1);
+		shim_bus_poke(d->bus);
+		pthread_join(d->thread, NULL);
+		d->thread_running = 0;
+	}
+	if (d->bus)
+		shim_hw_close(d);
+	if (d->segment)
+		shim_segment_leave(d->segment, d->bus);
+	d->segment = NULL;
+	shim_link_close(d->link);
+	d->link = NULL;
+	shim_bus_close(d->bus);
+	d->bus = NULL;
+	d->up = 0;
+	pthread_mutex_unlock(&d->lock);
+}
+
+void hcasim_shim_shutdown(void)
+{
+	pthread_mutex_lock(&init_lock);
+	for (unsigned int i = 0; i < ndevices; i++) {
+		shim_device_down(devices[i]);
+		pthread_mutex_destroy(&devices[i]->lock);
+		pthread_mutex_destroy(&devices[i]->ctx_lock);
+		free(devices[i]);
+		devices[i] = NULL;
+	}
+	ndevices = 0;
+	free(config_text);
+	config_text = NULL;
+	init_done = 0;
+	init_err = 0;
+	pthread_mutex_unlock(&init_lock);
+}

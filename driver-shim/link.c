@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+/* Switch link and in-process segments: see link.h and swproto.h. */
+#include "link.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bus.h"
+#include "log.h"
+#include "swproto.h"
+
+#define LINK_SOCKBUF (4 << 20)
+#define LINK_ANSWERS 16
+
+struct link_answer {
+	uint32_t ipv4;
+	int state;		/* 0 free, 1 waiting, 2 answered */
+	int found;
+	uint8_t mac[6];
+};
+
+struct shim_link {
+	int fd;
+	int dead;
+	struct shim_bus *bus;
+	pthread_mutex_t send_lock;
+	pthread_mutex_t lock;	/* answers, counters */
+	pthread_cond_t cond;
+	struct link_answer ans[LINK_ANSWERS];
+	uint64_t tx, rx;
+	uint8_t *rxbuf;
+};
+
+static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t len)
+{
+	struct hcasw_hdr h = { .type = type, .len = (uint32_t)len };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)(uintptr_t)p, len } };
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+	ssize_t n;
+
+	if (l->dead)
+		return -EPIPE;
+	pthread_mutex_lock(&l->send_lock);
+	do
+		n = sendmsg(l->fd, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	pthread_mutex_unlock(&l->send_lock);
+	if (n < 0) {
+		int err = errno;
+
+		if (!l->dead && (err == EPIPE || err == ECONNRESET)) {
+			shim_err("switch connection lost: %s", strerror(err));
+			l->dead = 1;
+		}
+		return -err;
+	}
+	return 0;
+}
+
+struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint32_t ipv4,
+				    const char *name, struct shim_bus *bus, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct hcasw_hello hello = { 0 };
+	struct shim_link *l;
+	int sz = LINK_SOCKBUF;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "switch path too long: %s", path);
+		return NULL;
+	}
+	strcpy(sa.sun_path, path);
+	l = calloc(1, sizeof(*l));
+	if (!l || !(l->rxbuf = malloc(sizeof(struct hcasw_hdr) + HCASW_MAX_FRAME))) {
+		snprintf(err, errlen, "out of memory");
+		free(l);
+		return NULL;
+	}
+	l->bus = bus;
+	l->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (l->fd < 0 || connect(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		snprintf(err, errlen, "cannot connect to switch %s: %s (is `hcasim switch %s` running?)",
+			 path, strerror(errno), path);
+		if (l->fd >= 0)
+			close(l->fd);
+		free(l->rxbuf);
+		free(l);
+		return NULL;
+	}
+	setsockopt(l->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	setsockopt(l->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	pthread_mutex_init(&l->send_lock, NULL);
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, NULL);
+	memcpy(hello.mac, mac, 6);
+	hello.ipv4[0] = (uint8_t)(ipv4 >> 24);
+	hello.ipv4[1] = (uint8_t)(ipv4 >> 16);
+	hello.ipv4[2] = (uint8_t)(ipv4 >> 8);
+	hello.ipv4[3] = (uint8_t)ipv4;
+	snprintf(hello.name, sizeof(hello.name), "%s", name);
+	if (send_msg(l, HCASW_HELLO, &hello, sizeof(hello))) {
+		snprintf(err, errlen, "switch %s refused the connection", path);
+		shim_link_close(l);
+		return NULL;
+	}
+	return l;
+}
+
+void shim_link_close(struct shim_link *l)
+{
+	if (!l)
+		return;
+	close(l->fd);
+	pthread_mutex_destroy(&l->send_lock);
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->cond);
+	free(l->rxbuf);
+	free(l);
+}
+
+int shim_link_fd(const struct shim_link *l)
+{
+	return l->fd;
+}
+
+int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len)
+{
+	int ret;
+
+	if (len > HCASW_MAX_FRAME)
+		return -EMSGSIZE;
+	ret = send_msg(l, HCASW_FRAME, frame, len);
+	if (!ret) {
+		pthread_mutex_lock(&l->lock);
+		l->tx++;
+		pthread_mutex_unlock(&l->lock);
+	}
+	return ret;
+}
+
+static void got_answer(struct shim_link *l, const struct hcasw_resolve *r)
+{
+	uint32_t ip = (uint32_t)r->ipv4[0] << 24 | (uint32_t)r->ipv4[1] << 16 |
+		      (uint32_t)r->ipv4[2] << 8 | r->ipv4[3];
+
+	pthread_mutex_lock(&l->lock);
+	for (int i = 0; i < LINK_ANSWERS; i++) {
+		struct link_answer *a = &l->ans[i];
+
+		if (a->state == 1 && a->ipv4 == ip) {
+			a->state = 2;
+			a->found = r->found;
+			memcpy(a->mac, r->mac, 6);
+		}
+	}
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+int shim_link_poll(struct shim_link *l)
+{
+	int n = 0;
+
+	while (!l->dead) {
+		ssize_t got = recv(l->fd, l->rxbuf, sizeof(struct hcasw_hdr) + HCASW_MAX_FRAME,
+				   MSG_DONTWAIT);
+		struct hcasw_hdr h;
+
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				shim_err("switch connection: %s", strerror(errno));
+				l->dead = 1;
+			}
+			break;
+		}
+		if (got == 0) {
+			shim_err("switch closed the connection");
+			l->dead = 1;
+			break;
+		}
+		if ((size_t)got < sizeof(h))
+			continue;
+		memcpy(&h, l->rxbuf, sizeof(h));
+		if (h.len != (size_t)got - sizeof(h))
+			continue;	/* truncated or malformed: ignore */
+		if (h.type == HCASW_FRAME) {
+			shim_bus_rx(l->bus, l->rxbuf + sizeof(h), h.len);
+			pthread_mutex_lock(&l->lock);
+			l->rx++;
+			pthread_mutex_unlock(&l->lock);
+			n++;
+		} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
+			struct hcasw_resolve r;
+
+			memcpy(&r, l->rxbuf + sizeof(h), sizeof(r));
+			got_answer(l, &r);
+		}
+	}
+	return n;
+}
+
+int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsigned int timeout_ms)
+{
+	struct hcasw_resolve q = { .ipv4 = { (uint8_t)(ipv4 >> 24), (uint8_t)(ipv4 >> 16),
+					     (uint8_t)(ipv4 >> 8), (uint8_t)ipv4 } };
+	struct link_answer *a = NULL;
+	struct timespec t0, t;
+	int ret;
+
+	pthread_mutex_lock(&l->lock);
+	for (int i = 0; i < LINK_ANSWERS && !a; i++)
+		if (!l->ans[i].state)
+			a = &l->ans[i];
+	if (!a) {
+		pthread_mutex_unlock(&l->lock);
+		return -EAGAIN;
+	}
+	a->state = 1;
+	a->ipv4 = ipv4;
+	pthread_mutex_unlock(&l->lock);
+
+	ret = send_msg(l, HCASW_RESOLVE, &q, sizeof(q));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!ret) {
+		struct pollfd p = { .fd = l->fd, .events = POLLIN };
+		long ms;
+
+		pthread_mutex_lock(&l->lock);
+		if (a->state == 2) {
+			ret = a->found ? 0 : -ENOENT;
+			if (a->found)
+				memcpy(mac, a->mac, 6);
+			pthread_mutex_unlock(&l->lock);
+			break;
+		}
+		pthread_mutex_unlock(&l->lock);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= (long)timeout_ms || l->dead) {
+			ret = l->dead ? -EIO : -ETIMEDOUT;
+			break;
+		}
+		/* Whoever reads first handles the message: us or the device thread. */
+		if (poll(&p, 1, 5) > 0)
+			shim_link_poll(l);
+	}
+	pthread_mutex_lock(&l->lock);
+	a->state = 0;
+	pthread_mutex_unlock(&l->lock);
+	return ret;
+}
+
+void shim_link_counters(const struct shim_link *l, uint64_t *tx, uint64_t *rx)
+{
+	pthread_mutex_lock((pthread_mutex_t *)&l->lock);
+	*tx = l->tx;
+	*rx = l->rx;
+	pthread_mutex_unlock((pthread_mutex_t *)&l->lock);
+}
+
+/* ---- in-process segments ------------------------------------------------------ */
+
+#define SEG_MAX_PORTS 8
+
+struct seg_port {
+	struct shim_bus *bus;
+	uint8_t mac[6];
+	uint32_t ipv4;
+};
+
+struct shim_segment {
+	struct shim_segment *next;
+	char name[32];
+	unsigned int nports;
+	struct seg_port port[SEG_MAX_PORTS];
+};
+
+static pthread_mutex_t seg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shim_segment *segments;
+
+struct shim_segment *shim_segment_join(const char *name, const uint8_t mac[6], uint32_t ipv4,
+				       struct shim_bus *bus)
+{
+	struct shim_segment *s;
+
+	pthread_mutex_lock(&seg_lock);
+	for (s = segments; s; s = s->next)
+		if (!strcmp(s->name, name))
+			break;
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			goto out;
+		snprintf(s->name, sizeof(s->name), "%s", name);
+		s->next = segments;
+		segments = s;
+	}
+	if (s->nports >= SEG_MAX_PORTS) {
+		s = NULL;
+		goto out;
+	}
+	s->port[s->nports].bus = bus;
+	memcpy(s->port[s->nports].mac, mac, 6);
+	s->port[s->nports].ipv4 = ipv4;
+	s->nports++;
+out:
+	pthread_mutex_unlock(&seg_lock);
+	return s;
+}
+
+void shim_segment_leave(struct shim_segment *s, struct shim_bus *bus)
+{
+	pthread_mutex_lock(&seg_lock);
+	for (unsigned int i = 0; i < s->nports; i++)
+		if (s->port[i].bus == bus) {
+			s->port[i] = s->port[--s->nports];
+			break;
+		}
+	if (!s->nports) {
+		struct shim_segment **pp;
+
+		for (pp = &segments; *pp; pp = &(*pp)->next)
+			if (*pp == s) {
+				*pp = s->next;
+				break;
+			}
+		free(s);
+	}
+	pthread_mutex_unlock(&seg_lock);
+}
+
+void shim_segment_send(struct shim_segment *s, struct shim_bus *from, const uint8_t *frame,
+		       size_t len)
+{
+	if (len < 14)
+		return;
+	pthread_mutex_lock(&seg_lock);
+	for (unsigned int i = 0; i < s->nports; i++) {
+		struct seg_port *p = &s->port[i];
+
+		/* A frame to our own MAC loops back (QPs of one HCA talking to each other). */
+		if (p->bus == from && ((frame[0] & 1) || memcmp(frame, p->mac, 6)))
+			continue;
+		if ((frame[0] & 1) || !memcmp(frame, p->mac, 6))
+			shim_bus_rx(p->bus, frame, len);
+	}
+	pthread_mutex_unlock(&seg_lock);
+}
+
+int shim_segment_resolve(uint32_t ipv4, uint8_t mac[6])
+{
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&seg_lock);
+	for (struct shim_segment *s = segments; s && ret; s = s->next)
+		for (unsigned int i = 0; i < s->nports; i++)
+			if (s->port[i].ipv4 == ipv4) {
+				memcpy(mac, s->port[i].mac, 6);
+				ret = 0;
+				break;
+			}
+	pthread_mutex_unlock(&seg_lock);
+	return ret;
+}

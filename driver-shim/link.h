@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Wire endpoints of a simulated HCA.
+ *
+ * Switch link: a SOCK_SEQPACKET connection to `hcasim switch` (protocol in
+ * swproto.h).  On connect the HCA announces its MAC, IPv4 address and name;
+ * frames travel one per message; the switch also answers address queries.
+ *
+ * Segment: an in-process Ethernet segment joining the HCAs of one process
+ * that name the same `wire` (cooperative tests): a frame goes to every other
+ * HCA whose MAC is its destination (or to all, for group addresses).
+ */
+#ifndef HCASIM_SHIM_LINK_H
+#define HCASIM_SHIM_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct shim_bus;
+struct shim_link;
+struct shim_segment;
+
+/* NULL on failure, with the reason in err. */
+struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint32_t ipv4,
+				    const char *name, struct shim_bus *bus, char *err, size_t errlen);
+void shim_link_close(struct shim_link *l);
+int shim_link_fd(const struct shim_link *l);
+/* Send one frame (blocking: the switch never blocks, so this cannot deadlock). */
+int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len);
+/* Read every message available now: frames go to the bus, answers are kept. */
+int shim_link_poll(struct shim_link *l);
+/* Ask the switch for the MAC of ipv4 (host order): 0, -ENOENT (unknown), -ETIMEDOUT, -EIO. */
+int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsigned int timeout_ms);
+/* Frames sent and received over the link. */
+void shim_link_counters(const struct shim_link *l, uint64_t *tx, uint64_t *rx);
+
+struct shim_segment *shim_segment_join(const char *name, const uint8_t mac[6], uint32_t ipv4,
+				       struct shim_bus *bus);
+void shim_segment_leave(struct shim_segment *s, struct shim_bus *bus);
+void shim_segment_send(struct shim_segment *s, struct shim_bus *from, const uint8_t *frame,
+		       size_t len);
+/* MAC of the HCA with ipv4 on any segment of this process: 0 or -ENOENT. */
+int shim_segment_resolve(uint32_t ipv4, uint8_t mac[6]);
+
+#endif /* HCASIM_SHIM_LINK_H */
