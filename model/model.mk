@@ -1,0 +1,11 @@
+# model/model.mk: the reference model engine ("model", libhcamodel) and its
+# engine-level tests.  docs/model.md.  (The codec, libhcaroce, is model/codec.mk.)
+LIBS += hcamodel
+LIB_SRCS_hcamodel += model/engine.c model/bar0.c model/mgmt.c model/ctx.c model/dma.c \
+	model/cq.c model/eq.c model/rq.c model/qp.c model/net.c model/recv.c \
+	model/req.c model/resp.c model/comp.c
+
+CFLAGS_model += -Imodel -Isim -Itests
+
+MODEL_TEST_LIBS := hcamodel hcaroce hcasim
+$(eval $(call hca_test,model_rc,model/tests/test_model_rc.c,$(MODEL_TEST_LIBS)))

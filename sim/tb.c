@@ -1,0 +1,857 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Engine-level testbench (sim/tb.h): engines + host memory + the simulated
+ * wire, the stepping loop, and firmware/driver helpers that reach the
+ * engine only through the management port, BAR0 and host memory.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tb.h"
+
+struct tb {
+	struct tb_config cfg;
+	struct wire *wire;
+	struct tb_node node[TB_MAX_NODES];
+	unsigned int nodes;
+	uint64_t now;
+	tb_filter_fn filter;
+	void *filter_ctx;
+	uint64_t frames_sent;
+	uint64_t same_cycle_steps, last_t;
+	uint8_t fbuf[65536 + 64];
+};
+
+/* Host callbacks -------------------------------------------------------- */
+
+static int cb_dma_read(void *host, uint64_t iova, void *buf, size_t len)
+{
+	return hostmem_dma_read(((struct tb_node *)host)->hm, iova, buf, len);
+}
+
+static int cb_dma_write(void *host, uint64_t iova, const void *buf, size_t len)
+{
+	return hostmem_dma_write(((struct tb_node *)host)->hm, iova, buf, len);
+}
+
+static void cb_tx_frame(void *host, const uint8_t *frame, size_t len)
+{
+	struct tb_node *n = host;
+	struct tb *tb = n->tb;
+
+	tb->frames_sent++;
+	if (len > sizeof(tb->fbuf))
+		return;
+	memcpy(tb->fbuf, frame, len);
+	if (tb->filter && tb->filter(tb->filter_ctx, n->id, tb->fbuf, &len, tb->now) == TB_DROP)
+		return;
+	wire_send(tb->wire, (unsigned int)n->port, tb->fbuf, len, tb->now);
+}
+
+static void cb_interrupt(void *host, unsigned int vector)
+{
+	struct tb_node *n = host;
+
+	if (vector < HCA_CAP_NUM_MSIX)
+		n->irq[vector]++;
+	n->irq_total++;
+}
+
+static const struct hca_host_ops tb_host_ops = {
+	.dma_read = cb_dma_read,
+	.dma_write = cb_dma_write,
+	.tx_frame = cb_tx_frame,
+	.interrupt = cb_interrupt,
+};
+
+static void wire_rx(void *ctx, unsigned int port, const uint8_t *frame, size_t len, uint64_t now)
+{
+	struct tb_node *n = ctx;
+
+	(void)port;
+	(void)now;
+	n->ops->rx_frame(n->eng, frame, len);
+}
+
+/* Testbench -------------------------------------------------------------- */
+
+struct tb *tb_create(const struct tb_config *cfg)
+{
+	struct tb_config c = cfg ? *cfg : (struct tb_config){ 0 };
+	struct wire_config wc;
+	const struct hca_engine_ops *ops;
+	struct tb *tb;
+
+	if (!c.engine)
+		c.engine = "model";
+	if (!c.nodes)
+		c.nodes = 2;
+	if (!c.latency)
+		c.latency = 250;
+	if (!c.max_steps_same_cycle)
+		c.max_steps_same_cycle = 10000000;
+	ops = hca_engine_find(c.engine);
+	if (!ops || c.nodes > TB_MAX_NODES) {
+		fprintf(stderr, "tb: engine '%s' not linked in (or too many nodes)\n", c.engine);
+		return NULL;
+	}
+	tb = calloc(1, sizeof(*tb));
+	if (!tb)
+		return NULL;
+	tb->cfg = c;
+	tb->last_t = UINT64_MAX;
+	memset(&wc, 0, sizeof(wc));
+	wc.mode = c.switched ? WIRE_SWITCH : WIRE_P2P;
+	wc.latency = c.latency;
+	wc.seed = c.seed;
+	wc.faults = c.faults;
+	wc.pcap_tx = c.pcap;
+	tb->wire = wire_create(&wc);
+	if (!tb->wire) {
+		fprintf(stderr, "tb: wire_create: %s\n", strerror(errno));
+		free(tb);
+		return NULL;
+	}
+	for (unsigned int i = 0; i < c.nodes; i++) {
+		struct tb_node *n = &tb->node[i];
+		struct hca_engine_config ec;
+		int r;
+
+		memset(&ec, 0, sizeof(ec));
+		ec.seed = c.seed + i;
+		n->tb = tb;
+		n->id = i;
+		n->ops = ops;
+		n->hm = hostmem_create();
+		n->mac[0] = 0x02;
+		n->mac[5] = (uint8_t)(i + 1);
+		n->ip = 0x0a000001u + i;
+		n->next_qpn = 2;
+		n->next_cqn = 1;
+		n->next_srqn = 1;
+		n->next_eqn = 0;
+		n->next_mr = 1;
+		n->next_pdn = 1;
+		r = n->hm ? ops->create(&ec, &tb_host_ops, n, &n->eng) : -ENOMEM;
+		if (r) {
+			fprintf(stderr, "tb: %s create: %d\n", c.engine, r);
+			tb->nodes = i;
+			tb_destroy(tb);
+			return NULL;
+		}
+		n->port = wire_attach(tb->wire, wire_rx, n);
+		tb->nodes = i + 1;
+		tb_node_up(n);
+	}
+	return tb;
+}
+
+void tb_destroy(struct tb *tb)
+{
+	if (!tb)
+		return;
+	for (unsigned int i = 0; i < tb->nodes; i++) {
+		if (tb->node[i].eng)
+			tb->node[i].ops->destroy(tb->node[i].eng);
+		hostmem_destroy(tb->node[i].hm);
+	}
+	wire_destroy(tb->wire);
+	free(tb);
+}
+
+struct tb_node *tb_node(struct tb *tb, unsigned int i)
+{
+	return i < tb->nodes ? &tb->node[i] : NULL;
+}
+
+struct wire *tb_wire(struct tb *tb)
+{
+	return tb->wire;
+}
+
+uint64_t tb_now(const struct tb *tb)
+{
+	return tb->now;
+}
+
+void tb_set_filter(struct tb *tb, tb_filter_fn fn, void *ctx)
+{
+	tb->filter = fn;
+	tb->filter_ctx = ctx;
+}
+
+uint64_t tb_frames_sent(const struct tb *tb)
+{
+	return tb->frames_sent;
+}
+
+static void advance_all(struct tb *tb, uint64_t t)
+{
+	for (unsigned int i = 0; i < tb->nodes; i++) {
+		struct tb_node *n = &tb->node[i];
+		uint64_t now = n->ops->now(n->eng);
+
+		n->ops->advance(n->eng, t > now ? t - now : 0);
+	}
+	tb->now = t;
+}
+
+bool tb_step(struct tb *tb, uint64_t limit)
+{
+	uint64_t t = wire_next_event(tb->wire);
+
+	for (unsigned int i = 0; i < tb->nodes; i++) {
+		uint64_t e = tb->node[i].ops->next_event(tb->node[i].eng);
+
+		if (e < t)
+			t = e;
+	}
+	if (t == UINT64_MAX || t > limit)
+		return false;
+	if (t < tb->now)
+		t = tb->now;
+	if (t == tb->last_t) {
+		if (++tb->same_cycle_steps > tb->cfg.max_steps_same_cycle) {
+			fprintf(stderr, "tb: livelock: %llu steps at cycle %llu\n",
+				(unsigned long long)tb->same_cycle_steps, (unsigned long long)t);
+			abort();
+		}
+	} else {
+		tb->same_cycle_steps = 0;
+		tb->last_t = t;
+	}
+	advance_all(tb, t);
+	wire_deliver(tb->wire, t);
+	return true;
+}
+
+bool tb_run(struct tb *tb, uint64_t max_cycles)
+{
+	uint64_t limit = tb->now + max_cycles;
+
+	if (limit < tb->now)
+		limit = UINT64_MAX - 1;
+	while (tb_step(tb, limit))
+		;
+	for (unsigned int i = 0; i < tb->nodes; i++)
+		if (tb->node[i].ops->next_event(tb->node[i].eng) != UINT64_MAX)
+			return false;
+	return wire_next_event(tb->wire) == UINT64_MAX;
+}
+
+void tb_run_for(struct tb *tb, uint64_t cycles)
+{
+	uint64_t limit = tb->now + cycles;
+
+	while (tb_step(tb, limit))
+		;
+	advance_all(tb, limit);
+}
+
+/* Registers ---------------------------------------------------------------- */
+
+uint32_t tb_mgmt_read(struct tb_node *n, uint32_t addr)
+{
+	return n->ops->mgmt_read(n->eng, addr);
+}
+
+void tb_mgmt_write(struct tb_node *n, uint32_t addr, uint32_t val)
+{
+	n->ops->mgmt_write(n->eng, addr, val);
+}
+
+uint32_t tb_bar0_read(struct tb_node *n, uint32_t off)
+{
+	return n->ops->bar0_read(n->eng, off);
+}
+
+void tb_bar0_write(struct tb_node *n, uint32_t off, uint32_t val)
+{
+	n->ops->bar0_write(n->eng, off, val);
+}
+
+void tb_doorbell(struct tb_node *n, uint32_t reg, uint32_t num, uint16_t idx)
+{
+	tb_bar0_write(n, HCA_BAR0_DB_BASE + TB_UAR * HCA_BAR0_DB_PAGE_SIZE + reg,
+		      (uint32_t)idx << 16 | (num & 0xffff));
+}
+
+uint32_t tb_ctx_write(struct tb_node *n, unsigned int type, uint32_t index, const void *ctx, size_t len)
+{
+	uint32_t w[HCA_MGMT_CTX_DATA_WORDS];
+
+	memset(w, 0, sizeof(w));
+	memcpy(w, ctx, len < sizeof(w) ? len : sizeof(w));
+	for (unsigned int i = 0; i < HCA_MGMT_CTX_DATA_WORDS; i++)
+		tb_mgmt_write(n, HCA_MGMT_CTX_DATA + 4 * i, w[i]);
+	tb_mgmt_write(n, HCA_MGMT_CTX_CMD, HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_OP, HCA_CTX_OP_WRITE) |
+			  HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_TYPE, type) |
+			  HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_INDEX, index));
+	return tb_mgmt_read(n, HCA_MGMT_CTX_STATUS);
+}
+
+uint32_t tb_ctx_read(struct tb_node *n, unsigned int type, uint32_t index, void *ctx, size_t len)
+{
+	uint32_t w[HCA_MGMT_CTX_DATA_WORDS];
+
+	tb_mgmt_write(n, HCA_MGMT_CTX_CMD, HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_OP, HCA_CTX_OP_READ) |
+			  HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_TYPE, type) |
+			  HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_INDEX, index));
+	for (unsigned int i = 0; i < HCA_MGMT_CTX_DATA_WORDS; i++)
+		w[i] = tb_mgmt_read(n, HCA_MGMT_CTX_DATA + 4 * i);
+	memcpy(ctx, w, len < sizeof(w) ? len : sizeof(w));
+	return tb_mgmt_read(n, HCA_MGMT_CTX_STATUS);
+}
+
+uint32_t tb_stat(struct tb_node *n, unsigned int idx)
+{
+	return tb_mgmt_read(n, HCA_MGMT_STAT_BASE + 4 * idx);
+}
+
+int tb_evt_pop(struct tb_node *n, uint8_t *type, uint32_t *element)
+{
+	if (tb_mgmt_read(n, HCA_MGMT_EVT_COUNT) == 0)
+		return 0;
+	if (type)
+		*type = (uint8_t)HCA_FIELD_GET(tb_mgmt_read(n, HCA_MGMT_EVT_TYPE), HCA_MGMT_EVT_TYPE_TYPE);
+	if (element)
+		*element = tb_mgmt_read(n, HCA_MGMT_EVT_ELEMENT);
+	tb_mgmt_write(n, HCA_MGMT_EVT_POP, 1);
+	return 1;
+}
+
+int tb_evt_find(struct tb_node *n, uint8_t type, uint32_t element)
+{
+	uint8_t t;
+	uint32_t e;
+
+	while (tb_evt_pop(n, &t, &e))
+		if (t == type && e == element)
+			return 1;
+	return 0;
+}
+
+void tb_evt_clear(struct tb_node *n)
+{
+	while (tb_evt_pop(n, NULL, NULL))
+		;
+}
+
+static void gid_write(struct tb_node *n, unsigned int idx, const uint8_t gid[16])
+{
+	struct hca_gidc g;
+
+	memset(&g, 0, sizeof(g));
+	memcpy(g.gid, gid, 16);
+	g.gid_type = HCA_GID_TYPE_ROCE_V2;
+	g.valid = 1;
+	tb_ctx_write(n, HCA_CTX_TYPE_GIDC, idx, &g, sizeof(g));
+}
+
+static void ipv4_gid(uint32_t ip, uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	gid[12] = (uint8_t)(ip >> 24);
+	gid[13] = (uint8_t)(ip >> 16);
+	gid[14] = (uint8_t)(ip >> 8);
+	gid[15] = (uint8_t)ip;
+}
+
+void tb_node_up(struct tb_node *n)
+{
+	uint8_t gid[16] = { 0xfe, 0x80 };
+
+	tb_mgmt_write(n, HCA_MGMT_ENGINE_CTRL, HCA_MGMT_ENGINE_CTRL_RESET_MASK);
+	tb_mgmt_write(n, HCA_MGMT_PORT_MAC_HI, (uint32_t)n->mac[0] << 8 | n->mac[1]);
+	tb_mgmt_write(n, HCA_MGMT_PORT_MAC_LO, (uint32_t)n->mac[2] << 24 | (uint32_t)n->mac[3] << 16 |
+			  (uint32_t)n->mac[4] << 8 | n->mac[5]);
+	tb_mgmt_write(n, HCA_MGMT_ENGINE_CTRL, HCA_MGMT_ENGINE_CTRL_ENABLE_MASK);
+	/* GID 0: IPv6 link-local from the MAC (EUI-64), GID 1: the IPv4 address */
+	gid[8] = n->mac[0] ^ 2;
+	gid[9] = n->mac[1];
+	gid[10] = n->mac[2];
+	gid[11] = 0xff;
+	gid[12] = 0xfe;
+	gid[13] = n->mac[3];
+	gid[14] = n->mac[4];
+	gid[15] = n->mac[5];
+	gid_write(n, 0, gid);
+	ipv4_gid(n->ip, gid);
+	gid_write(n, TB_SGID_INDEX, gid);
+	tb_mgmt_write(n, HCA_MGMT_PORT_CTRL, HCA_MGMT_PORT_CTRL_UP_MASK);
+	tb_evt_clear(n);
+}
+
+/* Objects ----------------------------------------------------------------- */
+
+void *tb_alloc(struct tb_node *n, size_t len, uint64_t *iova)
+{
+	return hostmem_alloc(n->hm, len, iova);
+}
+
+uint32_t tb_pd_alloc(struct tb_node *n)
+{
+	return n->next_pdn++;
+}
+
+struct tb_mr *tb_mr_reg(struct tb_node *n, uint32_t pdn, size_t len, uint32_t access)
+{
+	struct tb_mr *mr = calloc(1, sizeof(*mr));
+	struct hca_mrc c;
+
+	if (!mr)
+		return NULL;
+	mr->buf = tb_alloc(n, len, &mr->iova);
+	if (!mr->buf) {
+		free(mr);
+		return NULL;
+	}
+	mr->n = n;
+	mr->index = n->next_mr++;
+	mr->pdn = pdn;
+	mr->access = access;
+	mr->len = len;
+	mr->va = mr->iova + TB_VA_OFFSET;
+	mr->lkey = mr->rkey = mr->index << 8 | ((mr->index * 37 + 5) & 0xff);
+	memset(&c, 0, sizeof(c));
+	c.valid = 1;
+	c.key = (uint8_t)mr->lkey;
+	c.access = (uint16_t)access;
+	c.pdn = pdn;
+	c.va = mr->va;
+	c.length = len;
+	c.dma_addr = mr->iova;
+	tb_ctx_write(n, HCA_CTX_TYPE_MRC, mr->index, &c, sizeof(c));
+	return mr;
+}
+
+void tb_mr_dereg(struct tb_mr *mr)
+{
+	struct hca_mrc c;
+
+	memset(&c, 0, sizeof(c));
+	tb_ctx_write(mr->n, HCA_CTX_TYPE_MRC, mr->index, &c, sizeof(c));
+}
+
+struct tb_eq *tb_eq_create(struct tb_node *n, unsigned int log_size, unsigned int vector)
+{
+	struct tb_eq *eq = calloc(1, sizeof(*eq));
+	struct hca_eqc c;
+
+	if (!eq)
+		return NULL;
+	eq->ring = tb_alloc(n, (size_t)HCA_EQE_SIZE << log_size, &eq->iova);
+	eq->n = n;
+	eq->eqn = n->next_eqn++;
+	eq->log_size = log_size;
+	eq->vector = vector;
+	memset(&c, 0, sizeof(c));
+	c.valid = 1;
+	c.log_size = (uint8_t)log_size;
+	c.vector = (uint8_t)vector;
+	c.base = eq->iova;
+	c.uar = TB_UAR;
+	tb_ctx_write(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c));
+	/* unmask the vector (they come out of reset masked) */
+	tb_bar0_write(n, HCA_BAR0_MSIX_TABLE + 16 * vector + HCA_MSIX_VECTOR_CTRL, 0);
+	return eq;
+}
+
+struct tb_cq *tb_cq_create(struct tb_node *n, unsigned int log_size, struct tb_eq *eq)
+{
+	struct tb_cq *cq = calloc(1, sizeof(*cq));
+	struct hca_cqc c;
+
+	if (!cq)
+		return NULL;
+	cq->ring = tb_alloc(n, (size_t)HCA_CQE_SIZE << log_size, &cq->iova);
+	cq->n = n;
+	cq->cqn = n->next_cqn++;
+	cq->log_size = log_size;
+	cq->eq = eq;
+	memset(&c, 0, sizeof(c));
+	c.valid = 1;
+	c.log_size = (uint8_t)log_size;
+	c.uar = TB_UAR;
+	c.eqn = eq ? eq->eqn : 0xffffffffu;
+	c.base = cq->iova;
+	tb_ctx_write(n, HCA_CTX_TYPE_CQC, cq->cqn, &c, sizeof(c));
+	return cq;
+}
+
+static unsigned int log2_ceil(unsigned int v)
+{
+	unsigned int l = 0;
+
+	while ((1u << l) < v)
+		l++;
+	return l;
+}
+
+struct tb_srq *tb_srq_create(struct tb_node *n, uint32_t pdn, unsigned int log_size,
+			     unsigned int max_sge, uint32_t limit)
+{
+	struct tb_srq *srq = calloc(1, sizeof(*srq));
+
+	if (!srq)
+		return NULL;
+	srq->n = n;
+	srq->srqn = n->next_srqn++;
+	srq->pdn = pdn;
+	srq->log_size = log_size;
+	srq->max_sge = max_sge ? max_sge : 1;
+	srq->log_stride = log2_ceil(HCA_WQE_RECV_HDR_SIZE + HCA_WQE_DATA_SEG_SIZE * srq->max_sge);
+	if (srq->log_stride < HCA_WQE_LOG_MIN_RQ_STRIDE)
+		srq->log_stride = HCA_WQE_LOG_MIN_RQ_STRIDE;
+	srq->ring = tb_alloc(n, (size_t)1 << (log_size + srq->log_stride), &srq->iova);
+	srq->ctx.valid = 1;
+	srq->ctx.log_size = (uint8_t)log_size;
+	srq->ctx.log_stride = (uint8_t)srq->log_stride;
+	srq->ctx.pdn = pdn;
+	srq->ctx.base = srq->iova;
+	srq->ctx.uar = TB_UAR;
+	srq->ctx.limit = limit;
+	tb_ctx_write(n, HCA_CTX_TYPE_SRQC, srq->srqn, &srq->ctx, sizeof(srq->ctx));
+	return srq;
+}
+
+void tb_srq_set_limit(struct tb_srq *srq, uint32_t limit)
+{
+	struct hca_srqc c;
+
+	/* read-modify-write, as firmware does (keeps the engine's state field) */
+	tb_ctx_read(srq->n, HCA_CTX_TYPE_SRQC, srq->srqn, &c, sizeof(c));
+	c.limit = limit;
+	srq->ctx = c;
+	tb_ctx_write(srq->n, HCA_CTX_TYPE_SRQC, srq->srqn, &c, sizeof(c));
+}
+
+struct tb_qp *tb_qp_create(struct tb_node *n, uint8_t type, uint32_t pdn, struct tb_cq *scq,
+			   struct tb_cq *rcq, struct tb_srq *srq, const struct tb_qp_cap *cap)
+{
+	struct tb_qp_cap c = cap ? *cap : (struct tb_qp_cap){ 0 };
+	struct tb_qp *qp = calloc(1, sizeof(*qp));
+	unsigned int words, ls, lr;
+
+	if (!qp)
+		return NULL;
+	if (!c.max_send_wr)
+		c.max_send_wr = 64;
+	if (!c.max_recv_wr)
+		c.max_recv_wr = 64;
+	if (!c.max_send_sge)
+		c.max_send_sge = 4;
+	if (!c.max_recv_sge)
+		c.max_recv_sge = 4;
+	qp->n = n;
+	qp->qpn = n->next_qpn++;
+	qp->type = type;
+	qp->scq = scq;
+	qp->rcq = rcq;
+	qp->srq = srq;
+	/* ring geometry of docs/programming.md 5.1 / 5.2 */
+	words = c.max_send_sge > (c.max_inline + 15) / 16 ? c.max_send_sge : (c.max_inline + 15) / 16;
+	ls = log2_ceil(HCA_WQE_HDR_SIZE + 16 * words);
+	if (ls < HCA_WQE_LOG_MIN_SQ_STRIDE)
+		ls = HCA_WQE_LOG_MIN_SQ_STRIDE;
+	lr = log2_ceil(HCA_WQE_RECV_HDR_SIZE + 16 * c.max_recv_sge);
+	if (lr < HCA_WQE_LOG_MIN_RQ_STRIDE)
+		lr = HCA_WQE_LOG_MIN_RQ_STRIDE;
+	qp->qpc.qp_type = type;
+	qp->qpc.pdn = pdn;
+	qp->qpc.send_cqn = scq ? scq->cqn : 0;
+	qp->qpc.recv_cqn = rcq ? rcq->cqn : 0;
+	qp->qpc.uar = TB_UAR;
+	qp->qpc.port_num = 1;
+	qp->qpc.flags = c.sq_sig_all ? HCA_QPC_FLAGS_SQ_SIG_ALL_MASK : 0;
+	qp->qpc.log_sq_size = (uint8_t)log2_ceil(c.max_send_wr);
+	qp->qpc.log_sq_stride = (uint8_t)ls;
+	qp->sq = tb_alloc(n, (size_t)1 << (qp->qpc.log_sq_size + ls), &qp->sq_iova);
+	qp->qpc.sq_base = qp->sq_iova;
+	if (srq) {
+		qp->qpc.flags |= HCA_QPC_FLAGS_USE_SRQ_MASK;
+		qp->qpc.srqn = srq->srqn;
+	} else {
+		qp->qpc.log_rq_size = (uint8_t)log2_ceil(c.max_recv_wr);
+		qp->qpc.log_rq_stride = (uint8_t)lr;
+		qp->rq = tb_alloc(n, (size_t)1 << (qp->qpc.log_rq_size + lr), &qp->rq_iova);
+		qp->qpc.rq_base = qp->rq_iova;
+	}
+	qp->qpc.state = HCA_QPS_RESET;
+	tb_ctx_write(n, HCA_CTX_TYPE_QPC, qp->qpn, &qp->qpc, 0x80);
+	return qp;
+}
+
+uint32_t tb_qp_modify(struct tb_qp *qp, uint8_t state, uint8_t flags)
+{
+	struct hca_qpc c = qp->qpc;
+
+	qp->qpc.state = state;
+	c.state = state;
+	c.flags = (uint8_t)(qp->qpc.flags | flags);
+	return tb_ctx_write(qp->n, HCA_CTX_TYPE_QPC, qp->qpn, &c, 0x80);
+}
+
+struct hca_qpc tb_qp_query(struct tb_qp *qp)
+{
+	struct hca_qpc c;
+
+	tb_ctx_read(qp->n, HCA_CTX_TYPE_QPC, qp->qpn, &c, sizeof(c));
+	return c;
+}
+
+void tb_qp_attr_default(struct tb_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->path_mtu = HCA_MTU_1024;
+	a->timeout = 14;
+	a->retry_cnt = 7;
+	a->rnr_retry = 7;
+	a->min_rnr_timer = 1;
+	a->max_rd_atomic = 16;
+	a->max_dest_rd_atomic = 16;
+	a->access = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ |
+		    HCA_ACCESS_REMOTE_ATOMIC;
+	a->sq_psn = 0x123;
+	a->rq_psn = 0x123;
+	a->qkey = 0x11111111;
+}
+
+int tb_qp_connect(struct tb_qp *qp, struct tb_qp *peer, const struct tb_qp_attr *a)
+{
+	struct tb_node *pn = peer->n;
+	uint32_t st;
+
+	st = tb_qp_modify(qp, HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+	qp->qpc.access_flags = a->access;
+	st |= tb_qp_modify(qp, HCA_QPS_INIT, HCA_QPC_FLAGS_RESET_STATE_MASK);
+	qp->qpc.path_mtu = a->path_mtu;
+	qp->qpc.dest_qpn = peer->qpn;
+	qp->qpc.rq_psn = a->rq_psn;
+	qp->qpc.max_dest_rd_atomic = a->max_dest_rd_atomic;
+	qp->qpc.min_rnr_timer = a->min_rnr_timer;
+	qp->qpc.sgid_index = TB_SGID_INDEX;
+	qp->qpc.hop_limit = 64;
+	memcpy(qp->qpc.dmac, pn->mac, 6);
+	ipv4_gid(pn->ip, qp->qpc.dgid);
+	st |= tb_qp_modify(qp, HCA_QPS_RTR, HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK);
+	qp->qpc.sq_psn = a->sq_psn;
+	qp->qpc.timeout = a->timeout;
+	qp->qpc.retry_cnt = a->retry_cnt;
+	qp->qpc.rnr_retry = a->rnr_retry;
+	qp->qpc.max_rd_atomic = a->max_rd_atomic;
+	if (a->sqd_notify)
+		qp->qpc.flags |= HCA_QPC_FLAGS_SQD_NOTIFY_MASK;
+	st |= tb_qp_modify(qp, HCA_QPS_RTS, HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK);
+	return st ? -EIO : 0;
+}
+
+int tb_connect_pair(struct tb_qp *a, struct tb_qp *b, const struct tb_qp_attr *attr)
+{
+	struct tb_qp_attr d;
+
+	if (!attr) {
+		tb_qp_attr_default(&d);
+		attr = &d;
+	}
+	return tb_qp_connect(a, b, attr) | tb_qp_connect(b, a, attr);
+}
+
+int tb_qp_ud_ready(struct tb_qp *qp, const struct tb_qp_attr *a)
+{
+	struct tb_qp_attr d;
+	uint32_t st;
+
+	if (!a) {
+		tb_qp_attr_default(&d);
+		a = &d;
+	}
+	qp->qpc.qkey = a->qkey;
+	qp->qpc.path_mtu = a->path_mtu;
+	qp->qpc.sgid_index = TB_SGID_INDEX;
+	st = tb_qp_modify(qp, HCA_QPS_INIT, HCA_QPC_FLAGS_RESET_STATE_MASK);
+	st |= tb_qp_modify(qp, HCA_QPS_RTR, 0);
+	qp->qpc.sq_psn = a->sq_psn;
+	st |= tb_qp_modify(qp, HCA_QPS_RTS, HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK);
+	return st ? -EIO : 0;
+}
+
+/* Work requests -------------------------------------------------------------- */
+
+static uint8_t *sq_slot(struct tb_qp *qp, uint16_t idx)
+{
+	return qp->sq + ((size_t)(idx & ((1u << qp->qpc.log_sq_size) - 1)) << qp->qpc.log_sq_stride);
+}
+
+int tb_post_send(struct tb_qp *qp, const struct tb_send_wr *wr)
+{
+	uint8_t *w = sq_slot(qp, qp->sq_pi);
+	struct hca_wqe_ctrl_seg c;
+
+	memset(w, 0, (size_t)1 << qp->qpc.log_sq_stride);
+	memset(&c, 0, sizeof(c));
+	c.opcode = wr->opcode;
+	c.send_flags = wr->flags;
+	c.wqe_index = qp->sq_pi;
+	c.imm_data = wr->imm;
+	if (wr->inline_data) {
+		c.send_flags |= HCA_SEND_INLINE;
+		c.inline_len = (uint16_t)wr->inline_len;
+		memcpy(w + HCA_WQE_DATA_OFF, wr->inline_data, wr->inline_len);
+	} else {
+		c.num_sge = (uint8_t)wr->num_sge;
+		for (unsigned int i = 0; i < wr->num_sge; i++) {
+			struct hca_wqe_data_seg d = { .byte_count = wr->sge[i].len, .lkey = wr->sge[i].lkey,
+						      .addr = wr->sge[i].addr };
+
+			memcpy(w + HCA_WQE_DATA_OFF + i * sizeof(d), &d, sizeof(d));
+		}
+	}
+	memcpy(w, &c, sizeof(c));
+	if (qp->type == HCA_QPT_UD && wr->ud_dest) {
+		struct hca_wqe_ud_seg u;
+
+		memset(&u, 0, sizeof(u));
+		u.remote_qpn = wr->ud_dest->qpn;
+		u.remote_qkey = wr->ud_qkey;
+		memcpy(u.dmac, wr->ud_dest->n->mac, 6);
+		u.sgid_index = TB_SGID_INDEX;
+		u.hop_limit = 64;
+		ipv4_gid(wr->ud_dest->n->ip, u.dgid);
+		memcpy(w + HCA_WQE_UD_OFF, &u, sizeof(u));
+	} else {
+		struct hca_wqe_raddr_seg r = { .remote_addr = wr->raddr, .rkey = wr->rkey };
+		struct hca_wqe_atomic_seg a = { .compare_add = wr->compare_add, .swap = wr->swap };
+
+		memcpy(w + HCA_WQE_RADDR_OFF, &r, sizeof(r));
+		memcpy(w + HCA_WQE_ATOMIC_OFF, &a, sizeof(a));
+	}
+	qp->sq_pi++;
+	tb_doorbell(qp->n, HCA_DB_SQ_PI, qp->qpn, qp->sq_pi);
+	return (uint16_t)(qp->sq_pi - 1);
+}
+
+int tb_post_send_raw(struct tb_qp *qp, const void *wqe, size_t len)
+{
+	uint8_t *w = sq_slot(qp, qp->sq_pi);
+	size_t stride = (size_t)1 << qp->qpc.log_sq_stride;
+
+	memset(w, 0, stride);
+	memcpy(w, wqe, len < stride ? len : stride);
+	qp->sq_pi++;
+	tb_doorbell(qp->n, HCA_DB_SQ_PI, qp->qpn, qp->sq_pi);
+	return (uint16_t)(qp->sq_pi - 1);
+}
+
+static void write_recv_wqe(uint8_t *w, uint16_t index, const struct tb_sge *sge, unsigned int n)
+{
+	struct hca_recv_wqe_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.num_sge = (uint8_t)n;
+	h.wqe_index = index;
+	memcpy(w, &h, sizeof(h));
+	for (unsigned int i = 0; i < n; i++) {
+		struct hca_wqe_data_seg d = { .byte_count = sge[i].len, .lkey = sge[i].lkey,
+					      .addr = sge[i].addr };
+
+		memcpy(w + HCA_WQE_RECV_HDR_SIZE + i * sizeof(d), &d, sizeof(d));
+	}
+}
+
+int tb_post_recv(struct tb_qp *qp, const struct tb_sge *sge, unsigned int n)
+{
+	uint8_t *w = qp->rq + ((size_t)(qp->rq_pi & ((1u << qp->qpc.log_rq_size) - 1)) << qp->qpc.log_rq_stride);
+
+	write_recv_wqe(w, qp->rq_pi, sge, n);
+	qp->rq_pi++;
+	tb_doorbell(qp->n, HCA_DB_RQ_PI, qp->qpn, qp->rq_pi);
+	return (uint16_t)(qp->rq_pi - 1);
+}
+
+int tb_srq_post(struct tb_srq *srq, const struct tb_sge *sge, unsigned int n)
+{
+	uint8_t *w = srq->ring + ((size_t)(srq->pi & ((1u << srq->log_size) - 1)) << srq->log_stride);
+
+	write_recv_wqe(w, srq->pi, sge, n);
+	srq->pi++;
+	tb_doorbell(srq->n, HCA_DB_SRQ_PI, srq->srqn, srq->pi);
+	return (uint16_t)(srq->pi - 1);
+}
+
+int tb_cq_poll(struct tb_cq *cq, struct hca_cqe *out)
+{
+	struct hca_cqe *e = &cq->ring[cq->ci & ((1u << cq->log_size) - 1)];
+
+	if ((e->owner & 1) != (((cq->ci >> cq->log_size) & 1) ^ 1))
+		return 0;
+	if (out)
+		*out = *e;
+	cq->ci++;
+	tb_doorbell(cq->n, HCA_DB_CQ_CI, cq->cqn, (uint16_t)cq->ci);
+	return 1;
+}
+
+void tb_cq_arm(struct tb_cq *cq, bool solicited)
+{
+	tb_doorbell(cq->n, solicited ? HCA_DB_CQ_ARM_SOL : HCA_DB_CQ_ARM, cq->cqn, (uint16_t)cq->ci);
+}
+
+int tb_cq_wait(struct tb_cq *cq, struct hca_cqe *out, uint64_t max_cycles)
+{
+	struct tb *tb = cq->n->tb;
+	uint64_t limit = tb->now + max_cycles;
+
+	for (;;) {
+		if (tb_cq_poll(cq, out))
+			return 1;
+		if (!tb_step(tb, limit))
+			return 0;
+	}
+}
+
+int tb_eq_poll(struct tb_eq *eq, struct hca_eqe *out)
+{
+	struct hca_eqe *e = &eq->ring[eq->ci & ((1u << eq->log_size) - 1)];
+
+	if ((e->owner & 1) != (((eq->ci >> eq->log_size) & 1) ^ 1))
+		return 0;
+	if (out)
+		*out = *e;
+	eq->ci++;
+	tb_doorbell(eq->n, HCA_DB_EQ_CI, eq->eqn, (uint16_t)eq->ci);
+	return 1;
+}
+
+void tb_eq_arm(struct tb_eq *eq)
+{
+	tb_doorbell(eq->n, HCA_DB_EQ_ARM, eq->eqn, (uint16_t)eq->ci);
+}
+
+const char *tb_wc_status_str(unsigned int s)
+{
+	static const char *const names[] = {
+		"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR",
+		"WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR",
+		"REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR",
+		"LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
+		"INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR",
+	};
+
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+const char *tb_event_str(unsigned int t)
+{
+	static const char *const names[] = {
+		"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST", "SQ_DRAINED",
+		"PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "LID_CHANGE",
+		"PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR", "SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED",
+		"CLIENT_REREGISTER", "GID_CHANGE", "WQ_FATAL",
+	};
+
+	return t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
+}
