@@ -551,6 +551,8 @@ static void test_pcap_capture(void)
 		CHECK_EQ(bad, 0, "rx capture = deliveries, with delivery cycles");
 		pcap_reader_close(r);
 	}
+	unlink(tx_path);
+	unlink(rx_path);
 	c.pcap_tx = "/nonexistent-dir/x.pcap";
 	errno = 0;
 	CHECK(wire_create(&c) == NULL && errno == ENOENT, "unwritable capture path refused");
@@ -608,7 +610,6 @@ static void test_replay(void)
 	CHECK(wire_replay_pcap(w, 7, tx_path, 0) == -EINVAL, "bad port");
 	wire_destroy(w);
 	unlink(tx_path);
-	unlink(rx_path);
 }
 
 /* ----------------------------------------------------------- bad input */
