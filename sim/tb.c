@@ -187,15 +187,17 @@ uint64_t tb_frames_sent(const struct tb *tb)
 	return tb->frames_sent;
 }
 
+/* Frames the engines send during this advance are stamped `t` (tb_step only
+ * advances to the earliest next_event, so nothing happens before t). */
 static void advance_all(struct tb *tb, uint64_t t)
 {
+	tb->now = t;
 	for (unsigned int i = 0; i < tb->nodes; i++) {
 		struct tb_node *n = &tb->node[i];
 		uint64_t now = n->ops->now(n->eng);
 
 		n->ops->advance(n->eng, t > now ? t - now : 0);
 	}
-	tb->now = t;
 }
 
 bool tb_step(struct tb *tb, uint64_t limit)

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "model.h"
+#include "roce_hdr.h"
 #include "tb.h"
 
 #define MT_ACC_ALL (HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ | \
@@ -99,5 +100,101 @@ static inline int mt_evt_count(struct tb_node *n, uint8_t type, uint32_t element
 		c += t == type && e == element;
 	return c;
 }
+
+/*
+ * Frame capture on the wire (before faults): every frame any node sends,
+ * parsed by the codec, with an optional drop rule.
+ */
+#define MT_CAP_MAX 16384
+struct mt_cap {
+	unsigned int n;
+	struct roce_pkt pkt[MT_CAP_MAX];	/* payload/ip_hdr pointers cleared */
+	unsigned int src[MT_CAP_MAX];
+	uint64_t when[MT_CAP_MAX];
+	bool dropped[MT_CAP_MAX];
+	unsigned int bad;			/* frames the codec refused */
+	/* return true to drop this frame */
+	bool (*drop)(struct mt_cap *c, unsigned int src, const struct roce_pkt *p);
+	void *ctx;
+};
+
+static inline int mt_cap_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, uint64_t now)
+{
+	struct mt_cap *c = ctx;
+	struct roce_pkt p;
+	bool drop = false;
+
+	if (roce_parse(frame, *len, &p) != ROCE_OK) {
+		c->bad++;
+		return TB_PASS;
+	}
+	if (c->drop)
+		drop = c->drop(c, src, &p);
+	if (c->n < MT_CAP_MAX) {
+		p.payload = NULL;
+		p.ip_hdr = NULL;
+		c->pkt[c->n] = p;
+		c->src[c->n] = src;
+		c->when[c->n] = now;
+		c->dropped[c->n] = drop;
+		c->n++;
+	}
+	return drop ? TB_DROP : TB_PASS;
+}
+
+static inline void mt_cap_start(struct mt *t, struct mt_cap *c)
+{
+	memset(c, 0, sizeof(*c));
+	tb_set_filter(t->tb, mt_cap_filter, c);
+}
+
+/* Frames from `src` with `opcode` (and, for ACKs, AETH syndrome type `aeth_type`, -1 = any). */
+static inline unsigned int mt_cap_count(const struct mt_cap *c, unsigned int src, int opcode, int syndrome)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < c->n; i++)
+		if (c->src[i] == src && (opcode < 0 || c->pkt[i].opcode == opcode) &&
+		    (syndrome < 0 || c->pkt[i].aeth.syndrome == syndrome))
+			k++;
+	return k;
+}
+
+/* Index of the first frame from src with opcode (and syndrome), or -1. */
+static inline int mt_cap_find(const struct mt_cap *c, unsigned int src, int opcode, int syndrome)
+{
+	for (unsigned int i = 0; i < c->n; i++)
+		if (c->src[i] == src && (opcode < 0 || c->pkt[i].opcode == opcode) &&
+		    (syndrome < 0 || c->pkt[i].aeth.syndrome == syndrome))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Deliver a hand-built request frame to node `to` as if node `from` sent it
+ * (addresses from the nodes, destination QP `dqpn`).  Returns 0 or -1.
+ */
+static inline int mt_inject(struct mt *t, unsigned int from, unsigned int to, struct roce_pkt *p,
+			    const void *payload, uint32_t len)
+{
+	static uint8_t buf[8192];
+	struct tb_node *a = t->n[from], *b = t->n[to];
+	size_t n;
+
+	memcpy(p->dmac, b->mac, 6);
+	memcpy(p->smac, a->mac, 6);
+	p->sip = a->ip;
+	p->dip = b->ip;
+	p->sport = 0xC000;
+	n = roce_build(p, payload, len, buf, sizeof(buf));
+	if (!n)
+		return -1;
+	b->ops->rx_frame(b->eng, buf, n);
+	return 0;
+}
+
+#define AETH_ACK_SYN 0x1f
+#define AETH_NAK_SYN(code) (0x60 | (code))
+#define AETH_RNR_SYN(t) (0x20 | (t))
 
 #endif /* HCASIM_MODEL_TESTS_MT_H */
