@@ -296,27 +296,27 @@ int hcasim_shim_step(void)
 static int set_gid(struct shim_device *d, uint32_t index, uint8_t elem, const void *addr,
 		   uint16_t len)
 {
-	struct shim_cmd c;
+	struct hca_cmd c;
 	uint32_t port = 1;
 
-	shim_cmd_init(&c, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_SET_GID, 0);
-	shim_cmd_in(&c, HCA_ATTR_DEVICE_SET_GID_PORT_NUM, &port, sizeof(port));
-	shim_cmd_in(&c, HCA_ATTR_DEVICE_SET_GID_INDEX, &index, sizeof(index));
-	shim_cmd_enum(&c, HCA_ATTR_DEVICE_SET_GID_ADDR, elem, addr, len);
+	hca_cmd_init(&c, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_SET_GID, 0);
+	hca_cmd_in(&c, HCA_ATTR_DEVICE_SET_GID_PORT_NUM, &port, sizeof(port));
+	hca_cmd_in(&c, HCA_ATTR_DEVICE_SET_GID_INDEX, &index, sizeof(index));
+	hca_cmd_enum(&c, HCA_ATTR_DEVICE_SET_GID_ADDR, elem, addr, len);
 	return shim_cmd_exec(d, &c);
 }
 
 static int bring_up(struct shim_device *d)
 {
-	struct shim_cmd c;
+	struct hca_cmd c;
 	uint8_t ll[16], v4[4];
 	int ret;
 
 	ret = shim_hw_open(d);
 	if (ret)
 		return ret;
-	shim_cmd_init(&c, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_QUERY, 0);
-	shim_cmd_out(&c, HCA_ATTR_DEVICE_QUERY_RESP, &d->attr, sizeof(d->attr));
+	hca_cmd_init(&c, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_QUERY, 0);
+	hca_cmd_out(&c, HCA_ATTR_DEVICE_QUERY_RESP, &d->attr, sizeof(d->attr));
 	ret = shim_cmd_exec(d, &c);
 	if (ret) {
 		shim_err("%s: DEVICE.QUERY failed: %s", d->cfg.name, strerror(ret));

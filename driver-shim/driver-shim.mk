@@ -7,8 +7,40 @@
 SHIM_SRCS := $(filter-out driver-shim/hcasim.c,$(wildcard driver-shim/*.c))
 LIBS += hcashim
 LIB_SRCS_hcashim += $(SHIM_SRCS)
-CFLAGS_driver-shim := -Isim -Idriver-shim -Itests
+CFLAGS_driver-shim := -Isim -Imodel -Idriver-shim -Itests
 
 # Unit tests that need no live device.
 $(eval $(call hca_test,shim_bus,driver-shim/tests/test_bus.c,hcashim hcasim))
 LDLIBS_shim_bus := -lpthread
+
+# Link order of a program holding a live simulated HCA.
+SHIM_LINK := hcashim hcadev hcafw hcamodel hcasim hcaroce
+SHIM_TEST_SRCS := driver-shim/tests/shim_test.c
+$(eval $(call hca_test,shim_verbs_data,driver-shim/tests/test_verbs_data.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_verbs_data := -lpthread
+
+# ---- the preloadable shared library --------------------------------------------------
+# Every object of the shim and of the device it simulates, compiled again with
+# -fPIC.  The source lists of the other parts' libraries are complete only
+# after every fragment was read, hence the secondary expansion of this one
+# prerequisite list (no other rule uses `$$` in its prerequisites).
+SHIM_SO := $(BUILD)/lib/libhcasim-verbs.so
+SHIM_SO_DEPLIBS := hcadev hcafw hcamodel hcasim hcaroce
+SHIM_SO_DEP_SRCS = $(foreach l,$(SHIM_SO_DEPLIBS),$(LIB_SRCS_$(l)))
+SHIM_MAP := driver-shim/libibverbs.map
+
+$(BUILD)/pic/%.o: %.c $(SPEC_H)
+	@mkdir -p $(@D)
+	$(CC) $(HCA_CFLAGS) -fPIC -fvisibility=default $(CFLAGS_$(firstword $(subst /, ,$*))) -MMD -MP -c $< -o $@
+-include $(shell find $(BUILD)/pic -name '*.d' 2>/dev/null)
+
+
+.SECONDEXPANSION:
+$(BUILD)/pic/libhcasim-deps.a: $$(patsubst %.c,$(BUILD)/pic/%.o,$$(SHIM_SO_DEP_SRCS))
+	@mkdir -p $(@D); rm -f $@; ar rcs $@ $^
+
+$(SHIM_SO): $(patsubst %.c,$(BUILD)/pic/%.o,$(SHIM_SRCS)) $(BUILD)/pic/libhcasim-deps.a $(SHIM_MAP)
+	@mkdir -p $(@D)
+	$(CC) -shared -o $@ -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
+		$(filter %.o,$^) $(BUILD)/pic/libhcasim-deps.a -lpthread -lm
+ALL_TARGETS += $(SHIM_SO)

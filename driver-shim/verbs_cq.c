@@ -37,7 +37,7 @@ static struct shim_cq *cq_create(struct ibv_context *context, int cqe, void *cq_
 	struct shim_context *c = to_sctx(context);
 	struct hca_cq_init_attr ia = { 0 };
 	struct hca_cq_create_resp resp = { 0 };
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	struct shim_cq *cq;
 	int ret;
 
@@ -61,11 +61,11 @@ static struct shim_cq *cq_create(struct ibv_context *context, int cqe, void *cq_
 	ia.log_size = (uint8_t)cq->log_size;
 	ia.cqe = (uint32_t)cqe;
 	ia.base = cq->ring.iova;
-	shim_cmd_init(&cmd, HCA_OBJ_CQ, HCA_METHOD_CQ_CREATE, c->handle);
-	shim_cmd_new_handle(&cmd, HCA_ATTR_CQ_CREATE_HANDLE, &cq->cq.handle);
-	shim_cmd_in(&cmd, HCA_ATTR_CQ_CREATE_INIT_ATTR, &ia, sizeof(ia));
-	shim_cmd_handle(&cmd, HCA_ATTR_CQ_CREATE_EQ, c->eq.handle);
-	shim_cmd_out(&cmd, HCA_ATTR_CQ_CREATE_RESP, &resp, sizeof(resp));
+	hca_cmd_init(&cmd, HCA_OBJ_CQ, HCA_METHOD_CQ_CREATE, c->handle);
+	hca_cmd_idr_new(&cmd, HCA_ATTR_CQ_CREATE_HANDLE, &cq->cq.handle);
+	hca_cmd_in(&cmd, HCA_ATTR_CQ_CREATE_INIT_ATTR, &ia, sizeof(ia));
+	hca_cmd_idr(&cmd, HCA_ATTR_CQ_CREATE_EQ, c->eq.handle);
+	hca_cmd_out(&cmd, HCA_ATTR_CQ_CREATE_RESP, &resp, sizeof(resp));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret || resp.cqn >= SHIM_MAX_CQN) {
 		shim_dma_free(c->dev, &cq->ring);
@@ -124,11 +124,11 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct shim_cq *cq = to_scq(ibcq);
 	struct shim_context *c = cq->ctx;
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
-	shim_cmd_init(&cmd, HCA_OBJ_CQ, HCA_METHOD_CQ_DESTROY, c->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_CQ_DESTROY_HANDLE, ibcq->handle);
+	hca_cmd_init(&cmd, HCA_OBJ_CQ, HCA_METHOD_CQ_DESTROY, c->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_CQ_DESTROY_HANDLE, ibcq->handle);
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return shim_errno(ret);	/* EBUSY while a QP uses it */

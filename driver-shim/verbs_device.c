@@ -89,7 +89,7 @@ static int eq_create(struct shim_context *c)
 	struct hca_eq_init_attr ia = { 0 };
 	struct hca_eq_create_resp resp = { 0 };
 	struct shim_dma_buf ring;
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
 	ret = shim_dma_alloc(d, sizeof(struct hca_eqe) << CTX_LOG_EQ, HOSTMEM_RW, &ring);
@@ -99,10 +99,10 @@ static int eq_create(struct shim_context *c)
 	ia.vector = (uint8_t)c->eq.vector;
 	ia.event_mask = HCA_EQ_MASK_ASYNC;
 	ia.base = ring.iova;
-	shim_cmd_init(&cmd, HCA_OBJ_EQ, HCA_METHOD_EQ_CREATE, c->handle);
-	shim_cmd_new_handle(&cmd, HCA_ATTR_EQ_CREATE_HANDLE, &c->eq.handle);
-	shim_cmd_in(&cmd, HCA_ATTR_EQ_CREATE_INIT_ATTR, &ia, sizeof(ia));
-	shim_cmd_out(&cmd, HCA_ATTR_EQ_CREATE_RESP, &resp, sizeof(resp));
+	hca_cmd_init(&cmd, HCA_OBJ_EQ, HCA_METHOD_EQ_CREATE, c->handle);
+	hca_cmd_idr_new(&cmd, HCA_ATTR_EQ_CREATE_HANDLE, &c->eq.handle);
+	hca_cmd_in(&cmd, HCA_ATTR_EQ_CREATE_INIT_ATTR, &ia, sizeof(ia));
+	hca_cmd_out(&cmd, HCA_ATTR_EQ_CREATE_RESP, &resp, sizeof(resp));
 	ret = shim_cmd_exec(d, &cmd);
 	if (ret) {
 		shim_dma_free(d, &ring);
@@ -118,10 +118,10 @@ static int eq_create(struct shim_context *c)
 
 static int context_free_cmd(struct shim_context *c)
 {
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 
-	shim_cmd_init(&cmd, HCA_OBJ_CONTEXT, HCA_METHOD_CONTEXT_FREE, 0);
-	shim_cmd_handle(&cmd, HCA_ATTR_CONTEXT_FREE_HANDLE, c->handle);
+	hca_cmd_init(&cmd, HCA_OBJ_CONTEXT, HCA_METHOD_CONTEXT_FREE, c->handle);	/* a context frees itself */
+	hca_cmd_idr(&cmd, HCA_ATTR_CONTEXT_FREE_HANDLE, c->handle);
 	return shim_cmd_exec(c->dev, &cmd);
 }
 
@@ -149,7 +149,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
 	struct shim_device *d = shim_device_by_ibdev(device);
 	struct shim_context *c;
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
 	if (!d)
@@ -168,9 +168,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		goto free_ctx;
 	}
 
-	shim_cmd_init(&cmd, HCA_OBJ_CONTEXT, HCA_METHOD_CONTEXT_ALLOC, 0);
-	shim_cmd_new_handle(&cmd, HCA_ATTR_CONTEXT_ALLOC_HANDLE, &c->handle);
-	shim_cmd_out(&cmd, HCA_ATTR_CONTEXT_ALLOC_UAR_INDEX, &c->uar, sizeof(c->uar));
+	hca_cmd_init(&cmd, HCA_OBJ_CONTEXT, HCA_METHOD_CONTEXT_ALLOC, 0);
+	hca_cmd_idr_new(&cmd, HCA_ATTR_CONTEXT_ALLOC_HANDLE, &c->handle);
+	hca_cmd_out(&cmd, HCA_ATTR_CONTEXT_ALLOC_UAR_INDEX, &c->uar, sizeof(c->uar));
 	ret = shim_cmd_exec(d, &cmd);
 	if (ret)
 		goto free_evq;

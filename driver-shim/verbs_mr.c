@@ -30,14 +30,14 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
 	struct shim_context *c = to_sctx(context);
 	struct shim_pd *pd = calloc(1, sizeof(*pd));
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
 	if (!pd)
 		return shim_null(ENOMEM);
-	shim_cmd_init(&cmd, HCA_OBJ_PD, HCA_METHOD_PD_ALLOC, c->handle);
-	shim_cmd_new_handle(&cmd, HCA_ATTR_PD_ALLOC_HANDLE, &pd->pd.handle);
-	shim_cmd_out(&cmd, HCA_ATTR_PD_ALLOC_PDN, &pd->pdn, sizeof(pd->pdn));
+	hca_cmd_init(&cmd, HCA_OBJ_PD, HCA_METHOD_PD_ALLOC, c->handle);
+	hca_cmd_idr_new(&cmd, HCA_ATTR_PD_ALLOC_HANDLE, &pd->pd.handle);
+	hca_cmd_out(&cmd, HCA_ATTR_PD_ALLOC_PDN, &pd->pdn, sizeof(pd->pdn));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret) {
 		free(pd);
@@ -50,11 +50,11 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 int ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	struct shim_context *c = to_sctx(pd->context);
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
-	shim_cmd_init(&cmd, HCA_OBJ_PD, HCA_METHOD_PD_FREE, c->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_PD_FREE_HANDLE, pd->handle);
+	hca_cmd_init(&cmd, HCA_OBJ_PD, HCA_METHOD_PD_FREE, c->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_PD_FREE_HANDLE, pd->handle);
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return shim_errno(ret);	/* EBUSY while MRs, QPs or SRQs use it */
@@ -71,7 +71,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint6
 {
 	struct shim_context *c;
 	struct shim_mr *mr;
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	uint64_t len64 = length;
 	unsigned int perm;
 	int ret;
@@ -101,15 +101,15 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint6
 		return shim_null(-ret);
 	}
 	mr->mapped = 1;
-	shim_cmd_init(&cmd, HCA_OBJ_MR, HCA_METHOD_MR_REG, c->handle);
-	shim_cmd_new_handle(&cmd, HCA_ATTR_MR_REG_HANDLE, &mr->mr.handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_MR_REG_PD, pd->handle);
-	shim_cmd_in(&cmd, HCA_ATTR_MR_REG_ADDR, &iova, sizeof(iova));
-	shim_cmd_in(&cmd, HCA_ATTR_MR_REG_LENGTH, &len64, sizeof(len64));
-	shim_cmd_in(&cmd, HCA_ATTR_MR_REG_DMA_ADDR, &mr->dma_iova, sizeof(mr->dma_iova));
-	shim_cmd_in(&cmd, HCA_ATTR_MR_REG_ACCESS, &access, sizeof(access));
-	shim_cmd_out(&cmd, HCA_ATTR_MR_REG_LKEY, &mr->mr.lkey, sizeof(mr->mr.lkey));
-	shim_cmd_out(&cmd, HCA_ATTR_MR_REG_RKEY, &mr->mr.rkey, sizeof(mr->mr.rkey));
+	hca_cmd_init(&cmd, HCA_OBJ_MR, HCA_METHOD_MR_REG, c->handle);
+	hca_cmd_idr_new(&cmd, HCA_ATTR_MR_REG_HANDLE, &mr->mr.handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_MR_REG_PD, pd->handle);
+	hca_cmd_in(&cmd, HCA_ATTR_MR_REG_ADDR, &iova, sizeof(iova));
+	hca_cmd_in(&cmd, HCA_ATTR_MR_REG_LENGTH, &len64, sizeof(len64));
+	hca_cmd_in(&cmd, HCA_ATTR_MR_REG_DMA_ADDR, &mr->dma_iova, sizeof(mr->dma_iova));
+	hca_cmd_in(&cmd, HCA_ATTR_MR_REG_ACCESS, &access, sizeof(access));
+	hca_cmd_out(&cmd, HCA_ATTR_MR_REG_LKEY, &mr->mr.lkey, sizeof(mr->mr.lkey));
+	hca_cmd_out(&cmd, HCA_ATTR_MR_REG_RKEY, &mr->mr.rkey, sizeof(mr->mr.rkey));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret) {
 		shim_bus_dma_unmap(c->dev->bus, mr->dma_iova);
@@ -151,11 +151,11 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	struct shim_context *c = to_sctx(mr->context);
 	struct shim_mr *smr = to_smr(mr);
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
-	shim_cmd_init(&cmd, HCA_OBJ_MR, HCA_METHOD_MR_DEREG, c->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_MR_DEREG_HANDLE, mr->handle);
+	hca_cmd_init(&cmd, HCA_OBJ_MR, HCA_METHOD_MR_DEREG, c->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_MR_DEREG_HANDLE, mr->handle);
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return shim_errno(ret);

@@ -86,7 +86,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 	struct hca_qp_init_attr hia = { 0 };
 	struct hca_qp_create_resp resp = { 0 };
 	struct ibv_qp_cap cap = ia->cap;
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	struct shim_qp *qp;
 	uint32_t sq_bytes, rq_bytes;
 	unsigned int sq_stride, rq_stride;
@@ -168,15 +168,15 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 		hia.max_recv_sge = qp->cap.max_recv_sge;
 		hia.rq_base = qp->rq.ring.iova;
 	}
-	shim_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_CREATE, c->handle);
-	shim_cmd_new_handle(&cmd, HCA_ATTR_QP_CREATE_HANDLE, &qp->qp.handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_QP_CREATE_PD, pd->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_QP_CREATE_SEND_CQ, ia->send_cq->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_QP_CREATE_RECV_CQ, ia->recv_cq->handle);
+	hca_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_CREATE, c->handle);
+	hca_cmd_idr_new(&cmd, HCA_ATTR_QP_CREATE_HANDLE, &qp->qp.handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_QP_CREATE_PD, pd->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_QP_CREATE_SEND_CQ, ia->send_cq->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_QP_CREATE_RECV_CQ, ia->recv_cq->handle);
 	if (ia->srq)
-		shim_cmd_handle(&cmd, HCA_ATTR_QP_CREATE_SRQ, ia->srq->handle);
-	shim_cmd_in(&cmd, HCA_ATTR_QP_CREATE_INIT_ATTR, &hia, sizeof(hia));
-	shim_cmd_out(&cmd, HCA_ATTR_QP_CREATE_RESP, &resp, sizeof(resp));
+		hca_cmd_idr(&cmd, HCA_ATTR_QP_CREATE_SRQ, ia->srq->handle);
+	hca_cmd_in(&cmd, HCA_ATTR_QP_CREATE_INIT_ATTR, &hia, sizeof(hia));
+	hca_cmd_out(&cmd, HCA_ATTR_QP_CREATE_RESP, &resp, sizeof(resp));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (!ret && resp.qpn >= SHIM_MAX_QPN)
 		ret = EIO;
@@ -268,7 +268,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 	struct shim_context *c = qp->ctx;
 	struct hca_qp_attr a = { 0 };
 	uint32_t mask = (uint32_t)attr_mask;
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
 	if (!attr || attr_mask <= 0)
@@ -313,10 +313,10 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		if (ret)
 			return shim_errno(ret);
 	}
-	shim_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_MODIFY, c->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_QP_MODIFY_HANDLE, ibqp->handle);
-	shim_cmd_in(&cmd, HCA_ATTR_QP_MODIFY_ATTR, &a, sizeof(a));
-	shim_cmd_in(&cmd, HCA_ATTR_QP_MODIFY_ATTR_MASK, &mask, sizeof(mask));
+	hca_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_MODIFY, c->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_QP_MODIFY_HANDLE, ibqp->handle);
+	hca_cmd_in(&cmd, HCA_ATTR_QP_MODIFY_ATTR, &a, sizeof(a));
+	hca_cmd_in(&cmd, HCA_ATTR_QP_MODIFY_ATTR_MASK, &mask, sizeof(mask));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return shim_errno(ret);
@@ -343,14 +343,14 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 	struct shim_qp *qp = to_sqp(ibqp);
 	struct shim_context *c = qp->ctx;
 	struct hca_qp_attr a = { 0 };
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
 	if (!attr || !init_attr)
 		return shim_errno(EINVAL);
-	shim_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_QUERY, c->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_QP_QUERY_HANDLE, ibqp->handle);
-	shim_cmd_out(&cmd, HCA_ATTR_QP_QUERY_ATTR, &a, sizeof(a));
+	hca_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_QUERY, c->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_QP_QUERY_HANDLE, ibqp->handle);
+	hca_cmd_out(&cmd, HCA_ATTR_QP_QUERY_ATTR, &a, sizeof(a));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return shim_errno(ret);
@@ -429,11 +429,11 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct shim_qp *qp = to_sqp(ibqp);
 	struct shim_context *c = qp->ctx;
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
-	shim_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_DESTROY, c->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_QP_DESTROY_HANDLE, ibqp->handle);
+	hca_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_DESTROY, c->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_QP_DESTROY_HANDLE, ibqp->handle);
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return shim_errno(ret);

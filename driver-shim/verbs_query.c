@@ -25,10 +25,10 @@
 
 static int dev_query(struct shim_context *c, struct hca_device_attr *a)
 {
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 
-	shim_cmd_init(&cmd, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_QUERY, c->handle);
-	shim_cmd_out(&cmd, HCA_ATTR_DEVICE_QUERY_RESP, a, sizeof(*a));
+	hca_cmd_init(&cmd, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_QUERY, c->handle);
+	hca_cmd_out(&cmd, HCA_ATTR_DEVICE_QUERY_RESP, a, sizeof(*a));
 	return shim_cmd_exec(c->dev, &cmd);
 }
 
@@ -98,6 +98,7 @@ int shim_query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_
 	to_ibv_device_attr(&a, &full.orig_attr);
 	full.hca_core_clock = HCA_CLK_HZ / 1000;	/* kHz */
 	full.phys_port_cnt_ex = a.phys_port_cnt;
+	full.device_cap_flags_ex = a.device_cap_flags;
 	memcpy(attr, &full, attr_size < sizeof(full) ? attr_size : sizeof(full));
 	if (attr_size > sizeof(full))
 		memset((uint8_t *)attr + sizeof(full), 0, attr_size - sizeof(full));
@@ -107,13 +108,13 @@ int shim_query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_
 static int port_query(struct shim_context *c, uint8_t port, struct ibv_port_attr *o)
 {
 	struct hca_port_attr p;
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	uint32_t pn = port;
 	int ret;
 
-	shim_cmd_init(&cmd, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_QUERY_PORT, c->handle);
-	shim_cmd_in(&cmd, HCA_ATTR_DEVICE_QUERY_PORT_PORT_NUM, &pn, sizeof(pn));
-	shim_cmd_out(&cmd, HCA_ATTR_DEVICE_QUERY_PORT_RESP, &p, sizeof(p));
+	hca_cmd_init(&cmd, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_QUERY_PORT, c->handle);
+	hca_cmd_in(&cmd, HCA_ATTR_DEVICE_QUERY_PORT_PORT_NUM, &pn, sizeof(pn));
+	hca_cmd_out(&cmd, HCA_ATTR_DEVICE_QUERY_PORT_RESP, &p, sizeof(p));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return ret;
@@ -162,13 +163,13 @@ static int gid_query(struct ibv_context *context, uint32_t port, uint32_t index,
 		     struct hca_gid_entry *e)
 {
 	struct shim_context *c = to_sctx(context);
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
-	shim_cmd_init(&cmd, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_QUERY_GID, c->handle);
-	shim_cmd_in(&cmd, HCA_ATTR_DEVICE_QUERY_GID_PORT_NUM, &port, sizeof(port));
-	shim_cmd_in(&cmd, HCA_ATTR_DEVICE_QUERY_GID_INDEX, &index, sizeof(index));
-	shim_cmd_out(&cmd, HCA_ATTR_DEVICE_QUERY_GID_RESP, e, sizeof(*e));
+	hca_cmd_init(&cmd, HCA_OBJ_DEVICE, HCA_METHOD_DEVICE_QUERY_GID, c->handle);
+	hca_cmd_in(&cmd, HCA_ATTR_DEVICE_QUERY_GID_PORT_NUM, &port, sizeof(port));
+	hca_cmd_in(&cmd, HCA_ATTR_DEVICE_QUERY_GID_INDEX, &index, sizeof(index));
+	hca_cmd_out(&cmd, HCA_ATTR_DEVICE_QUERY_GID_RESP, e, sizeof(*e));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return ret;

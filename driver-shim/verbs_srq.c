@@ -29,7 +29,7 @@ static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *i
 	const struct hca_device_attr *da;
 	struct hca_srq_init_attr hia = { 0 };
 	struct hca_srq_create_resp resp = { 0 };
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	struct shim_srq *srq;
 	unsigned int log_stride = HCA_WQE_LOG_MIN_RQ_STRIDE;
 	uint32_t max_sge;
@@ -74,11 +74,11 @@ static struct ibv_srq *srq_create(struct ibv_pd *pd, struct ibv_srq_init_attr *i
 	hia.log_size = (uint8_t)srq->wq.log_size;
 	hia.log_stride = (uint8_t)log_stride;
 	hia.base = srq->wq.ring.iova;
-	shim_cmd_init(&cmd, HCA_OBJ_SRQ, HCA_METHOD_SRQ_CREATE, c->handle);
-	shim_cmd_new_handle(&cmd, HCA_ATTR_SRQ_CREATE_HANDLE, &srq->srq.handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_SRQ_CREATE_PD, pd->handle);
-	shim_cmd_in(&cmd, HCA_ATTR_SRQ_CREATE_INIT_ATTR, &hia, sizeof(hia));
-	shim_cmd_out(&cmd, HCA_ATTR_SRQ_CREATE_RESP, &resp, sizeof(resp));
+	hca_cmd_init(&cmd, HCA_OBJ_SRQ, HCA_METHOD_SRQ_CREATE, c->handle);
+	hca_cmd_idr_new(&cmd, HCA_ATTR_SRQ_CREATE_HANDLE, &srq->srq.handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_SRQ_CREATE_PD, pd->handle);
+	hca_cmd_in(&cmd, HCA_ATTR_SRQ_CREATE_INIT_ATTR, &hia, sizeof(hia));
+	hca_cmd_out(&cmd, HCA_ATTR_SRQ_CREATE_RESP, &resp, sizeof(resp));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (!ret && resp.srqn >= SHIM_MAX_SRQN)
 		ret = EIO;
@@ -140,7 +140,7 @@ int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *srq_attr, int srq
 	struct shim_context *c = to_sctx(ibsrq->context);
 	struct hca_srq_attr a = { 0 };
 	uint32_t mask = (uint32_t)srq_attr_mask;
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
 	if (!srq_attr || !mask || (mask & ~(uint32_t)(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
@@ -148,10 +148,10 @@ int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *srq_attr, int srq
 	a.max_wr = srq_attr->max_wr;
 	a.max_sge = srq_attr->max_sge;
 	a.srq_limit = srq_attr->srq_limit;
-	shim_cmd_init(&cmd, HCA_OBJ_SRQ, HCA_METHOD_SRQ_MODIFY, c->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_SRQ_MODIFY_HANDLE, ibsrq->handle);
-	shim_cmd_in(&cmd, HCA_ATTR_SRQ_MODIFY_ATTR, &a, sizeof(a));
-	shim_cmd_in(&cmd, HCA_ATTR_SRQ_MODIFY_ATTR_MASK, &mask, sizeof(mask));
+	hca_cmd_init(&cmd, HCA_OBJ_SRQ, HCA_METHOD_SRQ_MODIFY, c->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_SRQ_MODIFY_HANDLE, ibsrq->handle);
+	hca_cmd_in(&cmd, HCA_ATTR_SRQ_MODIFY_ATTR, &a, sizeof(a));
+	hca_cmd_in(&cmd, HCA_ATTR_SRQ_MODIFY_ATTR_MASK, &mask, sizeof(mask));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return shim_errno(ret);
@@ -164,14 +164,14 @@ int ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *srq_attr)
 {
 	struct shim_context *c = to_sctx(ibsrq->context);
 	struct hca_srq_attr a = { 0 };
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
 	if (!srq_attr)
 		return shim_errno(EINVAL);
-	shim_cmd_init(&cmd, HCA_OBJ_SRQ, HCA_METHOD_SRQ_QUERY, c->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_SRQ_QUERY_HANDLE, ibsrq->handle);
-	shim_cmd_out(&cmd, HCA_ATTR_SRQ_QUERY_ATTR, &a, sizeof(a));
+	hca_cmd_init(&cmd, HCA_OBJ_SRQ, HCA_METHOD_SRQ_QUERY, c->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_SRQ_QUERY_HANDLE, ibsrq->handle);
+	hca_cmd_out(&cmd, HCA_ATTR_SRQ_QUERY_ATTR, &a, sizeof(a));
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return shim_errno(ret);
@@ -199,11 +199,11 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 {
 	struct shim_srq *srq = to_ssrq(ibsrq);
 	struct shim_context *c = to_sctx(ibsrq->context);
-	struct shim_cmd cmd;
+	struct hca_cmd cmd;
 	int ret;
 
-	shim_cmd_init(&cmd, HCA_OBJ_SRQ, HCA_METHOD_SRQ_DESTROY, c->handle);
-	shim_cmd_handle(&cmd, HCA_ATTR_SRQ_DESTROY_HANDLE, ibsrq->handle);
+	hca_cmd_init(&cmd, HCA_OBJ_SRQ, HCA_METHOD_SRQ_DESTROY, c->handle);
+	hca_cmd_idr(&cmd, HCA_ATTR_SRQ_DESTROY_HANDLE, ibsrq->handle);
 	ret = shim_cmd_exec(c->dev, &cmd);
 	if (ret)
 		return shim_errno(ret);	/* EBUSY while a QP uses it */
