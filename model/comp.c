@@ -117,6 +117,8 @@ static void retry(struct model *m, struct model_qp *qp, enum retry_kind kind, ui
 		qp->rnr_deadline = m->now + rnr_cycles[rnr_code & 31];
 		return;
 	}
+	if (qp->rnr_deadline != MODEL_NO_DEADLINE)
+		return;		/* waiting out an RNR NAK: the resend from its PSN is already planned */
 	if (kind != RETRY_TIMEOUT) {
 		if (qp->nak_retry_valid && qp->nak_retry_psn == psn)
 			return;		/* same NAK again, nothing acknowledged since */

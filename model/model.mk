@@ -11,3 +11,4 @@ MODEL_TEST_LIBS := hcamodel hcaroce hcasim
 $(eval $(call hca_test,model_rc,model/tests/test_model_rc.c,$(MODEL_TEST_LIBS)))
 $(eval $(call hca_test,model_mgmt,model/tests/test_model_mgmt.c,$(MODEL_TEST_LIBS)))
 $(eval $(call hca_test,model_nak,model/tests/test_model_nak.c,$(MODEL_TEST_LIBS)))
+$(eval $(call hca_test,model_retry,model/tests/test_model_retry.c,$(MODEL_TEST_LIBS)))
