@@ -17,3 +17,4 @@ FW_TEST_COMMON := firmware/tests/fake_engine.c firmware/tests/fw_test.c
 $(eval $(call hca_test,fw_handle,firmware/tests/test_fw_handle.c,hcafw))
 $(eval $(call hca_test,fw_uapi,firmware/tests/test_fw_uapi.c,hcafw))
 $(eval $(call hca_test,fw_boot,firmware/tests/test_fw_boot.c $(FW_TEST_COMMON),hcadev hcafw hcasim))
+$(eval $(call hca_test,fw_cmd,firmware/tests/test_fw_cmd.c $(FW_TEST_COMMON),hcadev hcafw hcasim))

@@ -12,9 +12,9 @@ static void state_clear(struct hca_fw *fw)
 	struct fw_state *s = &fw->s;
 
 	memset(s, 0, sizeof(*s));
-	fw_htable_init(&s->ctx_ht, s->ctx_slots, FW_MAX_CTX);
+	fw_htable_init(&s->ctx_ht, s->ctx_slots, FW_MAX_CTX, &fw->handle_gen);
 	for (unsigned int i = 0; i < FW_MAX_CTX; i++)
-		fw_htable_init(&s->ctx[i].ht, s->ctx[i].slots, FW_MAX_HANDLES);
+		fw_htable_init(&s->ctx[i].ht, s->ctx[i].slots, FW_MAX_HANDLES, &fw->handle_gen);
 	s->dev_state = HCA_DEV_STATE_RESET;
 }
 

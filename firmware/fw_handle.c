@@ -4,10 +4,11 @@
 #include "hcasim/hca_spec.h"
 #include "fw_handle.h"
 
-void fw_htable_init(struct fw_htable *t, struct fw_hslot *slots, uint16_t cap)
+void fw_htable_init(struct fw_htable *t, struct fw_hslot *slots, uint16_t cap, uint16_t *gen)
 {
 	t->slots = slots;
 	t->cap = cap;
+	t->gen = gen;
 	fw_htable_clear(t);
 }
 
@@ -43,8 +44,12 @@ int fw_handle_reserve(struct fw_htable *t, uint16_t type, uint32_t *handle)
 		t->hwm++;
 	}
 	e = &t->slots[s];
-	if (++e->gen == 0)
-		e->gen = 1;
+	if (++*t->gen == 0)
+		*t->gen = 1;
+	/* A slot never gets its previous generation back straight away. */
+	if (*t->gen == e->gen && ++*t->gen == 0)
+		*t->gen = 1;
+	e->gen = *t->gen;
 	e->state = FW_HSLOT_RESERVED;
 	e->type = type;
 	e->index = 0;
@@ -71,11 +76,7 @@ void fw_handle_release(struct fw_htable *t, uint32_t handle)
 
 	if (!e || e->state == FW_HSLOT_FREE || e->gen != FW_HANDLE_GEN(handle))
 		return;
-	e->state = FW_HSLOT_FREE;
-	/* The next reservation of this slot bumps the generation again; bump it
-	 * now as well so the old handle is stale even before reuse. */
-	if (++e->gen == 0)
-		e->gen = 1;
+	e->state = FW_HSLOT_FREE;	/* lookups need LIVE: the handle is dead */
 	t->used--;
 	if (s < t->hint)
 		t->hint = s;

@@ -111,7 +111,7 @@ void fw_ctx_teardown(struct hca_fw *fw, uint16_t slot)
 	}
 	if (c->uar < FW_MAX_UAR)
 		fw->s.uar_used[c->uar] = 0;
-	/* Any handle -- reserved or live -- of this slot becomes stale. */
+	/* The context's handle -- reserved or live -- becomes invalid. */
 	fw_handle_release(&fw->s.ctx_ht, FW_HANDLE(slot, fw->s.ctx_slots[slot].gen));
 	fw_htable_clear(&c->ht);
 	c->live = 0;

@@ -171,6 +171,9 @@ struct hca_fw {
 	struct hca_fw_hal hal;
 	struct hca_fw_board board;
 	uint8_t boot_pending;
+	/* Generation counter of all handle tables; survives resets, so no handle
+	 * from before a reset is ever valid after it (until the counter wraps). */
+	uint16_t handle_gen;
 	struct fw_uapi uapi;
 	struct fw_inject inject;
 	struct hca_fw_stats stats;

@@ -53,7 +53,9 @@ int fw_qp_write_ctx(struct hca_fw *fw, uint16_t qpn, uint8_t state, uint8_t ones
 	c.qp_type = in->qp_type;
 	c.path_mtu = a->path_mtu;
 	c.flags = (uint8_t)((in->sq_sig_all ? HCA_QPC_FLAGS_SQ_SIG_ALL_MASK : 0) |
-			    (qp->srq ? HCA_QPC_FLAGS_USE_SRQ_MASK : 0) | oneshot);
+			    (qp->srq ? HCA_QPC_FLAGS_USE_SRQ_MASK : 0) |
+			    (state == HCA_QPS_SQD && qp->en_sqd_async_notify ? HCA_QPC_FLAGS_SQD_NOTIFY_MASK : 0) |
+			    oneshot);
 	c.pdn = qp->pd;
 	c.dest_qpn = a->dest_qp_num;
 	c.qkey = a->qkey;

@@ -182,6 +182,7 @@ int fw_h_QP_MODIFY(struct hca_fw *fw, struct fw_bundle *b)
 	uint32_t mask = fw_in_u32(b, HCA_ATTR_QP_MODIFY_ATTR_MASK);
 	struct fw_qp *qp = &fw->s.qp[qpn];
 	struct hca_qp_attr saved = qp->attr;
+	uint8_t saved_notify = qp->en_sqd_async_notify;
 	uint32_t req, opt, given;
 	uint8_t cur, next, oneshot = 0;
 	struct hca_qpc c;
@@ -211,11 +212,16 @@ int fw_h_QP_MODIFY(struct hca_fw *fw, struct fw_bundle *b)
 		oneshot |= HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK;
 	if (given & A(SQ_PSN))
 		oneshot |= HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK;
+	/* IBV_QP_EN_SQD_ASYNC_NOTIFY belongs to the RTS -> SQD transition that
+	 * gives it; the engine keeps SQD_NOTIFY while the QP stays in SQD. */
+	if (cur == HCA_QPS_RTS && next == HCA_QPS_SQD)
+		qp->en_sqd_async_notify = (given & A(EN_SQD_ASYNC_NOTIFY)) && a->en_sqd_async_notify;
+	else if (next != HCA_QPS_SQD)
+		qp->en_sqd_async_notify = 0;
 	if (fw_qp_write_ctx(fw, qpn, next, oneshot)) {
 		qp->attr = saved;
+		qp->en_sqd_async_notify = saved_notify;
 		return HCA_EIO;
 	}
-	if (given & A(EN_SQD_ASYNC_NOTIFY))
-		qp->en_sqd_async_notify = a->en_sqd_async_notify;
 	return 0;
 }

@@ -207,6 +207,7 @@ static int add(struct hca_cmd *c, uint16_t attr_id, uint16_t len, uint64_t data)
 		return -ENOSPC;
 	a = &c->attrs[c->num_attrs];
 	memset(a, 0, sizeof(*a));
+	memset(&c->p[c->num_attrs], 0, sizeof(c->p[0]));
 	a->attr_id = attr_id;
 	a->len = len;
 	a->flags = HCA_ATTR_F_MANDATORY;

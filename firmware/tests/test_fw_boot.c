@@ -228,8 +228,13 @@ static void ring_rules(void)
 	CHECK_EQ(hca_fw_count(t.fw, HCA_OBJ_PD), 0, "PDs gone after reset");
 	CHECK_EQ(hca_fw_count(t.fw, HCA_OBJ_CONTEXT), 0, "contexts gone after reset");
 	{
-		uint32_t pd;
+		uint32_t pd, ctx2;
 		CHECK_EQ(fwt_pd_alloc(&t, ctx, &pd, NULL), HCA_EINVAL, "old context handle after reset");
+		/* Same slot again, but never the same handle. */
+		CHECK_EQ(fwt_ctx_alloc(&t, &ctx2, NULL), 0, "new context after reset");
+		CHECK_EQ(ctx2 & 0xffff, ctx & 0xffff, "same context slot");
+		CHECK(ctx2 != ctx, "a pre-reset handle is valid again: 0x%x", ctx);
+		CHECK_EQ(fwt_pd_alloc(&t, ctx, &pd, NULL), HCA_EINVAL, "old context handle still dead");
 	}
 	fwt_close(&t);
 }

@@ -14,12 +14,13 @@
 int main(void)
 {
 	struct fw_hslot slots[CAP];
-	struct fw_htable t;
+	struct fw_htable t, t2;
+	uint16_t gen = 0;
 	uint32_t h[CAP + 1], h2;
 	uint16_t idx;
 
 	memset(slots, 0xa5, sizeof(slots));	/* the table must not trust old memory */
-	fw_htable_init(&t, slots, CAP);
+	fw_htable_init(&t, slots, CAP, &gen);
 
 	/* Handle 0 is never valid: generation 0 is never handed out. */
 	CHECK(fw_handle_lookup(&t, 0, HCA_OBJ_PD, &idx) == -HCA_EINVAL, "handle 0 resolved");
@@ -72,13 +73,36 @@ int main(void)
 		uint32_t x;
 		int zero = 0;
 
-		fw_htable_init(&t1, one, 1);
+		uint16_t g1 = 0;
+
+		fw_htable_init(&t1, one, 1, &g1);
 		for (int i = 0; i < 70000; i++) {
 			fw_handle_reserve(&t1, HCA_OBJ_PD, &x);
 			zero |= (x >> 16) == 0;
 			fw_handle_release(&t1, x);
 		}
 		CHECK(!zero, "generation 0 after wrap");
+	}
+
+	/* Two tables on one counter: a handle of one never resolves in the other. */
+	{
+		struct fw_hslot s2[CAP];
+		uint32_t a, b;
+		int alias = 0;
+
+		fw_htable_clear(&t);
+		fw_htable_init(&t2, s2, CAP, &gen);
+		for (int i = 0; i < 1000; i++) {
+			fw_handle_reserve(&t, HCA_OBJ_PD, &a);
+			fw_handle_commit(&t, a, 1);
+			fw_handle_reserve(&t2, HCA_OBJ_PD, &b);
+			fw_handle_commit(&t2, b, 1);
+			alias |= fw_handle_lookup(&t, b, HCA_OBJ_PD, &idx) == 0;
+			alias |= fw_handle_lookup(&t2, a, HCA_OBJ_PD, &idx) == 0;
+			fw_handle_release(&t, a);
+			fw_handle_release(&t2, b);
+		}
+		CHECK(!alias, "a handle of one table resolved in the other");
 	}
 
 	/* Clearing forgets everything. */
