@@ -33,6 +33,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import roce_scapy as rs  # noqa: E402
 from scapy.utils import PcapWriter  # noqa: E402

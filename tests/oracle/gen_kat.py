@@ -14,6 +14,7 @@ import ipaddress
 import os
 import sys
 
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import roce_scapy as rs  # noqa: E402
 

@@ -26,6 +26,7 @@ import tempfile
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import pcapfile  # noqa: E402
 

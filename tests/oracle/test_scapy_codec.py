@@ -24,6 +24,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import roce_scapy as rs  # noqa: E402
 from scapy.contrib.roce import BTH  # noqa: E402
