@@ -44,3 +44,13 @@ $(SHIM_SO): $(patsubst %.c,$(BUILD)/pic/%.o,$(SHIM_SRCS)) $(BUILD)/pic/libhcasim
 	$(CC) -shared -o $@ -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
 		$(filter %.o,$^) $(BUILD)/pic/libhcasim-deps.a -lpthread -lm
 ALL_TARGETS += $(SHIM_SO)
+
+# ---- the hcasim command ---------------------------------------------------------------
+HCASIM_BIN := $(BUILD)/bin/hcasim
+$(HCASIM_BIN): $(BUILD)/obj/driver-shim/hcasim.o $(BUILD)/lib/libhcashim.a $(BUILD)/lib/libhcasim.a \
+		$(BUILD)/lib/libhcaroce.a
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ -lpthread -lm
+ALL_TARGETS += $(HCASIM_BIN)
+# What `hcasim run` needs at run time.
+SHIM_RUNTIME := $(HCASIM_BIN) $(SHIM_SO)

@@ -12,6 +12,7 @@
  * once ("an empty ibv_poll_cq advances it").
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,8 +268,14 @@ int shim_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 			break;
 	}
 	pthread_mutex_unlock(&cq->poll_lock);
-	if (!done && n && cq->ctx->dev->mode == SHIM_MODE_COOP)
-		shim_coop_step();
+	if (!done && n) {
+		if (cq->ctx->dev->mode == SHIM_MODE_COOP)
+			shim_coop_step();
+		else
+			/* A busy-polling application must not starve the device thread
+			 * (2 cores, 2 processes each with a poller and a device). */
+			sched_yield();
+	}
 	return done;
 }
 
