@@ -13,3 +13,4 @@ $(eval $(call hca_test,model_mgmt,model/tests/test_model_mgmt.c,$(MODEL_TEST_LIB
 $(eval $(call hca_test,model_nak,model/tests/test_model_nak.c,$(MODEL_TEST_LIBS)))
 $(eval $(call hca_test,model_retry,model/tests/test_model_retry.c,$(MODEL_TEST_LIBS)))
 $(eval $(call hca_test,model_protect,model/tests/test_model_protect.c,$(MODEL_TEST_LIBS)))
+$(eval $(call hca_test,model_queues,model/tests/test_model_queues.c,$(MODEL_TEST_LIBS)))
