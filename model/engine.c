@@ -19,6 +19,7 @@
  * cycle fire in ascending QPN order (RNR wait end before ACK timeout).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,19 @@
 #include "model_int.h"
 
 #define to_model(e) ((struct model *)(void *)(e))
+
+void model_trace(struct model *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!m->trace)
+		return;
+	fprintf(stderr, "[model %p @%llu] ", (void *)m, (unsigned long long)m->now);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 bool model_enabled(const struct model *m)
 {
@@ -84,7 +98,6 @@ static int model_create(const struct hca_engine_config *cfg, const struct hca_ho
 {
 	struct model *m;
 
-	(void)cfg;
 	if (!host || !out || !host->dma_read || !host->dma_write || !host->tx_frame || !host->interrupt)
 		return -EINVAL;
 	m = calloc(1, sizeof(*m));
@@ -92,6 +105,8 @@ static int model_create(const struct hca_engine_config *cfg, const struct hca_ho
 		return -ENOMEM;
 	m->host = *host;
 	m->host_ctx = host_ctx;
+	m->trace = getenv("HCASIM_MODEL_TRACE") != NULL ||
+		   (cfg && cfg->options && strstr(cfg->options, "trace=1"));
 	model_reset_engine(m);
 	*out = (struct hca_engine *)(void *)m;
 	return 0;

@@ -15,3 +15,15 @@ $(eval $(call hca_test,model_retry,model/tests/test_model_retry.c,$(MODEL_TEST_L
 $(eval $(call hca_test,model_protect,model/tests/test_model_protect.c,$(MODEL_TEST_LIBS)))
 $(eval $(call hca_test,model_queues,model/tests/test_model_queues.c,$(MODEL_TEST_LIBS)))
 $(eval $(call hca_test,model_ud_uc,model/tests/test_model_ud_uc.c,$(MODEL_TEST_LIBS)))
+$(eval $(call hca_test,model_soak,model/tests/test_model_soak.c,$(MODEL_TEST_LIBS)))
+TEST_ARGS_model_soak := --messages 100000 --seed 1
+$(eval $(call hca_test,model_soak_noretry,model/tests/test_model_soak.c,$(MODEL_TEST_LIBS)))
+TEST_ARGS_model_soak_noretry := --messages 20000 --seed 2 --no-retry
+
+# Long soaks: make regress (several seeds, 300k messages each, plus retry_cnt 0).
+.PHONY: regress-model
+regress-model: $(BUILD)/tests/model_soak
+	@set -e; for s in 11 12 13 14; do \
+	  echo "model soak seed $$s"; $(BUILD)/tests/model_soak --messages 300000 --seed $$s | tail -6; \
+	  $(BUILD)/tests/model_soak --messages 50000 --seed $$s --no-retry | tail -1; done
+REGRESS_TARGETS += regress-model

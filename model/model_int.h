@@ -195,6 +195,7 @@ struct model {
 	uint64_t now;
 	char err[160];
 	bool in_advance;
+	bool trace;		/* HCASIM_MODEL_TRACE set: protocol events to stderr */
 
 	/* init segment (host view BAR0 0x000..0xFFF), stored registers */
 	uint32_t init[HCA_BAR0_INIT_SEG_SIZE / 4];
@@ -239,6 +240,7 @@ struct model {
 };
 
 /* engine.c */
+void model_trace(struct model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void model_qp_kick(struct model *m, struct model_qp *qp);
 bool model_enabled(const struct model *m);
 void model_reset_engine(struct model *m);

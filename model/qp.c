@@ -83,6 +83,11 @@ void model_qp_complete_send(struct model *m, struct model_qp *qp, struct model_s
 	if (w->state == SWQE_ACTIVE && is_rd_atomic(w->opcode) && qp->rd_atomic_out)
 		qp->rd_atomic_out--;
 	qp->sq_ci++;
+	/* the (re)transmission cursor never points at a retired WQE */
+	if ((int16_t)(qp->tx_wqe - qp->sq_ci) < 0) {
+		qp->tx_wqe = qp->sq_ci;
+		qp->tx_pkt = 0;
+	}
 	model_qp_kick(m, qp);
 	if (signaled) {
 		struct hca_cqe cqe;

@@ -224,12 +224,20 @@ static bool send_packet(struct model *m, struct model_qp *qp)
 		model_net_xmit(m, &p, NULL, 0);
 		advance_cursor(qp);
 	} else {
-		uint32_t k = qp->tx_pkt;
-		uint32_t psn = psn_add(w->first_psn, k);
-		uint32_t off = k * pmtu;
-		uint32_t plen = w->len - off > pmtu ? pmtu : w->len - off;
-		bool first = k == 0, last = k + 1 == w->npsn;
+		uint32_t k, psn, off, plen;
+		bool first, last;
 		const uint8_t *payload = m->pktbuf;
+
+		/* never resend what is already acknowledged: skip to the oldest unacked PSN */
+		if (rc && w->index == qp->sq_ci &&
+		    roce_psn_cmp(psn_add(w->first_psn, qp->tx_pkt), qp->una_psn) < 0)
+			qp->tx_pkt = (qp->una_psn - w->first_psn) & PSN_MASK;
+		k = qp->tx_pkt;
+		psn = psn_add(w->first_psn, k);
+		off = k * pmtu;
+		plen = w->len - off > pmtu ? pmtu : w->len - off;
+		first = k == 0;
+		last = k + 1 == w->npsn;
 
 		if (!window_open(qp, psn))
 			return false;

@@ -33,13 +33,19 @@ static void send_ack(struct model *m, struct model_qp *qp, const struct roce_pkt
 }
 
 /* NAK invalid request / remote access / remote operational: QP to ERR with its event. */
-static void nak_fatal(struct model *m, struct model_qp *qp, const struct roce_pkt *req, uint8_t code)
+static void nak_fatal_(struct model *m, struct model_qp *qp, const struct roce_pkt *req, uint8_t code,
+		       const char *why)
 {
+	model_trace(m, "qp %u: NAK %u (%s) for opcode 0x%02x psn 0x%06x len %u (resp_msg %u, msg_len %u, wr_len %u, reth.len %u)",
+		    qp->qpn, code, why, req->opcode, req->psn, req->paylen, qp->resp_msg, qp->msg_len, qp->wr_len, req->reth.len);
 	send_ack(m, qp, req, req->psn, AETH_NAK(code));
 	model_qp_to_err(m, qp, code == HCA_AETH_NAK_INVALID_REQUEST ? HCA_EVENT_QP_REQ_ERR :
 			       code == HCA_AETH_NAK_REMOTE_ACCESS_ERR ? HCA_EVENT_QP_ACCESS_ERR :
 			       HCA_EVENT_QP_FATAL);
 }
+
+#define nak_fatal(m, qp, req, code) nak_fatal_(m, qp, req, code, __func__)
+#define nak_fatal_why(m, qp, req, code, why) nak_fatal_(m, qp, req, code, why)
 
 /* Complete the receive WQE in progress (qp->rwqe). */
 static void recv_complete(struct model *m, struct model_qp *qp, uint8_t status, uint8_t verr,
@@ -310,8 +316,12 @@ static void rc_responder(struct model *m, struct model_qp *qp, const struct roce
 	qp->seq_nak_sent = false;
 
 	/* 1. opcode sequence, 2. lengths */
-	if (!opcode_sequence_ok(qp, f) || !lengths_ok(qp, pkt, f)) {
-		nak_fatal(m, qp, pkt, HCA_AETH_NAK_INVALID_REQUEST);
+	if (!opcode_sequence_ok(qp, f)) {
+		nak_fatal_why(m, qp, pkt, HCA_AETH_NAK_INVALID_REQUEST, "opcode sequence");
+		return;
+	}
+	if (!lengths_ok(qp, pkt, f)) {
+		nak_fatal_why(m, qp, pkt, HCA_AETH_NAK_INVALID_REQUEST, "length");
 		return;
 	}
 	/* 3. operation enabled on this QP */
@@ -338,12 +348,12 @@ static void rc_responder(struct model *m, struct model_qp *qp, const struct roce
 	}
 	if (send && (uint64_t)qp->rwqe.off + pkt->paylen > qp->rwqe.total) {
 		recv_complete(m, qp, HCA_WC_LOC_LEN_ERR, HCA_VENDOR_ERR_LENGTH, HCA_WC_OP_RECV, 0, pkt, false, 0, 0);
-		nak_fatal(m, qp, pkt, HCA_AETH_NAK_INVALID_REQUEST);
+		nak_fatal_why(m, qp, pkt, HCA_AETH_NAK_INVALID_REQUEST, "message longer than the receive WQE");
 		return;
 	}
 	/* 5. memory keys; atomics 8-byte aligned */
 	if (atomic && (pkt->atmeth.va & 7)) {
-		nak_fatal(m, qp, pkt, HCA_AETH_NAK_INVALID_REQUEST);
+		nak_fatal_why(m, qp, pkt, HCA_AETH_NAK_INVALID_REQUEST, "atomic alignment");
 		return;
 	}
 	if ((write && (f & ROCE_OP_START)) || read || atomic) {
@@ -360,7 +370,7 @@ static void rc_responder(struct model *m, struct model_qp *qp, const struct roce
 	}
 	/* 6. responder resources */
 	if ((read || atomic) && qp->cfg.max_dest_rd_atomic == 0) {
-		nak_fatal(m, qp, pkt, HCA_AETH_NAK_INVALID_REQUEST);
+		nak_fatal_why(m, qp, pkt, HCA_AETH_NAK_INVALID_REQUEST, "no responder resources");
 		return;
 	}
 
