@@ -3,3 +3,6 @@
 # Link order for a program: hcadev hcafw <engine libs> hcasim.
 LIBS += hcadev
 LIB_SRCS_hcadev += sim/device.c sim/devctl.c
+
+# Acceptance: firmware + the model engine through the backend, real commands.
+$(eval $(call hca_test,sim_device,sim/tests/test_device.c firmware/tests/fw_test.c,hcadev hcafw hcamodel hcaroce hcasim))

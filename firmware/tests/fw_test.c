@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fw_test.h"
@@ -19,9 +20,15 @@ static int host_dma_write(void *ctx, uint64_t iova, const void *buf, size_t len)
 static void host_tx(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct fwt *t = ctx;
-	(void)frame;
-	(void)len;
+
 	t->tx_frames++;
+	if (t->txq_len < sizeof(t->txq) / sizeof(t->txq[0])) {
+		t->txq[t->txq_len].buf = malloc(len);
+		if (t->txq[t->txq_len].buf) {
+			memcpy(t->txq[t->txq_len].buf, frame, len);
+			t->txq[t->txq_len++].len = len;
+		}
+	}
 }
 
 static void host_irq(void *ctx, unsigned int vector)
@@ -80,8 +87,22 @@ int fwt_open(struct fwt *t, const char *engine, const char *options)
 	return rc ? rc : hca_devctl_bringup(t->dc, 0);
 }
 
+unsigned int fwt_loopback(struct fwt *t)
+{
+	unsigned int n = t->txq_len;
+
+	for (unsigned int i = 0; i < n; i++) {
+		t->be.rx_frame(t->dev, t->txq[i].buf, t->txq[i].len);
+		free(t->txq[i].buf);
+	}
+	t->txq_len = 0;
+	return n;
+}
+
 void fwt_close(struct fwt *t)
 {
+	for (unsigned int i = 0; i < t->txq_len; i++)
+		free(t->txq[i].buf);
 	hca_devctl_close(t->dc);
 	if (t->dev)
 		t->be.destroy(t->dev);
@@ -168,6 +189,7 @@ int fwt_eq_create(struct fwt *t, uint32_t ctx, uint8_t log_size, uint8_t vector,
 	ia.event_mask = mask;
 	if (!fwt_mem(t, (size_t)HCA_EQE_SIZE << log_size, &ia.base))
 		return -ENOMEM;
+	t->last_ring = ia.base;
 	hca_cmd_init(&c, HCA_OBJ_EQ, HCA_METHOD_EQ_CREATE, ctx);
 	hca_cmd_idr_new(&c, HCA_ATTR_EQ_CREATE_HANDLE, eq);
 	hca_cmd_in(&c, HCA_ATTR_EQ_CREATE_INIT_ATTR, &ia, sizeof(ia));
@@ -191,6 +213,7 @@ int fwt_cq_create(struct fwt *t, uint32_t ctx, uint32_t eq, uint8_t log_size, ui
 	ia.cqe = 1u << log_size;
 	if (!fwt_mem(t, (size_t)HCA_CQE_SIZE << log_size, &ia.base))
 		return -ENOMEM;
+	t->last_ring = ia.base;
 	hca_cmd_init(&c, HCA_OBJ_CQ, HCA_METHOD_CQ_CREATE, ctx);
 	hca_cmd_idr_new(&c, HCA_ATTR_CQ_CREATE_HANDLE, cq);
 	hca_cmd_in(&c, HCA_ATTR_CQ_CREATE_INIT_ATTR, &ia, sizeof(ia));
@@ -229,6 +252,7 @@ int fwt_srq_create(struct fwt *t, uint32_t ctx, uint32_t pd, uint32_t max_wr, ui
 		ia.log_stride = HCA_WQE_LOG_MIN_RQ_STRIDE;
 	if (!fwt_mem(t, (size_t)1 << (ia.log_size + ia.log_stride), &ia.base))
 		return -ENOMEM;
+	t->last_ring = ia.base;
 	hca_cmd_init(&c, HCA_OBJ_SRQ, HCA_METHOD_SRQ_CREATE, ctx);
 	hca_cmd_idr_new(&c, HCA_ATTR_SRQ_CREATE_HANDLE, srq);
 	hca_cmd_idr(&c, HCA_ATTR_SRQ_CREATE_PD, pd);

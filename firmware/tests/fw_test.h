@@ -28,6 +28,11 @@ struct fwt {
 	unsigned int last_vector;
 	unsigned int tx_frames;
 	uint8_t mac[6];
+	/* Frames the device sent, kept for fwt_loopback(). */
+	unsigned int txq_len;
+	struct { uint8_t *buf; size_t len; } txq[64];
+	/* IOVA of the ring the last fwt_*_create made (EQ, CQ, SRQ). */
+	uint64_t last_ring;
 };
 
 /* Create the device on `engine` (registered), bring it up. 0 or -errno. */
@@ -36,6 +41,8 @@ int fwt_open(struct fwt *t, const char *engine, const char *options);
 int fwt_create(struct fwt *t, const char *engine, const char *options);
 void fwt_close(struct fwt *t);
 void fwt_step(struct fwt *t, uint64_t cycles);
+/* Feed the frames the device sent back into its port; returns how many. */
+unsigned int fwt_loopback(struct fwt *t);
 /* Zeroed device-visible memory. */
 void *fwt_mem(struct fwt *t, size_t len, uint64_t *iova);
 
