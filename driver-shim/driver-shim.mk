@@ -54,3 +54,15 @@ $(HCASIM_BIN): $(BUILD)/obj/driver-shim/hcasim.o $(BUILD)/lib/libhcashim.a $(BUI
 ALL_TARGETS += $(HCASIM_BIN)
 # What `hcasim run` needs at run time.
 SHIM_RUNTIME := $(HCASIM_BIN) $(SHIM_SO)
+
+# ---- tests with real verbs binaries (ibverbs-utils, perftest) --------------------------
+# Each runs server and client in separate processes under `hcasim run`,
+# through `hcasim switch`; see the scripts' headers for what they check.
+define shim_script_test
+TESTS += $(1)
+TEST_DEPS_$(1) := $$(SHIM_RUNTIME) driver-shim/tests/lib.sh driver-shim/tests/$(2)
+TEST_CMD_$(1) := HCASIM=$$(HCASIM_BIN) bash driver-shim/tests/$(2) $(3)
+endef
+$(eval $(call shim_script_test,shim_devinfo,devinfo.sh))
+$(eval $(call shim_script_test,shim_pingpong,pingpong.sh))
+$(eval $(call shim_script_test,shim_perftest,perftest.sh))
