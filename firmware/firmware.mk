@@ -20,3 +20,31 @@ $(eval $(call hca_test,fw_boot,firmware/tests/test_fw_boot.c $(FW_TEST_COMMON),h
 $(eval $(call hca_test,fw_cmd,firmware/tests/test_fw_cmd.c $(FW_TEST_COMMON),hcadev hcafw hcasim))
 $(eval $(call hca_test,fw_objects,firmware/tests/test_fw_objects.c $(FW_TEST_COMMON),hcadev hcafw hcasim))
 $(eval $(call hca_test,fw_qp,firmware/tests/test_fw_qp.c $(FW_TEST_COMMON),hcadev hcafw hcasim))
+
+# ---------------------------------------------------------------------------
+# RV32IMC image: the same core on the soft core's MMIO HAL (firmware/rv32).
+# RV_PREFIX=riscv32-none-elf- for nix; RV_SPECS for another picolibc.
+# The soft core's RAM holds smaller tables (reported to the host as such).
+RV_PREFIX ?= riscv64-unknown-elf-
+RV_SPECS ?= --specs=picolibc.specs
+RV_CFG := -DFW_CFG_MAX_CTX=16 -DFW_CFG_MAX_HANDLES=256 -DFW_CFG_LOG_MAX_QP=6 -DFW_CFG_LOG_MAX_CQ=6 \
+	  -DFW_CFG_LOG_MAX_SRQ=4 -DFW_CFG_LOG_MAX_EQ=4 -DFW_CFG_LOG_MAX_MR=8 -DFW_CFG_LOG_MAX_PD=8
+RV_CFLAGS := -march=rv32imc -mabi=ilp32 -Os -g -std=c11 -ffreestanding -ffunction-sections \
+	     -fdata-sections $(WARN) $(RV_SPECS) -Iinclude -Ifirmware -Ifirmware/rv32 $(RV_CFG)
+RV_SRCS := firmware/rv32/crt0.S firmware/rv32/hal_mmio.c firmware/rv32/main.c $(FW_SRCS)
+RV_ELF := $(BUILD)/rv32/hcafw.elf
+
+$(RV_ELF): $(RV_SRCS) firmware/rv32/link.ld $(wildcard firmware/*.h firmware/rv32/*.h) $(SPEC_H)
+	@mkdir -p $(@D)
+	$(RV_PREFIX)gcc $(RV_CFLAGS) -nostartfiles -T firmware/rv32/link.ld -Wl,--gc-sections \
+	  -Wl,-Map=$(BUILD)/rv32/hcafw.map -o $@ $(RV_SRCS)
+	$(RV_PREFIX)objcopy -O binary $@ $(BUILD)/rv32/hcafw.bin
+
+.PHONY: fw-rv32
+fw-rv32: $(RV_ELF)
+	$(RV_PREFIX)size $(RV_ELF)
+HELP += "fw-rv32|build the RV32IMC firmware image and print its size"
+
+TESTS += fw_rv32
+TEST_DEPS_fw_rv32 := $(RV_ELF)
+TEST_CMD_fw_rv32 = RV_PREFIX=$(RV_PREFIX) firmware/rv32/check.sh $(RV_ELF)
