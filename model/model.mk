@@ -27,3 +27,12 @@ regress-model: $(BUILD)/tests/model_soak
 	  echo "model soak seed $$s"; $(BUILD)/tests/model_soak --messages 300000 --seed $$s | tail -6; \
 	  $(BUILD)/tests/model_soak --messages 50000 --seed $$s --no-retry | tail -1; done
 REGRESS_TARGETS += regress-model
+
+# make bench: model speed (optimised build, no sanitizers).
+$(BUILD)/bench/bench_model: $(BUILD)/obj/model/tests/bench_model.o $(BUILD)/lib/libhcamodel.a \
+		$(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a
+	@mkdir -p $(@D); $(CC) -o $@ $^ -lm
+.PHONY: bench-model
+bench-model: $(BUILD)/bench/bench_model
+	@$(BUILD)/bench/bench_model --seconds 2
+BENCH_TARGETS += bench-model
