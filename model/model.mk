@@ -36,3 +36,11 @@ $(BUILD)/bench/bench_model: $(BUILD)/obj/model/tests/bench_model.o $(BUILD)/lib/
 bench-model: $(BUILD)/bench/bench_model
 	@$(BUILD)/bench/bench_model --seconds 2
 BENCH_TARGETS += bench-model
+
+# Every opcode the model emits, captured and handed to the independent oracles
+# (scapy ICRC, tshark decode, wire rules): tests/oracle/check_pcap.py.
+$(eval $(call hca_test,model_frames,model/tests/test_model_frames.c,$(MODEL_TEST_LIBS)))
+TEST_DEPS_model_frames += tests/oracle/check_pcap.py
+TEST_CMD_model_frames = mkdir -p $(BUILD)/test-tmp && \
+	$(BUILD)/tests/model_frames $(BUILD)/test-tmp/model_frames.pcap && \
+	$(PYTHON) tests/oracle/check_pcap.py --wire-rules $(BUILD)/test-tmp/model_frames.pcap
