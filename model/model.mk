@@ -44,3 +44,9 @@ TEST_DEPS_model_frames += tests/oracle/check_pcap.py
 TEST_CMD_model_frames = mkdir -p $(BUILD)/test-tmp && \
 	$(BUILD)/tests/model_frames $(BUILD)/test-tmp/model_frames.pcap && \
 	$(PYTHON) tests/oracle/check_pcap.py --wire-rules $(BUILD)/test-tmp/model_frames.pcap
+
+# scapy-built frames (tests/oracle/gen_frames.py) accepted and executed by the model.
+$(eval $(call hca_test,model_scapy,model/tests/test_model_scapy.c,$(MODEL_TEST_LIBS)))
+TEST_DEPS_model_scapy += tests/oracle/gen_frames.py
+TEST_CMD_model_scapy = mkdir -p $(BUILD)/test-tmp && \
+	$(BUILD)/tests/model_scapy $(PYTHON) tests/oracle/gen_frames.py $(BUILD)/test-tmp
