@@ -121,6 +121,8 @@ struct tb *tb_create(const struct tb_config *cfg)
 
 		memset(&ec, 0, sizeof(ec));
 		ec.seed = c.seed + i;
+		if (c.engine_config)
+			c.engine_config(c.engine_config_ctx, i, &ec);
 		n->tb = tb;
 		n->id = i;
 		n->ops = ops;

@@ -50,6 +50,14 @@ struct tb_config {
 	struct wire_faults faults;	/* from the start (wire_set_faults changes them later) */
 	const char *pcap;		/* capture every frame sent, or NULL */
 	uint64_t max_steps_same_cycle;	/* livelock guard; 0 = 10,000,000 */
+	/*
+	 * Optional: adjust node `node`'s engine configuration just before the
+	 * engine is created (options, data_w, waveform trace window).  `ec`
+	 * arrives zeroed except seed.  Used by the lockstep regression
+	 * (sim/regress/); NULL = defaults.
+	 */
+	void (*engine_config)(void *ctx, unsigned int node, struct hca_engine_config *ec);
+	void *engine_config_ctx;
 };
 
 struct tb_node {
