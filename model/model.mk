@@ -50,3 +50,6 @@ $(eval $(call hca_test,model_scapy,model/tests/test_model_scapy.c,$(MODEL_TEST_L
 TEST_DEPS_model_scapy += tests/oracle/gen_frames.py
 TEST_CMD_model_scapy = mkdir -p $(BUILD)/test-tmp && \
 	$(BUILD)/tests/model_scapy $(PYTHON) tests/oracle/gen_frames.py $(BUILD)/test-tmp
+
+$(eval $(call hca_test,model_fuzz,model/tests/test_model_fuzz.c,$(MODEL_TEST_LIBS)))
+TEST_ARGS_model_fuzz := --iterations 20000 --seed 1
