@@ -225,39 +225,69 @@ static void *device_thread(void *arg)
 /* ---- cooperative mode ------------------------------------------------------------ */
 
 /*
- * One step of every cooperative device: all devices move to the same cycle
- * T = the earliest cycle at which any of them has work (frames waiting count
- * as work now).  Deterministic: the same calls give the same steps.
+ * One step of every cooperative device.  If any device has work at its
+ * current cycle (or frames waiting), those devices do it (advance by one
+ * cycle) and the step returns SHIM_STEP_WORK.  Otherwise time jumps: every
+ * device moves to the earliest deadline of any of them (a transport timer,
+ * the firmware's health tick) and the step returns SHIM_STEP_TIME.  Nothing
+ * scheduled anywhere: SHIM_STEP_IDLE.  Deterministic: the same calls give
+ * the same steps.
  */
 int shim_coop_step(void)
 {
-	uint64_t t = UINT64_MAX;
-	int did = 0;
+	uint64_t t = UINT64_MAX, ne[SHIM_MAX_DEVICES], now[SHIM_MAX_DEVICES];
+	int work = 0;
 
 	for (unsigned int i = 0; i < ndevices; i++) {
 		struct shim_device *d = devices[i];
-		uint64_t ne;
+
+		ne[i] = UINT64_MAX;
+		if (!d->up || d->mode != SHIM_MODE_COOP)
+			continue;
+		if (d->link)
+			shim_link_poll(d->link);
+		now[i] = shim_bus_now(d->bus);
+		ne[i] = shim_bus_rx_pending(d->bus) ? now[i] : shim_bus_next_event(d->bus);
+		if (ne[i] <= now[i])
+			work = 1;
+		if (ne[i] < t)
+			t = ne[i];
+	}
+	if (t == UINT64_MAX)
+		return SHIM_STEP_IDLE;
+	for (unsigned int i = 0; i < ndevices; i++) {
+		struct shim_device *d = devices[i];
+
+		if (!d->up || d->mode != SHIM_MODE_COOP)
+			continue;
+		if (work) {
+			if (ne[i] <= now[i])
+				shim_bus_step(d->bus, 0);
+		} else if (t > now[i]) {
+			shim_bus_step(d->bus, t - now[i]);
+		}
+	}
+	return work ? SHIM_STEP_WORK : SHIM_STEP_TIME;
+}
+
+/* Work at the current cycle only (no time jump): 1 if some device had work. */
+static int shim_coop_step_work_only(void)
+{
+	int work = 0;
+
+	for (unsigned int i = 0; i < ndevices; i++) {
+		struct shim_device *d = devices[i];
 
 		if (!d->up || d->mode != SHIM_MODE_COOP)
 			continue;
 		if (d->link)
 			shim_link_poll(d->link);
-		ne = shim_bus_rx_pending(d->bus) ? shim_bus_now(d->bus) : shim_bus_next_event(d->bus);
-		if (ne < t)
-			t = ne;
+		if (shim_bus_rx_pending(d->bus) || shim_bus_next_event(d->bus) <= shim_bus_now(d->bus)) {
+			shim_bus_step(d->bus, 0);
+			work = 1;
+		}
 	}
-	if (t == UINT64_MAX)
-		return 0;
-	for (unsigned int i = 0; i < ndevices; i++) {
-		struct shim_device *d = devices[i];
-		uint64_t now;
-
-		if (!d->up || d->mode != SHIM_MODE_COOP)
-			continue;
-		now = shim_bus_now(d->bus);
-		did |= shim_bus_step(d->bus, t > now ? t - now : 0);
-	}
-	return did;
+	return work;
 }
 
 int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms)
@@ -271,7 +301,7 @@ int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms)
 				return shim_bus_step(d->bus, 0);
 			return shim_bus_step(d->bus, ne > now ? ne - now : 0);
 		}
-		return shim_coop_step();
+		return shim_coop_step() != SHIM_STEP_IDLE;
 	}
 	shim_bus_wait_progress(d->bus, seen, timeout_ms);
 	return shim_bus_progress(d->bus) != seen;
@@ -281,7 +311,7 @@ uint64_t hcasim_shim_run(uint64_t max_steps)
 {
 	uint64_t n = 0;
 
-	while ((!max_steps || n < max_steps) && shim_coop_step())
+	while ((!max_steps || n < max_steps) && shim_coop_step() == SHIM_STEP_WORK)
 		n++;
 	return n;
 }
@@ -289,6 +319,62 @@ uint64_t hcasim_shim_run(uint64_t max_steps)
 int hcasim_shim_step(void)
 {
 	return shim_coop_step();
+}
+
+/* The latest clock of the cooperative devices (they move together). */
+uint64_t shim_coop_now(void)
+{
+	uint64_t t = 0;
+
+	for (unsigned int i = 0; i < ndevices; i++)
+		if (devices[i]->up && devices[i]->mode == SHIM_MODE_COOP) {
+			uint64_t n = shim_bus_now(devices[i]->bus);
+
+			if (n > t)
+				t = n;
+		}
+	return t;
+}
+
+uint64_t hcasim_shim_advance(uint64_t cycles)
+{
+	uint64_t start = shim_coop_now(), target = start + cycles;
+
+	for (;;) {
+		uint64_t t = UINT64_MAX;
+		int work = 0;
+
+		/* Work at the current cycle first, then jump at most to the target. */
+		while (shim_coop_step_work_only())
+			;
+		for (unsigned int i = 0; i < ndevices; i++) {
+			struct shim_device *d = devices[i];
+			uint64_t ne;
+
+			if (!d->up || d->mode != SHIM_MODE_COOP)
+				continue;
+			ne = shim_bus_next_event(d->bus);
+			if (ne < t)
+				t = ne;
+		}
+		if (t > target)
+			t = target;
+		for (unsigned int i = 0; i < ndevices; i++) {
+			struct shim_device *d = devices[i];
+			uint64_t now;
+
+			if (!d->up || d->mode != SHIM_MODE_COOP)
+				continue;
+			now = shim_bus_now(d->bus);
+			if (t > now)
+				work |= shim_bus_step(d->bus, t - now);
+		}
+		if (t >= target || (!work && t == UINT64_MAX))
+			break;
+	}
+	while (shim_coop_step_work_only())
+		;
+	return shim_coop_now() - start;
 }
 
 /* ---- bring-up ----------------------------------------------------------------------- */

@@ -18,6 +18,8 @@ SHIM_LINK := hcashim hcadev hcafw hcamodel hcasim hcaroce
 SHIM_TEST_SRCS := driver-shim/tests/shim_test.c
 $(eval $(call hca_test,shim_verbs_data,driver-shim/tests/test_verbs_data.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_verbs_data := -lpthread
+$(eval $(call hca_test,shim_events,driver-shim/tests/test_events.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_events := -lpthread
 
 # ---- the preloadable shared library --------------------------------------------------
 # Every object of the shim and of the device it simulates, compiled again with

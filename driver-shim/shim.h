@@ -268,8 +268,10 @@ void shim_device_down(struct shim_device *d);
  * the simulation is idle (cooperative) or the wait timed out.
  */
 int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms);
-/* Cooperative mode: one step of every device of the process (1 = work done). */
+/* Cooperative mode: one step of every device of the process (see device.c). */
+enum { SHIM_STEP_IDLE = 0, SHIM_STEP_TIME = 1, SHIM_STEP_WORK = 2 };
 int shim_coop_step(void);
+uint64_t shim_coop_now(void);
 
 /* Interrupt handler of a device (events.c). */
 void shim_irq(void *arg, unsigned int vector);

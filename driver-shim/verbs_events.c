@@ -72,20 +72,27 @@ static int fd_readable(int fd)
 
 /*
  * Cooperative mode has no device thread: a blocking wait for an event steps
- * the simulation until the event is there.  If the simulation has nothing
- * left to do the event can never come: fail with EDEADLK rather than hang.
+ * the simulation until the event is there.  If nothing is scheduled, or a
+ * whole simulated second passes with only timers firing, the event is not
+ * coming: fail with EDEADLK rather than hang.
  */
+#define COOP_WAIT_LIMIT (1ull << 28)	/* cycles: about 1 s of device time */
+
 static int coop_wait_event(struct shim_device *d, int fd)
 {
+	uint64_t start;
+
 	if (d->mode != SHIM_MODE_COOP || fd_nonblocking(fd))
 		return 0;
-	while (!fd_readable(fd))
-		if (!shim_coop_step()) {
+	start = shim_coop_now();
+	while (!fd_readable(fd)) {
+		if (shim_coop_step() == SHIM_STEP_IDLE || shim_coop_now() - start > COOP_WAIT_LIMIT) {
 			if (fd_readable(fd))
 				break;
 			errno = EDEADLK;
 			return -1;
 		}
+	}
 	return 0;
 }
 
