@@ -20,6 +20,8 @@ $(eval $(call hca_test,shim_verbs_data,driver-shim/tests/test_verbs_data.c $(SHI
 LDLIBS_shim_verbs_data := -lpthread
 $(eval $(call hca_test,shim_events,driver-shim/tests/test_events.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_events := -lpthread
+$(eval $(call hca_test,shim_verbs_errors,driver-shim/tests/test_verbs_errors.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_verbs_errors := -lpthread
 
 # ---- the preloadable shared library --------------------------------------------------
 # Every object of the shim and of the device it simulates, compiled again with
