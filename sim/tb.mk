@@ -4,3 +4,4 @@ LIB_SRCS_hcasim += sim/registry.c
 
 $(eval $(call hca_test,sim_tb_registry,sim/tests/test_tb_registry.c,hcasim))
 LIB_SRCS_hcasim += sim/tb.c
+$(eval $(call hca_test,sim_tb,sim/tests/test_tb.c,hcamodel hcaroce hcasim))
