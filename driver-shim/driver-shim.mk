@@ -16,6 +16,8 @@ LDLIBS_shim_bus := -lpthread
 # Link order of a program holding a live simulated HCA.
 SHIM_LINK := hcashim hcadev hcafw hcamodel hcasim hcaroce
 SHIM_TEST_SRCS := driver-shim/tests/shim_test.c
+$(eval $(call hca_test,shim_strings,driver-shim/tests/test_strings.c,$(SHIM_LINK)))
+LDLIBS_shim_strings := -ldl -lpthread
 $(eval $(call hca_test,shim_verbs_data,driver-shim/tests/test_verbs_data.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_verbs_data := -lpthread
 $(eval $(call hca_test,shim_events,driver-shim/tests/test_events.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
@@ -67,6 +69,9 @@ TESTS += $(1)
 TEST_DEPS_$(1) := $$(SHIM_RUNTIME) driver-shim/tests/lib.sh driver-shim/tests/$(2)
 TEST_CMD_$(1) := HCASIM=$$(HCASIM_BIN) bash driver-shim/tests/$(2) $(3)
 endef
+$(eval $(call shim_script_test,shim_symbols,symbols.sh))
+TEST_CMD_shim_symbols := SHIM_SO=$(SHIM_SO) bash driver-shim/tests/symbols.sh
 $(eval $(call shim_script_test,shim_devinfo,devinfo.sh))
 $(eval $(call shim_script_test,shim_pingpong,pingpong.sh))
+$(eval $(call shim_script_test,shim_pingpong_more,pingpong_more.sh))
 $(eval $(call shim_script_test,shim_perftest,perftest.sh))

@@ -128,7 +128,8 @@ static const struct {
 	{ IBV_RATE_100_GBPS, -1, 103125 },  { IBV_RATE_200_GBPS, -1, 206250 },
 	{ IBV_RATE_300_GBPS, -1, 309375 },  { IBV_RATE_28_GBPS, 11, 28125 },
 	{ IBV_RATE_50_GBPS, 20, 53125 },    { IBV_RATE_400_GBPS, 160, 425000 },
-	{ IBV_RATE_600_GBPS, 240, 637500 },
+	{ IBV_RATE_600_GBPS, 240, 637500 }, { IBV_RATE_800_GBPS, 320, 850000 },
+	{ IBV_RATE_1200_GBPS, 480, 1275000 },
 };
 
 int ibv_rate_to_mult(enum ibv_rate rate)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The other pingpong examples of ibverbs-utils, each once, server and client
+# under `hcasim run` through `hcasim switch`: ibv_uc_pingpong (UC),
+# ibv_ud_pingpong (UD: address handles, GRH), ibv_srq_pingpong (SRQ shared by
+# several QPs).  Both ends exit 0 and report size * iterations * 2 bytes;
+# the captures are valid RoCEv2 (check_pcap.py) and carry the transport the
+# program uses (tshark: UC or UD SEND opcodes).
+cd "$(dirname "$0")/../.." || exit 1
+. driver-shim/tests/lib.sh
+
+ITERS=${PINGPONG_ITERS:-20}
+run() {
+  local prog=$1 size=$2 ops=$3; shift 3
+  local what="$prog -s $size $*"
+  start_switch --quiet || { ok 1 "$what: switch"; return; }
+  port=$(free_port)
+  run_pair "$port" "$prog" -g 1 -p "$port" -s "$size" -n "$ITERS" "$@" -- \
+    "$prog" -g 1 -p "$port" -s "$size" -n "$ITERS" "$@" 127.0.0.1
+  stop_switch
+  ok "$SRV_RC" "$what: server exit $SRV_RC"
+  ok "$CLI_RC" "$what: client exit $CLI_RC"
+  grep -q "^$((size * ITERS * 2)) bytes in " "$CLI_LOG"; ok $? "$what: client moved the bytes"
+  [ "$SRV_RC$CLI_RC" = 00 ] || show_logs
+  n=$(tshark -r "$SW_PCAP" -T fields -e infiniband.bth.opcode 2>/dev/null |
+      awk -v ops=" $ops " 'index(ops, " " $1 " ") { n++ } END { print n + 0 }')
+  [ "$n" -ge "$((2 * ITERS))" ]; ok $? "$what: $n packets of the transport's SEND opcodes"
+  "$PYTHON" tests/oracle/check_pcap.py "$SW_PCAP" --wire-rules --every 5 >"$T_DIR/check$T_RUN.log" 2>&1
+  ok $? "$what: capture passes check_pcap.py"
+}
+run ibv_uc_pingpong 4096 "32 33 34 36" -c	# UC SEND first/middle/last/only
+run ibv_ud_pingpong 1024 "100"			# UD SEND only
+run ibv_srq_pingpong 4096 "0 1 2 4" -q 4	# RC SEND over 4 QPs sharing an SRQ
+finish
