@@ -53,3 +53,4 @@ TEST_CMD_model_scapy = mkdir -p $(BUILD)/test-tmp && \
 
 $(eval $(call hca_test,model_fuzz,model/tests/test_model_fuzz.c,$(MODEL_TEST_LIBS)))
 TEST_ARGS_model_fuzz := --iterations 20000 --seed 1
+$(eval $(call hca_test,model_wqe,model/tests/test_model_wqe.c,$(MODEL_TEST_LIBS)))
