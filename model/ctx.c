@@ -94,8 +94,10 @@ static void qpc_write(struct model *m, struct model_qp *qp)
 	qp->cur_state = n.state;
 	switch (n.state) {
 	case HCA_QPS_ERR:
-		qp->cur_state = old;	/* let model_qp_to_err see the transition */
-		model_qp_to_err(m, qp, -1);
+		if (old != HCA_QPS_RESET && old != HCA_QPS_ERR) {
+			qp->cur_state = old;	/* let model_qp_to_err see the transition */
+			model_qp_to_err(m, qp, -1);
+		}
 		break;
 	case HCA_QPS_SQD:
 		if (old != HCA_QPS_SQD)

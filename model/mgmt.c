@@ -105,7 +105,8 @@ static void eqe_inject(struct model *m)
 	}
 	for (unsigned int i = 0; i < m->inj_count; i++)
 		queued += m->inj[i].eqn == m->inj_eqn;
-	if (eq->c.pi + queued - eq->c.ci >= (1u << (eq->c.log_size & 31))) {
+	if (eq->c.pi + queued - eq->c.ci >=
+	    (1u << (eq->c.log_size > HCA_CAP_LOG_MAX_EQE ? HCA_CAP_LOG_MAX_EQE : eq->c.log_size))) {
 		model_stat(m, HCA_STAT_EQ_OVERFLOW, 1);
 		m->inj_status = HCA_MGMT_STATUS_OVERFLOW;
 		return;

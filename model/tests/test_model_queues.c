@@ -365,6 +365,20 @@ static void reset_init_drop(void)
 	tb_run(t.tb, MT_WAIT);	/* the requester retransmits (timeout) into the RTR QP */
 	CHECK(tb_evt_find(t.n[1], HCA_EVENT_COMM_EST, t.qp[1]->qpn), "COMM_EST in RTR");
 	CHECK(tb_cq_poll(t.rcq[1], NULL), "RTR receives");
+	/* RESET -> ERR (any -> ERR is legal): WQEs posted then are flushed */
+	{
+		struct hca_cqe c;
+
+		while (tb_cq_poll(t.scq[0], &c))
+			;
+		tb_qp_modify(t.qp[0], HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+		t.qp[0]->sq_pi = 0;
+		tb_qp_modify(t.qp[0], HCA_QPS_ERR, 0);
+		CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "RESET -> ERR");
+		send_n(&t, 1, 10, 0);
+		CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_WR_FLUSH_ERR && c.wqe_index == 0,
+		      "flushed in ERR");
+	}
 	mt_teardown(&t);
 }
 
