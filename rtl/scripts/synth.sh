@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Yosys generic synthesis of the RTL, once per datapath width, failing on any
+# error, on `check` problems and on any inferred latch.
+#   synth.sh <top> "<widths>" "<extra chparam settings>" <logdir> <sources...>
+# Last line: "P passed, F failed".
+set -uo pipefail
+top=$1 widths=$2 params=$3 logdir=$4; shift 4
+YOSYS=${YOSYS:-yosys}
+mkdir -p "$logdir"
+p=0 f=0
+for w in $widths; do
+  log=$logdir/synth_$w.log
+  chp="chparam -set DATA_W $w $params $top"
+  t0=$(date +%s)
+  $YOSYS -l "$log" -q -p "read_verilog -sv -Irtl -Irtl/include $*; $chp; synth -top $top; check -assert; stat; select -assert-none t:\$dlatch t:\$adlatch t:\$dlatchsr t:\$_DLATCH*; tee -o $logdir/stat_$w.txt stat" >/dev/null 2>&1
+  rc=$?
+  dt=$(( $(date +%s) - t0 ))
+  if [ $rc -ne 0 ]; then
+    echo "synth $top DATA_W=$w: FAILED (yosys exit $rc, ${dt}s; $log)"; grep -E "ERROR|Error|error" "$log" | head -20; f=$((f + 1))
+  elif grep -q "Latch inferred" "$log"; then
+    echo "synth $top DATA_W=$w: FAILED: latch inferred"; grep "Latch inferred" "$log" | head -20; f=$((f + 1))
+  else
+    cells=$(grep -E "Number of cells" "$logdir/stat_$w.txt" | tail -1 | awk '{print $NF}')
+    echo "synth $top DATA_W=$w: ok, no latches, ${cells:-?} cells, ${dt}s"; p=$((p + 1))
+  fi
+done
+echo "$p passed, $f failed"
+[ "$f" -eq 0 ]
