@@ -328,6 +328,102 @@ static void dma_fault_latch_and_reset(void)
 	CHECK_EQ(mr(HCA_MGMT_PORT_MAC_LO), 0x00000001, "MAC kept");
 }
 
+/* Receive drop counters, one per reason, checked in wire.md's order. */
+static size_t build_to(struct tb_node *to, uint8_t opcode, uint32_t dqpn, uint32_t qkey, uint8_t *buf)
+{
+	struct roce_pkt p;
+	uint8_t pay[16] = { 0 };
+
+	roce_pkt_init(&p, opcode);
+	memcpy(p.dmac, to->mac, 6);
+	p.smac[0] = 2;
+	p.smac[5] = 9;
+	p.sip = 0x0a000009;
+	p.dip = to->ip;
+	p.sport = 0xC000;
+	p.dqpn = dqpn;
+	p.deth.qkey = qkey;
+	return roce_build(&p, pay, sizeof(pay), buf, 256);
+}
+
+static void rx_drops(void)
+{
+	static const unsigned int ctr[] = { HCA_STAT_RX_DROP_PORT_DOWN, HCA_STAT_RX_DROP_MALFORMED,
+					    HCA_STAT_RX_DROP_ICRC, HCA_STAT_RX_DROP_NO_QP, HCA_STAT_RX_DROP_ADDR,
+					    HCA_STAT_RX_DROP_QKEY };
+	struct tb_node *n1 = tb_node(tb, 1);
+	struct tb_cq *cq = tb_cq_create(n1, 4, NULL);
+	struct tb_qp *ud = tb_qp_create(n1, HCA_QPT_UD, 1, cq, cq, NULL, NULL);
+	uint8_t f[256];
+	uint32_t base[6], frames0 = tb_stat(n1, HCA_STAT_RX_FRAMES);
+	size_t len;
+	int k = 0;
+
+	tb_qp_ud_ready(ud, NULL);
+	for (int i = 0; i < 6; i++)
+		base[i] = tb_stat(n1, ctr[i]);
+#define RX(frame, l, counter, what)                                                   \
+	do {                                                                          \
+		n1->ops->rx_frame(n1->eng, frame, l);                                 \
+		tb_run(tb, 1000);                                                     \
+		k++;                                                                  \
+		for (int i_ = 0; i_ < 6; i_++) {                                      \
+			uint32_t want = base[i_] + (ctr[i_] == (counter));            \
+			CHECK_EQ(tb_stat(n1, ctr[i_]), want, what);                   \
+			base[i_] = want;                                              \
+		}                                                                     \
+	} while (0)
+	len = build_to(n1, HCA_BTH_OP_UD_SEND_ONLY, ud->qpn, ud->qpc.qkey, f);
+	tb_mgmt_write(n1, HCA_MGMT_PORT_CTRL, 0);
+	RX(f, len, HCA_STAT_RX_DROP_PORT_DOWN, "port down");
+	tb_mgmt_write(n1, HCA_MGMT_PORT_CTRL, 1);
+	tb_evt_clear(n1);
+	RX(f, 20, HCA_STAT_RX_DROP_MALFORMED, "truncated");
+	f[24] ^= 1;	/* IPv4 header checksum */
+	RX(f, len, HCA_STAT_RX_DROP_MALFORMED, "bad IP checksum");
+	f[24] ^= 1;
+	f[5] ^= 0x10;	/* foreign MAC ... */
+	f[len - 1] ^= 1;	/* ... and a bad ICRC: the address check comes first */
+	RX(f, len, HCA_STAT_RX_DROP_ADDR, "foreign MAC with bad ICRC");
+	f[5] ^= 0x10;
+	RX(f, len, HCA_STAT_RX_DROP_ICRC, "bad ICRC");
+	f[len - 1] ^= 1;
+	len = build_to(n1, HCA_BTH_OP_UD_SEND_ONLY, ud->qpn, ud->qpc.qkey, f);
+	f[33] = 99;	/* destination IP not in the GID table (checksum fixed below) */
+	{
+		uint32_t sum = 0;
+
+		f[24] = f[25] = 0;
+		for (int i = 14; i < 34; i += 2)
+			sum += (uint32_t)f[i] << 8 | f[i + 1];
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		f[24] = (uint8_t)(~sum >> 8);
+		f[25] = (uint8_t)~sum;
+	}
+	RX(f, len, HCA_STAT_RX_DROP_ADDR, "IP not ours");
+	len = build_to(n1, HCA_BTH_OP_UD_SEND_ONLY, ud->qpn, ud->qpc.qkey, f);
+	f[42] = 0x1f;	/* an opcode nobody implements, ICRC recomputed */
+	{
+		uint32_t crc = roce_icrc(f, len - 4);
+
+		memcpy(f + len - 4, &crc, 4);
+	}
+	RX(f, len, HCA_STAT_RX_DROP_MALFORMED, "unknown opcode");
+	len = build_to(n1, HCA_BTH_OP_UD_SEND_ONLY, 200, ud->qpc.qkey, f);
+	RX(f, len, HCA_STAT_RX_DROP_NO_QP, "no such QP");
+	len = build_to(n1, HCA_BTH_OP_RC_SEND_ONLY, ud->qpn, 0, f);
+	RX(f, len, HCA_STAT_RX_DROP_NO_QP, "RC opcode to a UD QP");
+	len = build_to(n1, HCA_BTH_OP_UD_SEND_ONLY, ud->qpn, ud->qpc.qkey + 1, f);
+	RX(f, len, HCA_STAT_RX_DROP_QKEY, "Q_Key mismatch");
+	len = build_to(n1, HCA_BTH_OP_UD_SEND_ONLY, ud->qpn, ud->qpc.qkey, f);
+	RX(f, len, -1u, "accepted (no receive WQE: dropped by the UD rules, no counter)");
+#undef RX
+	CHECK_EQ(tb_stat(n1, HCA_STAT_RX_FRAMES), frames0 + (uint32_t)k, "every frame counted in RX_FRAMES");
+	free(cq);
+	free(ud);
+}
+
 int main(void)
 {
 	struct tb_config cfg = { .nodes = 2 };
@@ -345,6 +441,7 @@ int main(void)
 	event_fifo();
 	contexts();
 	doorbells();
+	rx_drops();
 	dma_fault_latch_and_reset();
 	tb_destroy(tb);
 	return check_done();
