@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fault soak: mixed RC traffic (SEND, SEND_WITH_IMM, RDMA WRITE, WRITE with
- * immediate, RDMA READ, CMP_AND_SWP, FETCH_AND_ADD; 0 .. 16 KiB; four MTUs)
- * on several QP pairs in both directions between two model engines over a
- * wire that drops, duplicates, reorders and corrupts frames.
+ * immediate, RDMA READ, CMP_AND_SWP, FETCH_AND_ADD; 0 .. 16 KiB in 1..3
+ * SGEs; four MTUs; PSNs wrapping) on several QP pairs in both directions
+ * between two model engines over a wire that drops, duplicates, reorders and
+ * corrupts frames.  Two pairs keep only 3 receives posted, so RNR NAKs and
+ * RNR retries are part of the mix.
  *
  * Default mode: every message must be delivered exactly once and in order
  * (each receive completion is matched against the sender's post order),
@@ -53,6 +55,7 @@ struct pair {
 	struct msg rq[4096];		/* receive-consuming messages in post order */
 	unsigned int rq_head, rq_tail;
 	uint16_t recv_posted, recv_done;
+	unsigned int recv_depth;	/* receives kept posted: small on some pairs, to provoke RNR NAKs */
 	uint64_t fadd_count, cas_value;
 	bool dead;			/* --no-retry: QP saw its error */
 	unsigned int errors, flushes;
@@ -133,7 +136,8 @@ static void setup(uint64_t seed, const char *pcap)
 		at.sq_psn = at.rq_psn = (uint32_t)(0xfff000 + i * 0x100);	/* wraps the PSN space */
 		if (tb_qp_connect(p->qa, p->qb, &at) || tb_qp_connect(p->qb, p->qa, &at))
 			exit(2);
-		for (unsigned int k = 0; k < R; k++)
+		p->recv_depth = (i == 1 || i == 5) ? 3 : R;
+		for (unsigned int k = 0; k < p->recv_depth; k++)
 			post_recv(p);
 	}
 }
@@ -146,7 +150,7 @@ static void post_one(struct pair *p)
 	uint16_t idx = p->posted;
 	struct msg *m = &p->sent[idx % W];
 	uint64_t r = rnd();
-	struct tb_sge s;
+	struct tb_sge s[3];
 	struct tb_send_wr wr;
 	unsigned int sz = (unsigned int)(r >> 8) % 100;
 
@@ -159,10 +163,24 @@ static void post_one(struct pair *p)
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = m->op;
 	wr.flags = HCA_SEND_SIGNALED;
-	wr.sge = &s;
+	wr.sge = s;
 	wr.num_sge = 1;
 	wr.imm = m->imm;
-	s = mt_sge(p->ma, A_SLOT(idx % W), m->len);
+	s[0] = mt_sge(p->ma, A_SLOT(idx % W), m->len);
+	if (m->op <= HCA_WR_RDMA_READ && m->len > 2 && rnd() % 2) {
+		/* split the message over 2 or 3 SGEs of the slot */
+		uint32_t a = 1 + (uint32_t)(rnd() % (m->len - 1)), b;
+
+		s[0].len = a;
+		s[1] = mt_sge(p->ma, A_SLOT(idx % W) + a, m->len - a);
+		wr.num_sge = 2;
+		if (m->len - a > 1 && rnd() % 2) {
+			b = 1 + (uint32_t)(rnd() % (m->len - a - 1));
+			s[1].len = b;
+			s[2] = mt_sge(p->ma, A_SLOT(idx % W) + a + b, m->len - a - b);
+			wr.num_sge = 3;
+		}
+	}
 	switch (m->op) {
 	case HCA_WR_SEND:
 	case HCA_WR_SEND_WITH_IMM:
@@ -184,7 +202,8 @@ static void post_one(struct pair *p)
 		break;
 	default:
 		m->len = 8;
-		s.len = 8;
+		s[0].len = 8;
+		wr.num_sge = 1;
 		memset(p->ma->buf + A_SLOT(idx % W), 0xff, 8);
 		wr.rkey = p->mb->rkey;
 		if (m->op == HCA_WR_ATOMIC_FETCH_AND_ADD) {
