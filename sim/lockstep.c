@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "lockstep" engine (sim/lockstep.h, docs/sim.md): a reference engine
+ * and a DUT engine on the same stimulus, their outputs compared per stream.
+ *
+ * Time: the reference (the C model) is untimed -- it does all the work its
+ * inputs allow at the cycle it is advanced -- and the DUT (the RTL) takes
+ * real cycles.  Each advance(n) first advances the reference by n (its
+ * timers fire at their deadlines inside the window), then the DUT by n, so
+ * both clocks read the same cycle between calls and the reference is never
+ * behind the DUT: a DUT transaction the reference has not produced is an
+ * error at once, and a reference transaction the DUT has not produced when
+ * the DUT goes idle is one too.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockstep.h"
+#include "lockstep_regions.h"
+#include "lockstep_regs.h"
+
+#define LS_OPT_MAX 512
+
+struct lockstep {
+	struct lockstep *next;		/* live instances */
+	const struct hca_engine_ops *rops, *dops;
+	struct hca_engine *ref, *dut;
+	struct hca_host_ops host;
+	void *host_ctx;
+	struct sb *sb;
+	struct ls_regions rg;
+	int s_tx, s_irq, s_evt, s_other;
+	uint32_t last_ctx_cmd;
+	bool stopped;			/* diverged: the reference is no longer driven */
+	bool quiet, idle_check, probe;
+	char report_path[256];
+	char label[64];
+	uint64_t reads_skipped;
+	uint8_t *scratch;
+	size_t scratch_cap;
+	/* contexts written (for the final status comparison) */
+	uint8_t seen_qp[LS_NUM_CQ], seen_cq[LS_NUM_CQ], seen_eq[LS_NUM_EQ], seen_srq[1u << HCA_CAP_LOG_MAX_SRQ];
+	char err[400];
+};
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lockstep *live;
+
+#define to_ls(e) ((struct lockstep *)(void *)(e))
+
+/* Divergence ---------------------------------------------------------------- */
+
+static void on_diverge(struct lockstep *ls)
+{
+	const struct sb_divergence *d = sb_divergence(ls->sb);
+
+	if (ls->stopped || !d)
+		return;
+	ls->stopped = true;
+	snprintf(ls->err, sizeof(ls->err), "%s", d->summary);
+	if (!ls->quiet)
+		fprintf(stderr, "%s", d->report);
+	if (ls->report_path[0]) {
+		FILE *f = fopen(ls->report_path, "w");
+
+		if (f) {
+			fprintf(f, "%s", d->report);
+			fprintf(f, "stream=%s\nfield=%s\ncycle=%llu\nlabel=%s\n", d->stream, d->field,
+				(unsigned long long)d->cycle, ls->label);
+			fclose(f);
+		}
+	}
+}
+
+static void check(struct lockstep *ls)
+{
+	if (!ls->stopped && sb_failed(ls->sb))
+		on_diverge(ls);
+}
+
+/* DMA classification ----------------------------------------------------------- */
+
+static void record_dma(struct lockstep *ls, enum sb_side side, uint64_t cycle, uint64_t iova,
+		       const uint8_t *p, size_t len)
+{
+	while (len) {
+		size_t piece;
+		struct ls_region *g = ls_regions_find(&ls->rg, iova, len, &piece);
+		int sid = ls->s_other;
+		uint64_t base = 0;
+
+		if (g) {
+			if (g->sid < 0) {
+				static const char *const what[] = { "CQEs of CQ %u", "EQEs of EQ %u",
+								    "DMA writes into MR %u" };
+				static const enum sb_fmt fmt[] = { SB_FMT_CQE, SB_FMT_EQE, SB_FMT_MEM };
+				char name[16], desc[64];
+
+				ls_region_name(g, name, sizeof(name));
+				snprintf(desc, sizeof(desc), what[g->kind], g->index);
+				g->sid = sb_stream(ls->sb, name, SB_DMA, fmt[g->kind], desc);
+			}
+			sid = g->sid;
+			base = g->base;
+		}
+		sb_push_dma(ls->sb, sid, side, cycle, iova, base, p, piece);
+		iova += piece;
+		p += piece;
+		len -= piece;
+	}
+}
+
+/* Reference host callbacks: reads see host memory plus the reference's own
+ * unmatched writes; writes, frames and interrupts are recorded only. */
+
+static int ref_dma_read(void *h, uint64_t iova, void *buf, size_t len)
+{
+	struct lockstep *ls = h;
+	int r = ls->host.dma_read(ls->host_ctx, iova, buf, len);
+
+	if (r == 0)
+		sb_overlay(ls->sb, iova, buf, len);
+	return r;
+}
+
+static int ref_dma_write(void *h, uint64_t iova, const void *buf, size_t len)
+{
+	struct lockstep *ls = h;
+
+	if (ls->stopped)
+		return 0;
+	if (ls->probe && len) {
+		if (ls->scratch_cap < len) {
+			uint8_t *n = realloc(ls->scratch, len);
+
+			if (!n)
+				return -ENOMEM;
+			ls->scratch = n;
+			ls->scratch_cap = len;
+		}
+		if (ls->host.dma_read(ls->host_ctx, iova, ls->scratch, len) != 0)
+			return -EFAULT;
+	}
+	record_dma(ls, SB_REF, ls->rops->now(ls->ref), iova, buf, len);
+	check(ls);
+	return 0;
+}
+
+static void ref_tx_frame(void *h, const uint8_t *frame, size_t len)
+{
+	struct lockstep *ls = h;
+
+	if (ls->stopped)
+		return;
+	sb_push(ls->sb, ls->s_tx, SB_REF, ls->rops->now(ls->ref), frame, len);
+	check(ls);
+}
+
+static void ref_interrupt(void *h, unsigned int vector)
+{
+	struct lockstep *ls = h;
+	uint32_t v = vector;
+
+	if (ls->stopped)
+		return;
+	sb_push(ls->sb, ls->s_irq, SB_REF, ls->rops->now(ls->ref), &v, sizeof(v));
+	check(ls);
+}
+
+static const struct hca_host_ops ref_host = {
+	.dma_read = ref_dma_read,
+	.dma_write = ref_dma_write,
+	.tx_frame = ref_tx_frame,
+	.interrupt = ref_interrupt,
+};
+
+/* DUT host callbacks: the real host, observed. */
+
+static int dut_dma_read(void *h, uint64_t iova, void *buf, size_t len)
+{
+	struct lockstep *ls = h;
+
+	return ls->host.dma_read(ls->host_ctx, iova, buf, len);
+}
+
+static int dut_dma_write(void *h, uint64_t iova, const void *buf, size_t len)
+{
+	struct lockstep *ls = h;
+	int r = ls->host.dma_write(ls->host_ctx, iova, buf, len);
+
+	if (r == 0 && !ls->stopped) {
+		record_dma(ls, SB_DUT, ls->dops->now(ls->dut), iova, buf, len);
+		check(ls);
+	}
+	return r;
+}
+
+static void dut_tx_frame(void *h, const uint8_t *frame, size_t len)
+{
+	struct lockstep *ls = h;
+
+	if (!ls->stopped) {
+		sb_push(ls->sb, ls->s_tx, SB_DUT, ls->dops->now(ls->dut), frame, len);
+		check(ls);
+	}
+	ls->host.tx_frame(ls->host_ctx, frame, len);
+}
+
+static void dut_interrupt(void *h, unsigned int vector)
+{
+	struct lockstep *ls = h;
+	uint32_t v = vector;
+
+	if (!ls->stopped) {
+		sb_push(ls->sb, ls->s_irq, SB_DUT, ls->dops->now(ls->dut), &v, sizeof(v));
+		check(ls);
+	}
+	ls->host.interrupt(ls->host_ctx, vector);
+}
+
+static const struct hca_host_ops dut_host = {
+	.dma_read = dut_dma_read,
+	.dma_write = dut_dma_write,
+	.tx_frame = dut_tx_frame,
+	.interrupt = dut_interrupt,
+};
+
+/* Options ----------------------------------------------------------------- */
+
+struct ls_opts {
+	char ref[32], dut[32];
+	char ref_opts[LS_OPT_MAX], dut_opts[LS_OPT_MAX];
+};
+
+static void opt_append(char *dst, const char *kv, size_t klen)
+{
+	size_t n = strlen(dst);
+
+	if (n + klen + 2 > LS_OPT_MAX)
+		return;
+	if (n)
+		dst[n++] = ',';
+	memcpy(dst + n, kv, klen);
+	dst[n + klen] = '\0';
+}
+
+static int parse_options(struct lockstep *ls, const char *opts, struct ls_opts *o)
+{
+	const char *p = opts;
+
+	snprintf(o->ref, sizeof(o->ref), "model");
+	snprintf(o->dut, sizeof(o->dut), "rtl");
+	o->ref_opts[0] = o->dut_opts[0] = '\0';
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		char key[64], val[256];
+		size_t kl = eq ? (size_t)(eq - p) : len;
+
+		if (len == 0 || kl >= sizeof(key) || (eq && (size_t)(p + len - eq - 1) >= sizeof(val)))
+			goto bad;
+		memcpy(key, p, kl);
+		key[kl] = '\0';
+		val[0] = '\0';
+		if (eq) {
+			memcpy(val, eq + 1, (size_t)(p + len - eq - 1));
+			val[p + len - eq - 1] = '\0';
+		}
+		if (strncmp(key, "ref.", 4) == 0)
+			opt_append(o->ref_opts, p + 4, len - 4);
+		else if (strncmp(key, "dut.", 4) == 0)
+			opt_append(o->dut_opts, p + 4, len - 4);
+		else if (strcmp(key, "ref") == 0)
+			snprintf(o->ref, sizeof(o->ref), "%s", val);
+		else if (strcmp(key, "dut") == 0)
+			snprintf(o->dut, sizeof(o->dut), "%s", val);
+		else if (strcmp(key, "label") == 0)
+			snprintf(ls->label, sizeof(ls->label), "%s", val);
+		else if (strcmp(key, "report") == 0)
+			snprintf(ls->report_path, sizeof(ls->report_path), "%s", val);
+		else if (strcmp(key, "quiet") == 0)
+			ls->quiet = strcmp(val, "0") != 0;
+		else if (strcmp(key, "idle_check") == 0)
+			ls->idle_check = strcmp(val, "0") != 0;
+		else if (strcmp(key, "probe") == 0)
+			ls->probe = strcmp(val, "0") != 0;
+		else
+			goto bad;
+		p = end ? end + 1 : NULL;
+		continue;
+bad:
+		fprintf(stderr, "lockstep: bad option '%.*s' (see sim/lockstep.h)\n", (int)len, p);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Engine ops ----------------------------------------------------------------- */
+
+static int ls_create(const struct hca_engine_config *cfg, const struct hca_host_ops *host, void *host_ctx,
+		     struct hca_engine **out)
+{
+	struct hca_engine_config rc, dc;
+	struct ls_opts o;
+	struct lockstep *ls;
+	int r;
+
+	if (!host || !out || !host->dma_read || !host->dma_write || !host->tx_frame || !host->interrupt)
+		return -EINVAL;
+	ls = calloc(1, sizeof(*ls));
+	if (!ls)
+		return -ENOMEM;
+	ls->host = *host;
+	ls->host_ctx = host_ctx;
+	ls->idle_check = true;
+	ls->probe = true;
+	snprintf(ls->label, sizeof(ls->label), "lockstep");
+	r = parse_options(ls, cfg ? cfg->options : NULL, &o);
+	if (r)
+		goto fail;
+	ls->rops = hca_engine_find(o.ref);
+	ls->dops = hca_engine_find(o.dut);
+	if (!ls->rops || !ls->dops || ls->rops == &hca_lockstep_engine_ops || ls->dops == &hca_lockstep_engine_ops) {
+		fprintf(stderr, "lockstep: engine '%s' is not linked in (or is lockstep itself)\n",
+			!ls->rops || ls->rops == &hca_lockstep_engine_ops ? o.ref : o.dut);
+		r = -ENOENT;
+		goto fail;
+	}
+	ls_regions_init(&ls->rg);
+	ls->sb = sb_create(ls->label);
+	if (!ls->sb) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	sb_set_ref_leads(ls->sb, true);
+	ls->s_tx = sb_stream(ls->sb, "tx", SB_MSG, SB_FMT_FRAME, "frames sent on port 1");
+	ls->s_irq = sb_stream(ls->sb, "irq", SB_MSG, SB_FMT_IRQ, "MSI-X interrupts delivered");
+	ls->s_evt = sb_stream(ls->sb, "evt", SB_MSG, SB_FMT_EVENT, "engine events popped from the event FIFO");
+	ls->s_other = sb_stream(ls->sb, "dma-other", SB_DMA, SB_FMT_RAW, "DMA writes outside every known ring and MR");
+	memset(&rc, 0, sizeof(rc));
+	memset(&dc, 0, sizeof(dc));
+	if (cfg) {
+		rc.data_w = dc.data_w = cfg->data_w;
+		rc.seed = dc.seed = cfg->seed;
+		dc.trace = cfg->trace;
+		dc.trace_from = cfg->trace_from;
+		dc.trace_to = cfg->trace_to;
+	}
+	rc.options = o.ref_opts[0] ? o.ref_opts : NULL;
+	dc.options = o.dut_opts[0] ? o.dut_opts : NULL;
+	r = ls->rops->create(&rc, &ref_host, ls, &ls->ref);
+	if (r) {
+		fprintf(stderr, "lockstep: reference '%s' create: %d\n", o.ref, r);
+		goto fail;
+	}
+	r = ls->dops->create(&dc, &dut_host, ls, &ls->dut);
+	if (r) {
+		fprintf(stderr, "lockstep: DUT '%s' create: %d\n", o.dut, r);
+		goto fail;
+	}
+	pthread_mutex_lock(&live_lock);
+	ls->next = live;
+	live = ls;
+	pthread_mutex_unlock(&live_lock);
+	*out = (struct hca_engine *)(void *)ls;
+	return 0;
+fail:
+	if (ls->ref)
+		ls->rops->destroy(ls->ref);
+	sb_destroy(ls->sb);
+	free(ls);
+	return r;
+}
+
+static void ls_destroy(struct hca_engine *e)
+{
+	struct lockstep *ls = to_ls(e);
+
+	if (!ls)
+		return;
+	pthread_mutex_lock(&live_lock);
+	for (struct lockstep **pp = &live; *pp; pp = &(*pp)->next)
+		if (*pp == ls) {
+			*pp = ls->next;
+			break;
+		}
+	pthread_mutex_unlock(&live_lock);
+	ls->dops->destroy(ls->dut);
+	ls->rops->destroy(ls->ref);
+	sb_destroy(ls->sb);
+	free(ls->scratch);
+	free(ls);
+}
+
+static bool both_idle(struct lockstep *ls)
+{
+	return ls->dops->next_event(ls->dut) == UINT64_MAX && ls->rops->next_event(ls->ref) == UINT64_MAX;
+}
+
+/* Compare one register read under its rule. */
+static void compare_read(struct lockstep *ls, const char *stream, const struct ls_reg_rule *rule,
+			 uint32_t refv, uint32_t dutv)
+{
+	uint64_t cyc = ls->dops->now(ls->dut);
+	char detail[200];
+
+	if ((refv ^ dutv) & rule->exact_mask) {
+		snprintf(detail, sizeof(detail), "bits compared on every read: 0x%08x%s%s", rule->exact_mask,
+			 rule->note ? "; " : "", rule->note ? rule->note : "");
+		sb_compare_value(ls->sb, stream, cyc, rule->name, refv, dutv, detail);
+	} else if (refv == dutv) {
+		sb_compare_value(ls->sb, stream, cyc, rule->name, refv, dutv, NULL);
+	} else if (rule->settled && both_idle(ls)) {
+		snprintf(detail, sizeof(detail), "both engines are idle, so the whole value must match (%s)",
+			 rule->note ? rule->note : "settled register");
+		sb_compare_value(ls->sb, stream, cyc, rule->name, refv, dutv, detail);
+	} else {
+		ls->reads_skipped++;
+	}
+	check(ls);
+}
+
+static uint32_t ls_bar0_read(struct hca_engine *e, uint32_t off)
+{
+	struct lockstep *ls = to_ls(e);
+	uint32_t d = ls->dops->bar0_read(ls->dut, off);
+	struct ls_reg_rule rule;
+
+	if (ls->stopped)
+		return d;
+	ls_bar0_rule(off, &rule);
+	compare_read(ls, "bar0-read", &rule, ls->rops->bar0_read(ls->ref, off), d);
+	return d;
+}
+
+static void ls_bar0_write(struct hca_engine *e, uint32_t off, uint32_t value)
+{
+	struct lockstep *ls = to_ls(e);
+
+	if (!ls->stopped)
+		ls->rops->bar0_write(ls->ref, off, value);
+	ls->dops->bar0_write(ls->dut, off, value);
+}
+
+static uint32_t evt_count(const struct hca_engine_ops *ops, struct hca_engine *e)
+{
+	return ops->mgmt_read(e, HCA_MGMT_EVT_COUNT);
+}
+
+static uint32_t ls_mgmt_read(struct hca_engine *e, uint32_t addr)
+{
+	struct lockstep *ls = to_ls(e);
+	uint32_t d = ls->dops->mgmt_read(ls->dut, addr);
+	struct ls_reg_rule rule;
+	uint32_t r;
+
+	if (ls->stopped)
+		return d;
+	r = ls->rops->mgmt_read(ls->ref, addr);
+	ls_mgmt_rule(addr, ls->last_ctx_cmd, &rule);
+	if ((addr == HCA_MGMT_EVT_TYPE || addr == HCA_MGMT_EVT_ELEMENT) && evt_count(ls->dops, ls->dut)) {
+		/* the FIFO heads must be the same event (the reference is never behind) */
+		if (!evt_count(ls->rops, ls->ref)) {
+			sb_fail(ls->sb, "evt", "extra", ls->dops->now(ls->dut),
+				"the DUT's event FIFO holds an event (%s = 0x%x) and the reference's is empty\n",
+				rule.name, d);
+			check(ls);
+			return d;
+		}
+		rule.exact_mask = addr == HCA_MGMT_EVT_TYPE ? ~(uint32_t)HCA_MGMT_EVT_TYPE_OVERFLOW_MASK : 0xffffffffu;
+		rule.note = "head of a non-empty event FIFO";
+		compare_read(ls, "evt", &rule, r, d);
+		return d;
+	}
+	compare_read(ls, "mgmt-read", &rule, r, d);
+	return d;
+}
+
+static void evt_pop(struct lockstep *ls)
+{
+	uint32_t dc = evt_count(ls->dops, ls->dut), rc = evt_count(ls->rops, ls->ref);
+
+	if (dc) {
+		uint32_t dv[2] = { HCA_FIELD_GET(ls->dops->mgmt_read(ls->dut, HCA_MGMT_EVT_TYPE), HCA_MGMT_EVT_TYPE_TYPE),
+				   ls->dops->mgmt_read(ls->dut, HCA_MGMT_EVT_ELEMENT) };
+
+		if (rc) {
+			uint32_t rv[2] = { HCA_FIELD_GET(ls->rops->mgmt_read(ls->ref, HCA_MGMT_EVT_TYPE),
+							 HCA_MGMT_EVT_TYPE_TYPE),
+					   ls->rops->mgmt_read(ls->ref, HCA_MGMT_EVT_ELEMENT) };
+
+			sb_push(ls->sb, ls->s_evt, SB_REF, ls->rops->now(ls->ref), rv, sizeof(rv));
+			ls->rops->mgmt_write(ls->ref, HCA_MGMT_EVT_POP, 1);
+		}
+		sb_push(ls->sb, ls->s_evt, SB_DUT, ls->dops->now(ls->dut), dv, sizeof(dv));
+	} else if (!rc) {
+		ls->rops->mgmt_write(ls->ref, HCA_MGMT_EVT_POP, 1);	/* a pop of two empty FIFOs */
+	}
+	/* DUT empty, reference not: the reference keeps its event for the DUT to catch up */
+}
+
+static void note_ctx(struct lockstep *ls, uint32_t cmd)
+{
+	unsigned int type = (unsigned int)HCA_FIELD_GET(cmd, HCA_MGMT_CTX_CMD_TYPE);
+	uint32_t idx = (uint32_t)HCA_FIELD_GET(cmd, HCA_MGMT_CTX_CMD_INDEX);
+
+	if (HCA_FIELD_GET(cmd, HCA_MGMT_CTX_CMD_OP) != HCA_CTX_OP_WRITE)
+		return;
+	if (type == HCA_CTX_TYPE_QPC && idx < sizeof(ls->seen_qp))
+		ls->seen_qp[idx] = 1;
+	else if (type == HCA_CTX_TYPE_CQC && idx < sizeof(ls->seen_cq))
+		ls->seen_cq[idx] = 1;
+	else if (type == HCA_CTX_TYPE_EQC && idx < sizeof(ls->seen_eq))
+		ls->seen_eq[idx] = 1;
+	else if (type == HCA_CTX_TYPE_SRQC && idx < sizeof(ls->seen_srq))
+		ls->seen_srq[idx] = 1;
+}
+
+static void ls_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t value)
+{
+	struct lockstep *ls = to_ls(e);
+
+	if (addr == HCA_MGMT_CTX_CMD) {
+		ls->last_ctx_cmd = value;
+		note_ctx(ls, value);
+	}
+	if (ls->stopped) {
+		ls->dops->mgmt_write(ls->dut, addr, value);
+		return;
+	}
+	if (addr == HCA_MGMT_EVT_POP)
+		evt_pop(ls);
+	else
+		ls->rops->mgmt_write(ls->ref, addr, value);
+	ls->dops->mgmt_write(ls->dut, addr, value);
+	ls_regions_snoop_mgmt(&ls->rg, ls->rops, ls->ref, addr, value);
+	if (addr == HCA_MGMT_ENGINE_CTRL && (value & HCA_MGMT_ENGINE_CTRL_RESET_MASK)) {
+		memset(ls->seen_qp, 0, sizeof(ls->seen_qp));
+		memset(ls->seen_cq, 0, sizeof(ls->seen_cq));
+		memset(ls->seen_eq, 0, sizeof(ls->seen_eq));
+		memset(ls->seen_srq, 0, sizeof(ls->seen_srq));
+	}
+	check(ls);
+}
+
+static void ls_rx_frame(struct hca_engine *e, const uint8_t *frame, size_t len)
+{
+	struct lockstep *ls = to_ls(e);
+
+	if (!ls->stopped)
+		ls->rops->rx_frame(ls->ref, frame, len);
+	ls->dops->rx_frame(ls->dut, frame, len);
+}
+
+static void ls_advance(struct hca_engine *e, uint64_t cycles)
+{
+	struct lockstep *ls = to_ls(e);
+
+	if (!ls->stopped)
+		ls->rops->advance(ls->ref, cycles);
+	ls->dops->advance(ls->dut, cycles);
+	if (!ls->stopped && ls->idle_check && !sb_drained(ls->sb, SB_REF) &&
+	    ls->dops->next_event(ls->dut) == UINT64_MAX)
+		sb_check_end(ls->sb, ls->dops->now(ls->dut), "the DUT went idle", true);
+	check(ls);
+}
+
+static uint64_t ls_now(struct hca_engine *e)
+{
+	struct lockstep *ls = to_ls(e);
+
+	return ls->dops->now(ls->dut);
+}
+
+static uint64_t ls_next_event(struct hca_engine *e)
+{
+	struct lockstep *ls = to_ls(e);
+	uint64_t d = ls->dops->next_event(ls->dut), r;
+
+	if (ls->stopped)
+		return d;
+	r = ls->rops->next_event(ls->ref);
+	return r < d ? r : d;
+}
+
+static int ls_fw_irq(struct hca_engine *e)
+{
+	struct lockstep *ls = to_ls(e);
+
+	return ls->dops->fw_irq(ls->dut);
+}
+
+static const char *ls_last_error(struct hca_engine *e)
+{
+	struct lockstep *ls = to_ls(e);
+
+	if (ls->err[0])
+		return ls->err;
+	return ls->dops->last_error ? ls->dops->last_error(ls->dut) : "";
+}
+
+const struct hca_engine_ops hca_lockstep_engine_ops = {
+	.name = "lockstep",
+	.create = ls_create,
+	.destroy = ls_destroy,
+	.bar0_read = ls_bar0_read,
+	.bar0_write = ls_bar0_write,
+	.mgmt_read = ls_mgmt_read,
+	.mgmt_write = ls_mgmt_write,
+	.rx_frame = ls_rx_frame,
+	.advance = ls_advance,
+	.now = ls_now,
+	.next_event = ls_next_event,
+	.fw_irq = ls_fw_irq,
+	.last_error = ls_last_error,
+};
+
+void hca_lockstep_engine_register(void)
+{
+	hca_engine_register(&hca_lockstep_engine_ops);
+}
+
+__attribute__((constructor)) static void lockstep_ctor(void)
+{
+	hca_lockstep_engine_register();
+}
+
+/* Test and tool API ----------------------------------------------------------- */
+
+static struct lockstep *find(struct hca_engine *e)
+{
+	struct lockstep *r = NULL;
+
+	pthread_mutex_lock(&live_lock);
+	for (struct lockstep *p = live; p; p = p->next)
+		if ((void *)p == (void *)e) {
+			r = p;
+			break;
+		}
+	pthread_mutex_unlock(&live_lock);
+	return r;
+}
+
+bool lockstep_is(struct hca_engine *e)
+{
+	return find(e) != NULL;
+}
+
+const struct sb_divergence *lockstep_divergence(struct hca_engine *e)
+{
+	struct lockstep *ls = find(e);
+
+	return ls ? sb_divergence(ls->sb) : NULL;
+}
+
+/* Read context `type`/`idx` of one engine into buf (CTX_OP_READ). */
+static uint32_t ctx_read(const struct hca_engine_ops *ops, struct hca_engine *e, unsigned int type, uint32_t idx,
+			 uint32_t *w)
+{
+	ops->mgmt_write(e, HCA_MGMT_CTX_CMD, HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_OP, HCA_CTX_OP_READ) |
+						    HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_TYPE, type) |
+						    HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_INDEX, idx));
+	for (unsigned int i = 0; i < HCA_MGMT_CTX_DATA_WORDS; i++)
+		w[i] = ops->mgmt_read(e, HCA_MGMT_CTX_DATA + 4 * i);
+	return ops->mgmt_read(e, HCA_MGMT_CTX_STATUS);
+}
+
+/* Final state: status words of every context written, and the counters. */
+static void final_state(struct lockstep *ls)
+{
+	static const struct {
+		unsigned int type;
+		const char *name;
+		unsigned int lo, hi;
+	} kinds[] = {
+		{ HCA_CTX_TYPE_QPC, "QPC", HCA_QPC_CUR_STATE_OFF, 0xA0 },
+		{ HCA_CTX_TYPE_CQC, "CQC", HCA_CQC_PI_OFF, 0x30 },
+		{ HCA_CTX_TYPE_EQC, "EQC", HCA_EQC_PI_OFF, 0x30 },
+		{ HCA_CTX_TYPE_SRQC, "SRQC", HCA_SRQC_PI_OFF, 0x30 },
+	};
+	uint64_t cyc = ls->dops->now(ls->dut);
+	uint32_t rw[HCA_MGMT_CTX_DATA_WORDS], dw[HCA_MGMT_CTX_DATA_WORDS];
+	char what[64];
+
+	for (unsigned int s = 0; s < HCA_STAT_COUNT && !sb_failed(ls->sb); s++) {
+		snprintf(what, sizeof(what), "MGMT.STAT[%u]", s);
+		sb_compare_value(ls->sb, "final-state", cyc, what,
+				 ls->rops->mgmt_read(ls->ref, HCA_MGMT_STAT_BASE + 4 * s),
+				 ls->dops->mgmt_read(ls->dut, HCA_MGMT_STAT_BASE + 4 * s),
+				 "counters must agree once both engines are idle");
+	}
+	for (unsigned int k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		const uint8_t *seen = kinds[k].type == HCA_CTX_TYPE_QPC   ? ls->seen_qp
+				      : kinds[k].type == HCA_CTX_TYPE_CQC ? ls->seen_cq
+				      : kinds[k].type == HCA_CTX_TYPE_EQC ? ls->seen_eq
+									  : ls->seen_srq;
+		unsigned int n = kinds[k].type == HCA_CTX_TYPE_QPC   ? sizeof(ls->seen_qp)
+				 : kinds[k].type == HCA_CTX_TYPE_CQC ? sizeof(ls->seen_cq)
+				 : kinds[k].type == HCA_CTX_TYPE_EQC ? sizeof(ls->seen_eq)
+								     : sizeof(ls->seen_srq);
+
+		for (unsigned int i = 0; i < n && !sb_failed(ls->sb); i++) {
+			if (!seen[i])
+				continue;
+			ctx_read(ls->rops, ls->ref, kinds[k].type, i, rw);
+			ctx_read(ls->dops, ls->dut, kinds[k].type, i, dw);
+			for (unsigned int off = kinds[k].lo & ~3u; off < kinds[k].hi && !sb_failed(ls->sb); off += 4) {
+				snprintf(what, sizeof(what), "%s[%u] status byte 0x%02x", kinds[k].name, i, off);
+				sb_compare_value(ls->sb, "final-state", cyc, what, rw[off / 4], dw[off / 4],
+						 "context status words must agree once both engines are idle");
+			}
+		}
+	}
+}
+
+bool lockstep_finish(struct hca_engine *e, const char *why)
+{
+	struct lockstep *ls = find(e);
+
+	if (!ls)
+		return false;
+	if (!ls->stopped) {
+		sb_check_end(ls->sb, ls->dops->now(ls->dut), why ? why : "end of test", false);
+		if (!sb_failed(ls->sb) && both_idle(ls))
+			final_state(ls);
+		check(ls);
+	}
+	return !sb_failed(ls->sb);
+}
+
+int lockstep_get_stats(struct hca_engine *e, struct lockstep_stats *st)
+{
+	struct lockstep *ls = find(e);
+
+	if (!ls)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->frames = sb_matched(ls->sb, SB_MSG, "tx");
+	st->irqs = sb_matched(ls->sb, SB_MSG, "irq");
+	st->events = sb_matched(ls->sb, SB_MSG, "evt");
+	st->dma_bytes = sb_matched(ls->sb, SB_DMA, NULL);
+	st->cqe_bytes = sb_matched(ls->sb, SB_DMA, "cq");
+	st->eqe_bytes = sb_matched(ls->sb, SB_DMA, "eq");
+	st->reads_compared = sb_values_compared(ls->sb);
+	st->reads_skipped = ls->reads_skipped;
+	st->diverged = sb_failed(ls->sb);
+	return 0;
+}
+
+struct sb *lockstep_scoreboard(struct hca_engine *e)
+{
+	struct lockstep *ls = find(e);
+
+	return ls ? ls->sb : NULL;
+}
+
+struct hca_engine *lockstep_dut(struct hca_engine *e, const struct hca_engine_ops **ops)
+{
+	struct lockstep *ls = find(e);
+
+	if (ops)
+		*ops = ls ? ls->dops : NULL;
+	return ls ? ls->dut : NULL;
+}
+
+struct hca_engine *lockstep_ref(struct hca_engine *e, const struct hca_engine_ops **ops)
+{
+	struct lockstep *ls = find(e);
+
+	if (ops)
+		*ops = ls ? ls->rops : NULL;
+	return ls ? ls->ref : NULL;
+}

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "model-mutant": a test-only engine that wraps another engine and plants
+ * one bug in what it shows the host (sim/lockstep_mutant.h).  The bugs are
+ * applied at the host interface -- frames, DMA writes, interrupts, register
+ * reads -- which is where the lockstep checker looks, and where an RTL bug
+ * shows up.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockstep_mutant.h"
+#include "lockstep_regions.h"
+#include "../model/roce_hdr.h"
+
+#define MUTANT_MAGIC 0x4d55544eu	/* "MUTN" */
+
+enum bug {
+	BUG_NONE, BUG_HDR_SE, BUG_UDP_SPORT, BUG_DROP_ACK, BUG_DUP_FRAME, BUG_CQE_FIELD, BUG_DROP_IRQ,
+	BUG_REORDER_DMA, BUG_PAYLOAD_BYTE, BUG_CTX_STATUS,
+};
+
+static const char *const bug_names[] = {
+	"none", "hdr_se", "udp_sport", "drop_ack", "dup_frame", "cqe_field", "drop_irq",
+	"reorder_dma", "payload_byte", "ctx_status",
+};
+
+struct pending {			/* lagged input */
+	uint64_t due;
+	uint32_t off, val;		/* doorbell */
+	uint8_t *frame;			/* rx frame (NULL: doorbell) */
+	size_t len;
+};
+
+struct mutant {
+	uint32_t magic;
+	const struct hca_engine_ops *iops;
+	struct hca_engine *in;
+	struct hca_host_ops host;
+	void *host_ctx;
+	struct ls_regions rg;
+	enum bug bug;
+	unsigned int at, seen, fired;
+	unsigned int cqe_off, cqe_len;
+	uint64_t lag;
+	struct pending *q;
+	size_t qhead, qcount, qcap;
+	/* reorder_dma */
+	uint8_t *held;
+	size_t held_len;
+	uint64_t held_iova;
+	int held_mr;
+	uint8_t fbuf[65536 + 64];
+};
+
+#define to_mut(e) ((struct mutant *)(void *)(e))
+
+/* Counts an occurrence; true when it is the one to break. */
+static bool hit(struct mutant *m)
+{
+	if (++m->seen != m->at)
+		return false;
+	m->fired++;
+	return true;
+}
+
+static void fix_icrc(uint8_t *f, size_t len)
+{
+	size_t end;
+	uint32_t c;
+
+	if (len < 14 + 20)
+		return;
+	end = 14 + ((size_t)f[16] << 8 | f[17]) - 4;
+	if (end + 4 > len || end < 54)
+		return;
+	c = roce_icrc(f, end);
+	f[end] = (uint8_t)c;
+	f[end + 1] = (uint8_t)(c >> 8);
+	f[end + 2] = (uint8_t)(c >> 16);
+	f[end + 3] = (uint8_t)(c >> 24);
+}
+
+static bool is_roce(const uint8_t *f, size_t len)
+{
+	return len >= 54 && f[12] == 0x08 && f[13] == 0x00 && f[23] == 17 &&
+	       ((unsigned int)f[36] << 8 | f[37]) == HCA_WIRE_UDP_DPORT;
+}
+
+/* Host callbacks of the wrapped engine ------------------------------------ */
+
+static int m_dma_read(void *h, uint64_t iova, void *buf, size_t len)
+{
+	struct mutant *m = h;
+
+	return m->host.dma_read(m->host_ctx, iova, buf, len);
+}
+
+static void release_held(struct mutant *m)
+{
+	if (!m->held)
+		return;
+	m->host.dma_write(m->host_ctx, m->held_iova, m->held, m->held_len);
+	free(m->held);
+	m->held = NULL;
+}
+
+static int m_dma_write(void *h, uint64_t iova, const void *buf, size_t len)
+{
+	struct mutant *m = h;
+	size_t piece;
+	struct ls_region *g = ls_regions_find(&m->rg, iova, len, &piece);
+	int r;
+
+	if (m->bug == BUG_CQE_FIELD && g && g->kind == LS_RGN_CQ && len == HCA_CQE_SIZE && hit(m)) {
+		uint8_t c[HCA_CQE_SIZE];
+		uint64_t v = 0;
+
+		memcpy(c, buf, len);
+		memcpy(&v, c + m->cqe_off, m->cqe_len);
+		v++;
+		memcpy(c + m->cqe_off, &v, m->cqe_len);
+		return m->host.dma_write(m->host_ctx, iova, c, len);
+	}
+	if (g && g->kind == LS_RGN_MR) {
+		if (m->bug == BUG_PAYLOAD_BYTE && len && hit(m)) {
+			uint8_t *c = malloc(len);
+
+			if (!c)
+				return -ENOMEM;
+			memcpy(c, buf, len);
+			c[len / 2] ^= 0x5a;
+			r = m->host.dma_write(m->host_ctx, iova, c, len);
+			free(c);
+			return r;
+		}
+		if (m->bug == BUG_REORDER_DMA) {
+			if (m->held && m->held_mr == (int)g->index) {
+				r = m->host.dma_write(m->host_ctx, iova, buf, len);
+				release_held(m);
+				return r;
+			}
+			if (!m->held && len && hit(m)) {
+				/* the write "succeeds" for the engine; the host sees it later */
+				m->held = malloc(len);
+				if (!m->held)
+					return -ENOMEM;
+				memcpy(m->held, buf, len);
+				m->held_len = len;
+				m->held_iova = iova;
+				m->held_mr = (int)g->index;
+				return 0;
+			}
+		}
+	}
+	return m->host.dma_write(m->host_ctx, iova, buf, len);
+}
+
+static void m_tx_frame(void *h, const uint8_t *frame, size_t len)
+{
+	struct mutant *m = h;
+	const struct roce_opcode_info *oi = is_roce(frame, len) ? roce_opcode(frame[42]) : NULL;
+
+	if (len > sizeof(m->fbuf)) {
+		m->host.tx_frame(m->host_ctx, frame, len);
+		return;
+	}
+	switch (m->bug) {
+	case BUG_HDR_SE:
+		if (oi && (oi->flags & ROCE_OP_REQ) && hit(m)) {
+			memcpy(m->fbuf, frame, len);
+			m->fbuf[43] ^= 0x80;
+			fix_icrc(m->fbuf, len);
+			m->host.tx_frame(m->host_ctx, m->fbuf, len);
+			return;
+		}
+		break;
+	case BUG_UDP_SPORT:
+		if (oi && hit(m)) {
+			memcpy(m->fbuf, frame, len);
+			m->fbuf[35] ^= 0x01;
+			fix_icrc(m->fbuf, len);
+			m->host.tx_frame(m->host_ctx, m->fbuf, len);
+			return;
+		}
+		break;
+	case BUG_DROP_ACK:
+		if (oi && frame[42] == HCA_BTH_OP_RC_ACKNOWLEDGE && hit(m))
+			return;
+		break;
+	case BUG_DUP_FRAME:
+		if (hit(m))
+			m->host.tx_frame(m->host_ctx, frame, len);
+		break;
+	default:
+		break;
+	}
+	m->host.tx_frame(m->host_ctx, frame, len);
+}
+
+static void m_interrupt(void *h, unsigned int vector)
+{
+	struct mutant *m = h;
+
+	if (m->bug == BUG_DROP_IRQ && hit(m))
+		return;
+	m->host.interrupt(m->host_ctx, vector);
+}
+
+static const struct hca_host_ops mutant_host = {
+	.dma_read = m_dma_read,
+	.dma_write = m_dma_write,
+	.tx_frame = m_tx_frame,
+	.interrupt = m_interrupt,
+};
+
+/* Options ----------------------------------------------------------------- */
+
+static int set_field(struct mutant *m, const char *f)
+{
+	static const struct {
+		const char *name;
+		unsigned int off, len;
+	} t[] = {
+		{ "byte_len", HCA_CQE_BYTE_LEN_OFF, HCA_CQE_BYTE_LEN_LEN },
+		{ "wqe_index", HCA_CQE_WQE_INDEX_OFF, HCA_CQE_WQE_INDEX_LEN },
+		{ "status", HCA_CQE_STATUS_OFF, HCA_CQE_STATUS_LEN },
+		{ "opcode", HCA_CQE_OPCODE_OFF, HCA_CQE_OPCODE_LEN },
+		{ "qpn", HCA_CQE_QPN_OFF, HCA_CQE_QPN_LEN },
+		{ "imm_data", HCA_CQE_IMM_DATA_OFF, HCA_CQE_IMM_DATA_LEN },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcmp(f, t[i].name) == 0) {
+			m->cqe_off = t[i].off;
+			m->cqe_len = t[i].len;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse(struct mutant *m, const char *opts, char *inner, size_t inner_sz)
+{
+	const char *p = opts;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char kv[128], *eq;
+
+		if (len >= sizeof(kv))
+			goto bad;
+		memcpy(kv, p, len);
+		kv[len] = '\0';
+		eq = strchr(kv, '=');
+		if (!eq)
+			goto bad;
+		*eq++ = '\0';
+		if (strcmp(kv, "inner") == 0) {
+			snprintf(inner, inner_sz, "%s", eq);
+		} else if (strcmp(kv, "bug") == 0) {
+			size_t i;
+
+			for (i = 0; i < sizeof(bug_names) / sizeof(bug_names[0]); i++)
+				if (strcmp(eq, bug_names[i]) == 0)
+					break;
+			if (i == sizeof(bug_names) / sizeof(bug_names[0]))
+				goto bad;
+			m->bug = (enum bug)i;
+		} else if (strcmp(kv, "at") == 0) {
+			m->at = (unsigned int)strtoul(eq, NULL, 0);
+		} else if (strcmp(kv, "field") == 0) {
+			if (set_field(m, eq))
+				goto bad;
+		} else if (strcmp(kv, "lag") == 0) {
+			m->lag = strtoull(eq, NULL, 0);
+		} else {
+			goto bad;
+		}
+		p = end ? end + 1 : NULL;
+		continue;
+bad:
+		fprintf(stderr, "model-mutant: bad option '%.*s' (see sim/lockstep_mutant.h)\n", (int)len, p);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Engine ops ----------------------------------------------------------------- */
+
+static int mut_create(const struct hca_engine_config *cfg, const struct hca_host_ops *host, void *host_ctx,
+		      struct hca_engine **out)
+{
+	struct hca_engine_config ic;
+	struct mutant *m;
+	char inner[32] = "model";
+	int r;
+
+	if (!host || !out)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->magic = MUTANT_MAGIC;
+	m->host = *host;
+	m->host_ctx = host_ctx;
+	m->at = 1;
+	m->cqe_off = HCA_CQE_BYTE_LEN_OFF;
+	m->cqe_len = HCA_CQE_BYTE_LEN_LEN;
+	ls_regions_init(&m->rg);
+	r = parse(m, cfg ? cfg->options : NULL, inner, sizeof(inner));
+	if (r)
+		goto fail;
+	m->iops = hca_engine_find(inner);
+	if (!m->iops || m->iops == &hca_mutant_engine_ops) {
+		fprintf(stderr, "model-mutant: engine '%s' is not linked in\n", inner);
+		r = -ENOENT;
+		goto fail;
+	}
+	memset(&ic, 0, sizeof(ic));
+	if (cfg) {
+		ic = *cfg;
+		ic.options = NULL;
+	}
+	r = m->iops->create(&ic, &mutant_host, m, &m->in);
+	if (r)
+		goto fail;
+	*out = (struct hca_engine *)(void *)m;
+	return 0;
+fail:
+	free(m);
+	return r;
+}
+
+static void mut_destroy(struct hca_engine *e)
+{
+	struct mutant *m = to_mut(e);
+
+	if (!m)
+		return;
+	m->iops->destroy(m->in);
+	for (size_t i = 0; i < m->qcount; i++)
+		free(m->q[(m->qhead + i) % m->qcap].frame);
+	free(m->q);
+	free(m->held);
+	free(m);
+}
+
+static uint32_t mut_bar0_read(struct hca_engine *e, uint32_t off)
+{
+	struct mutant *m = to_mut(e);
+
+	return m->iops->bar0_read(m->in, off);
+}
+
+static int enqueue(struct mutant *m, uint32_t off, uint32_t val, const uint8_t *frame, size_t len)
+{
+	struct pending *p;
+
+	if (m->qcount == m->qcap) {
+		size_t ncap = m->qcap ? m->qcap * 2 : 64;
+		struct pending *nq = malloc(ncap * sizeof(*nq));
+
+		if (!nq)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->qcount; i++)
+			nq[i] = m->q[(m->qhead + i) % m->qcap];
+		free(m->q);
+		m->q = nq;
+		m->qcap = ncap;
+		m->qhead = 0;
+	}
+	p = &m->q[(m->qhead + m->qcount) % m->qcap];
+	memset(p, 0, sizeof(*p));
+	p->due = m->iops->now(m->in) + m->lag;
+	p->off = off;
+	p->val = val;
+	if (frame) {
+		p->frame = malloc(len);
+		if (!p->frame)
+			return -ENOMEM;
+		memcpy(p->frame, frame, len);
+		p->len = len;
+	}
+	m->qcount++;
+	return 0;
+}
+
+static void mut_bar0_write(struct hca_engine *e, uint32_t off, uint32_t value)
+{
+	struct mutant *m = to_mut(e);
+
+	if (m->lag && off >= HCA_BAR0_DB_BASE && enqueue(m, off, value, NULL, 0) == 0)
+		return;
+	m->iops->bar0_write(m->in, off, value);
+}
+
+static uint32_t mut_mgmt_read(struct hca_engine *e, uint32_t addr)
+{
+	struct mutant *m = to_mut(e);
+	uint32_t v = m->iops->mgmt_read(m->in, addr);
+
+	if (m->bug == BUG_CTX_STATUS && addr == HCA_MGMT_CTX_STATUS && hit(m))
+		v ^= 1;
+	return v;
+}
+
+static void mut_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t value)
+{
+	struct mutant *m = to_mut(e);
+
+	m->iops->mgmt_write(m->in, addr, value);
+	ls_regions_snoop_mgmt(&m->rg, m->iops, m->in, addr, value);
+}
+
+static void mut_rx_frame(struct hca_engine *e, const uint8_t *frame, size_t len)
+{
+	struct mutant *m = to_mut(e);
+
+	if (m->lag && enqueue(m, 0, 0, frame, len) == 0)
+		return;
+	m->iops->rx_frame(m->in, frame, len);
+}
+
+static void deliver_due(struct mutant *m)
+{
+	uint64_t now = m->iops->now(m->in);
+
+	while (m->qcount && m->q[m->qhead].due <= now) {
+		struct pending *p = &m->q[m->qhead];
+
+		if (p->frame) {
+			m->iops->rx_frame(m->in, p->frame, p->len);
+			free(p->frame);
+		} else {
+			m->iops->bar0_write(m->in, p->off, p->val);
+		}
+		m->qhead = (m->qhead + 1) % m->qcap;
+		m->qcount--;
+	}
+}
+
+static void mut_advance(struct hca_engine *e, uint64_t cycles)
+{
+	struct mutant *m = to_mut(e);
+	uint64_t now = m->iops->now(m->in), end = now + cycles;
+
+	for (;;) {
+		deliver_due(m);
+		now = m->iops->now(m->in);
+		if (!m->qcount || m->q[m->qhead].due > end) {
+			m->iops->advance(m->in, end - now);
+			break;
+		}
+		m->iops->advance(m->in, m->q[m->qhead].due - now);
+	}
+	deliver_due(m);
+	release_held(m);
+}
+
+static uint64_t mut_now(struct hca_engine *e)
+{
+	struct mutant *m = to_mut(e);
+
+	return m->iops->now(m->in);
+}
+
+static uint64_t mut_next_event(struct hca_engine *e)
+{
+	struct mutant *m = to_mut(e);
+	uint64_t t = m->iops->next_event(m->in);
+
+	if (m->qcount && m->q[m->qhead].due < t)
+		t = m->q[m->qhead].due;
+	return t;
+}
+
+static int mut_fw_irq(struct hca_engine *e)
+{
+	struct mutant *m = to_mut(e);
+
+	return m->iops->fw_irq(m->in);
+}
+
+static const char *mut_last_error(struct hca_engine *e)
+{
+	struct mutant *m = to_mut(e);
+
+	return m->iops->last_error ? m->iops->last_error(m->in) : "";
+}
+
+const struct hca_engine_ops hca_mutant_engine_ops = {
+	.name = "model-mutant",
+	.create = mut_create,
+	.destroy = mut_destroy,
+	.bar0_read = mut_bar0_read,
+	.bar0_write = mut_bar0_write,
+	.mgmt_read = mut_mgmt_read,
+	.mgmt_write = mut_mgmt_write,
+	.rx_frame = mut_rx_frame,
+	.advance = mut_advance,
+	.now = mut_now,
+	.next_event = mut_next_event,
+	.fw_irq = mut_fw_irq,
+	.last_error = mut_last_error,
+};
+
+void hca_mutant_engine_register(void)
+{
+	hca_engine_register(&hca_mutant_engine_ops);
+}
+
+unsigned int mutant_fired(struct hca_engine *e)
+{
+	struct mutant *m = to_mut(e);
+
+	return m && m->magic == MUTANT_MAGIC ? m->fired : 0;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * "model-mutant": a TEST-ONLY engine that wraps another engine (the model by
+ * default) and plants one bug, so the lockstep checker can be shown to fail
+ * before the RTL exists (docs/sim.md "Proving the checker").  With no bug it
+ * behaves exactly like the engine it wraps.
+ *
+ * Options ("key=value,..."):
+ *   inner=NAME    engine wrapped (default "model")
+ *   bug=NAME      one of:
+ *     none          (default)
+ *     hdr_se        flip BTH SE in the at-th request frame (ICRC recomputed, so
+ *                   the peer accepts it: a wrong header bit, as an RTL bug makes it)
+ *     udp_sport     wrong UDP source port (bit 0 flipped) in the at-th frame (ICRC recomputed)
+ *     drop_ack      the at-th RC ACKNOWLEDGE frame is not sent
+ *     dup_frame     the at-th frame is sent twice
+ *     cqe_field     the at-th CQE written has a wrong `field` (default byte_len, +1)
+ *     drop_irq      the at-th MSI-X interrupt is not delivered
+ *     reorder_dma   the at-th DMA write into an MR is held back and written
+ *                   after the next write into the same MR
+ *     payload_byte  one byte of the at-th DMA write into an MR is wrong
+ *     ctx_status    the at-th read of MGMT.CTX_STATUS returns a wrong value
+ *   at=N          which occurrence (1 = the first; default 1)
+ *   field=NAME    cqe_field: byte_len, wqe_index, status, opcode, qpn, imm_data
+ *   lag=CYCLES    doorbell writes and received frames reach the wrapped engine
+ *                 CYCLES later (default 0): a slow DUT, to show that timing
+ *                 differences alone are not reported as divergences
+ */
+#ifndef HCASIM_SIM_LOCKSTEP_MUTANT_H
+#define HCASIM_SIM_LOCKSTEP_MUTANT_H
+
+#include "hcasim/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const struct hca_engine_ops hca_mutant_engine_ops;
+
+/* Register "model-mutant" (idempotent; not done automatically: test-only). */
+void hca_mutant_engine_register(void);
+
+/* How many times the planted bug fired (0: not yet, or not a mutant). */
+unsigned int mutant_fired(struct hca_engine *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HCASIM_SIM_LOCKSTEP_MUTANT_H */
