@@ -3,6 +3,7 @@
 #include "bus.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ struct shim_bus {
 
 	/* device-thread wake-up and progress */
 	int wake_fd;
+	atomic_int sleeping;		/* the device thread is (about to be) asleep */
 	pthread_mutex_t prog_lock;
 	pthread_cond_t prog_cond;
 	uint64_t prog_gen;
@@ -229,9 +231,19 @@ void shim_bus_poke(struct shim_bus *bus)
 {
 	uint64_t one = 1;
 
+	/* Only a sleeping thread needs the syscall (it re-checks for work after
+	 * announcing that it sleeps, so no wake-up is lost). */
+	if (!atomic_load(&bus->sleeping))
+		return;
+
 	/* The counter saturating (EAGAIN) still leaves it readable: fine. */
 	if (write(bus->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		shim_err("%s: cannot wake the device thread", bus->name);
+}
+
+void shim_bus_set_sleeping(struct shim_bus *bus, int sleeping)
+{
+	atomic_store(&bus->sleeping, sleeping);
 }
 
 int shim_bus_wake_fd(struct shim_bus *bus)

@@ -23,6 +23,7 @@
 #define HCASIM_SHIM_BUS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -104,6 +105,10 @@ void shim_bus_unlock(struct shim_bus *bus);
 int shim_bus_wake_fd(struct shim_bus *bus);
 void shim_bus_clear_wake(struct shim_bus *bus);
 void shim_bus_poke(struct shim_bus *bus);
+/* The device thread announces it is going to sleep (1) or awake (0); pokes
+ * only write the wake fd while it sleeps.  After announcing sleep it must
+ * check for work once more before blocking. */
+void shim_bus_set_sleeping(struct shim_bus *bus, int sleeping);
 
 /*
  * Progress notification for threads waiting on the device (commands in

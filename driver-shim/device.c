@@ -217,7 +217,12 @@ static void *device_thread(void *arg)
 		p[np++] = (struct pollfd){ .fd = shim_bus_wake_fd(d->bus), .events = POLLIN };
 		if (d->link)
 			p[np++] = (struct pollfd){ .fd = shim_link_fd(d->link), .events = POLLIN };
-		poll(p, (nfds_t)np, ms);
+		shim_bus_set_sleeping(d->bus, 1);
+		/* Work that came in before the announcement did not poke: look again. */
+		if (!shim_bus_rx_pending(d->bus) &&
+		    shim_bus_next_event(d->bus) > shim_bus_now(d->bus) && !atomic_load(&d->stop))
+			poll(p, (nfds_t)np, ms);
+		shim_bus_set_sleeping(d->bus, 0);
 	}
 	return NULL;
 }
@@ -488,6 +493,7 @@ void shim_device_down(struct shim_device *d)
 	pthread_mutex_lock(&d->lock);
 	if (d->thread_running) {
 		atomic_store(&d->stop, 1);
+		shim_bus_set_sleeping(d->bus, 1);	/* force the wake-up write */
 		shim_bus_poke(d->bus);
 		pthread_join(d->thread, NULL);
 		d->thread_running = 0;

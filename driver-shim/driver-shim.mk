@@ -75,3 +75,17 @@ $(eval $(call shim_script_test,shim_devinfo,devinfo.sh))
 $(eval $(call shim_script_test,shim_pingpong,pingpong.sh))
 $(eval $(call shim_script_test,shim_pingpong_more,pingpong_more.sh))
 $(eval $(call shim_script_test,shim_perftest,perftest.sh))
+$(eval $(call shim_script_test,shim_faults,faults.sh))
+
+# ---- make demo / bench / regress ------------------------------------------------------------
+.PHONY: demo bench-shim regress-shim
+demo: deps-check $(SHIM_RUNTIME)
+	@BUILD=$(BUILD) bash driver-shim/demo.sh
+bench-shim: $(SHIM_RUNTIME)
+	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/bench.sh
+regress-shim: $(SHIM_RUNTIME)
+	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/regress.sh
+BENCH_TARGETS += bench-shim
+REGRESS_TARGETS += regress-shim
+HELP += "demo|two simulated HCAs in two processes run ibv_rc_pingpong and ib_write_bw (pcap in build/demo/)" \
+        "bench-shim|ib_write_bw bandwidth through the driver shim (64 B, 64 KiB)"

@@ -38,8 +38,9 @@ static void usage(FILE *f)
 		"                  [--name DEV] [--seed N] [--config FILE] [--debug[=LEVEL]]\n"
 		"                  [--coop] -- PROGRAM [ARGS...]\n"
 		"       hcasim switch [--seed N] [--drop P] [--dup P] [--reorder P] [--corrupt P]\n"
-		"                     [--jitter P] [--latency CYCLES] [--pcap FILE] [--pcap-out FILE]\n"
-		"                     [--quiet] PATH\n"
+		"                     [--jitter P] [--latency CYCLES] [--fault-frames FIRST:LAST]\n"
+		"                     [--pcap FILE] [--pcap-out FILE] [--quiet] PATH\n"
+		"       (--quiet: no per-connection messages; the final counters are always printed)\n"
 		"       hcasim help\n"
 		"See docs/shim.md.\n");
 }
@@ -173,6 +174,9 @@ struct sw_port {
 };
 
 static struct sw_port ports[SW_MAX_PORTS];
+/* Fault window (--fault-frames): the rates apply to input frames FIRST..LAST. */
+static struct wire_faults sw_faults;
+static uint64_t sw_fault_first, sw_fault_last = UINT64_MAX, sw_frames_in;
 static unsigned int nports;
 static volatile sig_atomic_t stop;
 static struct timespec t0;
@@ -281,6 +285,14 @@ static void port_input(struct wire *w, struct sw_port *p)
 			break;
 		}
 		case HCASW_FRAME:
+			if (sw_frames_in == sw_fault_first && sw_fault_first > 0)
+				wire_set_faults(w, &sw_faults);
+			if (sw_frames_in == sw_fault_last + 1) {
+				struct wire_faults none = { 0 };
+
+				wire_set_faults(w, &none);
+			}
+			sw_frames_in++;
 			p->rx_frames++;
 			wire_send(w, (unsigned int)p->wire_port, buf + sizeof(h), h.len, now_cycles());
 			break;
@@ -321,10 +333,13 @@ static int cmd_switch(int argc, char **argv)
 		{ "latency", required_argument, NULL, 'L' },
 		{ "pcap", required_argument, NULL, 'p' },
 		{ "pcap-out", required_argument, NULL, 'o' },
+		{ "fault-frames", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	uint64_t fault_first = 0, fault_last = UINT64_MAX, frames_in = 0;
+	struct wire_faults faults, none = { 0 };
 	struct wire_config wc = { .mode = WIRE_SWITCH, .max_ports = SW_MAX_PORTS, .latency = 250,
 				  .seed = 1 };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -369,6 +384,18 @@ static int cmd_switch(int argc, char **argv)
 		case 'o':
 			wc.pcap_rx = optarg;
 			break;
+		case 'F': {
+			unsigned long long a, b;
+			char tail;
+
+			if (sscanf(optarg, "%llu:%llu%c", &a, &b, &tail) != 2 || a > b) {
+				fprintf(stderr, "hcasim switch: --fault-frames wants FIRST:LAST\n");
+				return 2;
+			}
+			fault_first = a;
+			fault_last = b;
+			break;
+		}
 		case 'q':
 			quiet = 1;
 			break;
@@ -380,6 +407,14 @@ static int cmd_switch(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* Faults apply to the frames numbered FIRST..LAST (counting from 0) only. */
+	faults = wc.faults;
+	if (fault_first > 0)
+		wc.faults = none;
+	sw_faults = faults;
+	sw_fault_first = fault_first;
+	sw_fault_last = fault_last;
+	(void)frames_in;
 	if (optind != argc - 1) {
 		usage(stderr);
 		return 2;
@@ -464,7 +499,7 @@ static int cmd_switch(int argc, char **argv)
 	/* Deliver what is still in flight, then report. */
 	wire_deliver(w, UINT64_MAX - 1);
 	wire_get_stats(w, &st);
-	if (!quiet) {
+	{
 		uint64_t lost = 0;
 
 		for (unsigned int i = 0; i < nports; i++)
