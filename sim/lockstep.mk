@@ -10,3 +10,51 @@ LOCKSTEP_TEST_LIBS := hcalockstep hcamodel hcaroce hcasim
 $(eval $(call hca_test,lockstep_scoreboard,sim/tests/test_lockstep_scoreboard.c,$(LOCKSTEP_TEST_LIBS)))
 $(eval $(call hca_test,lockstep,sim/tests/test_lockstep.c,$(LOCKSTEP_TEST_LIBS)))
 $(eval $(call hca_test,lockstep_device,sim/tests/test_lockstep_device.c,hcadev hcafw $(LOCKSTEP_TEST_LIBS)))
+
+# ---------------------------------------------------------------------------
+# make sim: the cosimulation regression (sim/regress/, docs/sim.md)
+# ---------------------------------------------------------------------------
+# cosim is built optimised, without sanitizers (it is the speed-relevant
+# harness).  It uses the "rtl" engine as DUT as soon as that engine is linked
+# in: the RTL harness's fragment adds its static libraries (in link order)
+# to RTL_ENGINE_LIBS and any extra link flags (-lstdc++, -lz for FST) to
+# RTL_ENGINE_LDLIBS, and exports hca_rtl_engine_register().  Until then the
+# DUT is model-mutant with no bug (the plumbing is proven, the RTL is not).
+COSIM_SRCS := sim/regress/cosim.c sim/regress/traffic.c sim/regress/directed.c
+COSIM_OBJS := $(COSIM_SRCS:%.c=$(BUILD)/obj/%.o)
+COSIM := $(BUILD)/sim/cosim
+SIM_PLAN ?= sim/regress/sim.plan
+SIM_ARGS ?=
+RTL_ENGINE_LIBS ?=
+RTL_ENGINE_LDLIBS ?=
+
+# RTL_ENGINE_LIBS may be set by a fragment read after this one.
+.SECONDEXPANSION:
+$(COSIM): $(COSIM_OBJS) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a \
+		$(BUILD)/lib/libhcasim.a $$(RTL_ENGINE_LIBS)
+	@mkdir -p $(@D)
+	$(if $(RTL_ENGINE_LIBS),$(CXX),$(CC)) -o $@ $(COSIM_OBJS) $(BUILD)/lib/libhcalockstep.a \
+		$(if $(RTL_ENGINE_LIBS),-Wl$(comma)-u$(comma)hca_rtl_engine_register $(RTL_ENGINE_LIBS)) \
+		$(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a \
+		$(RTL_ENGINE_LDLIBS) -lm
+ALL_TARGETS += $(COSIM)
+comma := ,
+
+.PHONY: sim wave
+sim: $(COSIM)
+	$(COSIM) --plan $(SIM_PLAN) $(SIM_ARGS)
+
+# In `make test`: the same plan (a few seconds with the model-mutant DUT; the
+# plan is sized to stay within a few minutes with the RTL).
+TESTS += sim_cosim
+TEST_DEPS_sim_cosim := $(COSIM)
+TEST_CMD_sim_cosim = $(COSIM) --plan $(SIM_PLAN) --out $(BUILD)/sim/test
+
+# make wave TEST=random SEED=3 [WIDTH=64] [WINDOW=2000] [CYCLE=...] [NODE=...]
+WIDTH ?= 64
+WINDOW ?= 2000
+wave: $(COSIM)
+	@sim/regress/wave.sh "$(COSIM)" "$(TEST)" "$(SEED)" "$(WIDTH)" "$(WINDOW)" "$(CYCLE)" "$(NODE)" "$(SIM_ARGS)"
+
+HELP += "sim|cosimulation regression: lockstep model vs DUT, both widths (SIM_PLAN, SIM_ARGS)" \
+	"wave|replay a failing cosim run with FST tracing around the divergence (TEST= SEED= WIDTH= WINDOW=)"

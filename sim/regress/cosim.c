@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cosim: the cosimulation regression driver (`make sim`, docs/sim.md).
+ *
+ * Two devices on sim/tb, each a "lockstep" engine (reference: the C model;
+ * DUT: the RTL, or the test-only model-mutant until the RTL engine is
+ * linked), run a directed test or seeded random traffic at one datapath
+ * width.  A run passes when the end-to-end checks of sim/regress/traffic.c
+ * pass and neither lockstep engine diverged -- or, for a run that plants a
+ * bug (--expect-fail STREAM), when the first divergence is in STREAM.
+ * One summary line per run, then "N passed, M failed".
+ *
+ *   cosim --test random --width 64 --seed 3 --messages 300
+ *   cosim --plan sim/regress/sim.plan
+ *   cosim --help
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../../model/model.h"
+#include "directed.h"
+#include "lockstep.h"
+#include "lockstep_mutant.h"
+#include "tb.h"
+#include "traffic.h"
+
+/* The RTL engine registers itself under this name when its library is linked in. */
+extern void hca_rtl_engine_register(void) __attribute__((weak));
+
+struct spec {
+	char test[32];
+	unsigned int width;
+	uint64_t seed;
+	unsigned int messages;
+	char ref[32], dut[32];
+	char dut_opts[256];	/* both nodes */
+	char bug[256];		/* node 0 only */
+	char expect[32];	/* "" = must pass clean */
+	char ops[128];
+	unsigned int pairs, outstanding, max_sge;
+	uint32_t max_len;
+	bool no_events;
+	/* waveform replay */
+	char trace[256];
+	int trace_node;
+	uint64_t trace_from, trace_to;
+};
+
+struct outcome {
+	bool pass;
+	bool diverged;
+	int node;		/* first diverging node, -1 */
+	struct sb_divergence div;
+	char report[16384];
+	struct tr_result tr;
+	uint64_t frames, dma_bytes, irqs;
+	double wall;
+	char why[512];
+};
+
+static const char *out_dir = "build/sim";
+static int verbose;
+static const char *default_dut;
+static char default_bug[128];
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void mkdirs(const char *path)
+{
+	char tmp[512];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0777);
+			*p = '/';
+		}
+	mkdir(tmp, 0777);
+}
+
+static void run_dir(const struct spec *s, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s-w%u-s%" PRIu64, out_dir, s->test, s->width, s->seed);
+}
+
+/* "a=1,b=2" -> ",dut.a=1,dut.b=2" appended to out */
+static void prefix_opts(char *out, size_t n, const char *opts)
+{
+	const char *p = opts;
+
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		size_t used = strlen(out);
+
+		if (l)
+			snprintf(out + used, n - used, ",dut.%.*s", (int)l, p);
+		p = e ? e + 1 : NULL;
+	}
+}
+
+struct hook {
+	const struct spec *s;
+	char opts[2][1024];
+};
+
+static void engine_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
+{
+	struct hook *h = ctx;
+
+	ec->data_w = h->s->width;
+	ec->options = h->opts[node];
+	if (h->s->trace[0] && (int)node == h->s->trace_node) {
+		ec->trace = h->s->trace;
+		ec->trace_from = h->s->trace_from;
+		ec->trace_to = h->s->trace_to;
+	}
+}
+
+static int build_cfg(const struct spec *s, struct tr_cfg *c, struct tr_msg *list, char *err, size_t en)
+{
+	const struct directed *d = NULL;
+
+	tr_cfg_default(c);
+	c->seed = s->seed;
+	c->messages = s->messages;
+	c->verbose = verbose > 1;
+	if (strcmp(s->test, "random") != 0) {
+		d = directed_find(s->test);
+		if (!d) {
+			snprintf(err, en, "unknown test '%s' (--list)", s->test);
+			return -1;
+		}
+		c->nlist = d->build(c, list, DIRECTED_MAX_MSGS);
+		c->list = list;
+	}
+	if (s->ops[0] && tr_parse_ops(c, s->ops)) {
+		snprintf(err, en, "bad --ops '%s'", s->ops);
+		return -1;
+	}
+	if (s->pairs)
+		c->pairs = s->pairs;
+	if (s->outstanding)
+		c->outstanding = s->outstanding;
+	if (s->max_sge)
+		c->max_sge = s->max_sge;
+	if (s->max_len)
+		c->max_len = s->max_len;
+	if (s->no_events)
+		c->events = false;
+	return 0;
+}
+
+static void write_run_file(const struct spec *s, const struct outcome *o)
+{
+	char dir[400], path[512];
+	FILE *f;
+
+	run_dir(s, dir, sizeof(dir));
+	mkdirs(dir);
+	snprintf(path, sizeof(path), "%s/run.txt", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "test=%s\nwidth=%u\nseed=%" PRIu64 "\nmessages=%u\nref=%s\ndut=%s\ndut_opts=%s\nbug=%s\nops=%s\n",
+		s->test, s->width, s->seed, s->messages, s->ref, s->dut, s->dut_opts, s->bug, s->ops);
+	fprintf(f, "pass=%d\ndiverged=%d\n", o->pass, o->diverged);
+	if (o->diverged)
+		fprintf(f, "node=%d\nstream=%s\nfield=%s\ncycle=%" PRIu64 "\n", o->node, o->div.stream, o->div.field,
+			o->div.cycle);
+	if (o->tr.errors)
+		fprintf(f, "traffic_error=%s\n", o->tr.first_error);
+	fclose(f);
+	if (o->diverged) {
+		snprintf(path, sizeof(path), "%s/report.txt", dir);
+		f = fopen(path, "w");
+		if (f) {
+			fputs(o->report, f);
+			fclose(f);
+		}
+	}
+}
+
+static void run_one(const struct spec *s, struct outcome *o)
+{
+	static struct tr_msg list[DIRECTED_MAX_MSGS];
+	struct tr_cfg cfg;
+	struct tb_config tc;
+	struct hook h;
+	struct tb *tb;
+	double t0 = now_s();
+
+	memset(o, 0, sizeof(*o));
+	o->node = -1;
+	if (build_cfg(s, &cfg, list, o->why, sizeof(o->why)))
+		return;
+	memset(&h, 0, sizeof(h));
+	h.s = s;
+	for (int i = 0; i < 2; i++) {
+		snprintf(h.opts[i], sizeof(h.opts[i]), "ref=%s,dut=%s,label=node%d,quiet=1", s->ref, s->dut, i);
+		prefix_opts(h.opts[i], sizeof(h.opts[i]), s->dut_opts);
+		if (i == 0)
+			prefix_opts(h.opts[i], sizeof(h.opts[i]), s->bug);
+	}
+	memset(&tc, 0, sizeof(tc));
+	tc.engine = "lockstep";
+	tc.seed = s->seed;
+	tc.engine_config = engine_config;
+	tc.engine_config_ctx = &h;
+	tb = tb_create(&tc);
+	if (!tb) {
+		snprintf(o->why, sizeof(o->why), "cannot create the testbench (engines: ref %s, dut %s)", s->ref, s->dut);
+		return;
+	}
+	tr_run(tb, &cfg, &o->tr);
+	for (unsigned int i = 0; i < 2; i++) {
+		struct hca_engine *e = tb_node(tb, i)->eng;
+		const struct sb_divergence *d;
+		struct lockstep_stats st;
+
+		lockstep_finish(e, "end of test");
+		d = lockstep_divergence(e);
+		if (d && (!o->diverged || d->cycle < o->div.cycle)) {
+			o->diverged = true;
+			o->node = (int)i;
+			o->div = *d;
+			snprintf(o->report, sizeof(o->report), "%s", d->report);
+			o->div.report = o->report;
+		}
+		lockstep_get_stats(e, &st);
+		o->frames += st.frames;
+		o->dma_bytes += st.dma_bytes;
+		o->irqs += st.irqs;
+	}
+	tb_destroy(tb);
+	o->wall = now_s() - t0;
+	if (s->expect[0]) {
+		o->pass = o->diverged && strncmp(o->div.stream, s->expect, strlen(s->expect)) == 0;
+		if (!o->diverged)
+			snprintf(o->why, sizeof(o->why), "expected a divergence in %s; none seen (the checker missed the bug)",
+				 s->expect);
+		else if (!o->pass)
+			snprintf(o->why, sizeof(o->why), "expected a divergence in %s; first was in %s", s->expect,
+				 o->div.stream);
+		else
+			snprintf(o->why, sizeof(o->why), "caught as expected: %s", o->div.summary);
+	} else {
+		o->pass = !o->diverged && o->tr.errors == 0;
+		if (o->diverged)
+			snprintf(o->why, sizeof(o->why), "%s", o->div.summary);
+		else if (o->tr.errors)
+			snprintf(o->why, sizeof(o->why), "traffic: %s", o->tr.first_error);
+	}
+	write_run_file(s, o);
+}
+
+static void print_header(void)
+{
+	printf("%-10s %5s %6s %6s %11s %7s %9s %5s %8s %-6s %7s\n", "test", "width", "seed", "msgs", "cycles",
+	       "frames", "dma-KiB", "irqs", "mismatch", "result", "wall-s");
+}
+
+static void print_row(const struct spec *s, const struct outcome *o)
+{
+	char dir[400];
+
+	printf("%-10s %5u %6" PRIu64 " %6u %11" PRIu64 " %7" PRIu64 " %9" PRIu64 " %5" PRIu64 " %8d %-6s %7.2f\n",
+	       s->test, s->width, s->seed, o->tr.completed, o->tr.cycles, o->frames, o->dma_bytes / 1024, o->irqs,
+	       o->diverged ? 1 : 0, o->pass ? (s->expect[0] ? "CAUGHT" : "PASS") : "FAIL", o->wall);
+	if (o->why[0] && (!o->pass || verbose))
+		printf("    %s\n", o->why);
+	if (!o->pass || verbose > 1) {
+		if (o->diverged && (!s->expect[0] || verbose > 1))
+			printf("%s", o->report);
+		if (!o->pass) {
+			run_dir(s, dir, sizeof(dir));
+			printf("    reproduce: build/sim/cosim --test %s --width %u --seed %" PRIu64 " --messages %u --dut %s%s%s%s%s\n",
+			       s->test, s->width, s->seed, s->messages, s->dut, s->dut_opts[0] ? " --dut-opts " : "",
+			       s->dut_opts, s->bug[0] ? " --bug " : "", s->bug);
+			if (o->diverged)
+				printf("    waveform : make wave TEST=%s SEED=%" PRIu64 " WIDTH=%u   (report: %s/report.txt)\n",
+				       s->test, s->seed, s->width, dir);
+		}
+	}
+	fflush(stdout);
+}
+
+static void spec_default(struct spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->test, sizeof(s->test), "random");
+	s->width = 64;
+	s->seed = 1;
+	s->messages = 200;
+	snprintf(s->ref, sizeof(s->ref), "model");
+	snprintf(s->dut, sizeof(s->dut), "%s", default_dut);
+	s->trace_node = -1;
+}
+
+/* key=value (or a bare flag) of a plan line or the command line; 0 or -1 */
+static int set_key(struct spec *s, const char *k, const char *v)
+{
+#define SETS(f) snprintf(s->f, sizeof(s->f), "%s", v ? v : "")
+	if (!strcmp(k, "test")) SETS(test);
+	else if (!strcmp(k, "width")) s->width = (unsigned int)strtoul(v, NULL, 0);
+	else if (!strcmp(k, "seed")) s->seed = strtoull(v, NULL, 0);
+	else if (!strcmp(k, "messages")) s->messages = (unsigned int)strtoul(v, NULL, 0);
+	else if (!strcmp(k, "ref")) SETS(ref);
+	else if (!strcmp(k, "dut")) SETS(dut);
+	else if (!strcmp(k, "dut-opts")) SETS(dut_opts);
+	else if (!strcmp(k, "bug")) snprintf(s->bug, sizeof(s->bug), "%s", v ? v : default_bug);
+	else if (!strcmp(k, "expect") || !strcmp(k, "expect-fail")) SETS(expect);
+	else if (!strcmp(k, "ops")) SETS(ops);
+	else if (!strcmp(k, "pairs")) s->pairs = (unsigned int)strtoul(v, NULL, 0);
+	else if (!strcmp(k, "outstanding")) s->outstanding = (unsigned int)strtoul(v, NULL, 0);
+	else if (!strcmp(k, "max-sge")) s->max_sge = (unsigned int)strtoul(v, NULL, 0);
+	else if (!strcmp(k, "max-len")) s->max_len = (uint32_t)strtoul(v, NULL, 0);
+	else if (!strcmp(k, "no-events")) s->no_events = true;
+	else if (!strcmp(k, "trace")) SETS(trace);
+	else if (!strcmp(k, "trace-node")) s->trace_node = atoi(v);
+	else if (!strcmp(k, "trace-from")) s->trace_from = strtoull(v, NULL, 0);
+	else if (!strcmp(k, "trace-to")) s->trace_to = strtoull(v, NULL, 0);
+	else return -1;
+#undef SETS
+	return 0;
+}
+
+static bool needs_value(const char *k)
+{
+	return strcmp(k, "no-events") != 0 && strcmp(k, "bug") != 0;
+}
+
+static void usage(void)
+{
+	printf("usage: cosim [--test NAME] [--width 64|512] [--seed S] [--messages N] [--dut NAME] [--ref NAME]\n"
+	       "             [--dut-opts K=V,...] [--bug [K=V,...]] [--expect-fail STREAM] [--ops MIX]\n"
+	       "             [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
+	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR]\n"
+	       "             [--plan FILE [--only TEST]] [--list] [-v]\n"
+	       "default DUT: %s; default --bug (planted in node 0's DUT): %s\n", default_dut, default_bug);
+}
+
+static int run_plan(const char *path, const struct spec *base, const char *only)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	unsigned int pass = 0, failn = 0, lineno = 0;
+	uint64_t cycles = 0;
+	double wall = 0;
+
+	if (!f) {
+		fprintf(stderr, "cosim: %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	printf("cosim plan %s: reference %s, DUT %s\n", path, base->ref, base->dut);
+	print_header();
+	while (fgets(line, sizeof(line), f)) {
+		struct spec s = *base;
+		struct outcome *o;
+		char *tok, *save = NULL;
+		int field = 0;
+		bool bad = false;
+
+		lineno++;
+		if (strchr(line, '#'))
+			*strchr(line, '#') = '\0';
+		for (tok = strtok_r(line, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save), field++) {
+			char *eq = strchr(tok, '=');
+
+			if (field == 0)
+				snprintf(s.test, sizeof(s.test), "%s", tok);
+			else if (field == 1)
+				s.width = (unsigned int)strtoul(tok, NULL, 0);
+			else if (field == 2)
+				s.seed = strtoull(tok, NULL, 0);
+			else if (field == 3)
+				s.messages = (unsigned int)strtoul(tok, NULL, 0);
+			else {
+				if (eq)
+					*eq++ = '\0';
+				if (set_key(&s, tok, eq)) {
+					fprintf(stderr, "cosim: %s:%u: unknown key '%s'\n", path, lineno, tok);
+					bad = true;
+				}
+			}
+		}
+		if (field == 0)
+			continue;
+		if (only && strcmp(only, s.test) != 0)
+			continue;
+		o = calloc(1, sizeof(*o));
+		if (!o || bad) {
+			failn++;
+			free(o);
+			continue;
+		}
+		run_one(&s, o);
+		print_row(&s, o);
+		cycles += o->tr.cycles;
+		wall += o->wall;
+		if (o->pass)
+			pass++;
+		else
+			failn++;
+		free(o);
+	}
+	fclose(f);
+	printf("cosim: %u runs, %" PRIu64 " simulated cycles in %.1f s (%.0f cycles/s per device pair)\n", pass + failn,
+	       cycles, wall, wall > 0 ? cycles / wall : 0.0);
+	printf("%u passed, %u failed\n", pass, failn);
+	return failn ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct spec s;
+	const char *plan = NULL, *only = NULL;
+	struct outcome *o;
+	int rc;
+
+	hca_model_engine_register();
+	hca_lockstep_engine_register();
+	hca_mutant_engine_register();
+	if (hca_rtl_engine_register)
+		hca_rtl_engine_register();
+	/* the DUT is the RTL as soon as its engine is linked in */
+	default_dut = hca_engine_find("rtl") ? "rtl" : "model-mutant";
+	snprintf(default_bug, sizeof(default_bug), "%s",
+		 getenv("COSIM_BUG") ? getenv("COSIM_BUG")
+				     : strcmp(default_dut, "rtl") == 0 ? "bug=hdr_bit" : "bug=hdr_se,at=3");
+	spec_default(&s);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-v")) {
+			verbose++;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage();
+			return 0;
+		} else if (!strcmp(a, "--list")) {
+			printf("random     seeded random traffic (--messages, --ops)\n");
+			for (const struct directed *d = directed_tests; d->name; d++)
+				printf("%-10s %s\n", d->name, d->what);
+			return 0;
+		} else if (!strcmp(a, "--plan") && i + 1 < argc) {
+			plan = argv[++i];
+		} else if (!strcmp(a, "--only") && i + 1 < argc) {
+			only = argv[++i];
+		} else if (!strcmp(a, "--out") && i + 1 < argc) {
+			out_dir = argv[++i];
+		} else if (!strncmp(a, "--", 2)) {
+			const char *k = a + 2, *v = NULL;
+
+			if (needs_value(k)) {
+				if (i + 1 >= argc) {
+					usage();
+					return 2;
+				}
+				v = argv[++i];
+			} else if (!strcmp(k, "bug") && i + 1 < argc && strchr(argv[i + 1], '=')) {
+				v = argv[++i];
+			}
+			if (set_key(&s, k, v)) {
+				fprintf(stderr, "cosim: unknown option %s\n", a);
+				usage();
+				return 2;
+			}
+		} else {
+			usage();
+			return 2;
+		}
+	}
+	if (!hca_engine_find(s.dut)) {
+		fprintf(stderr, "cosim: DUT engine '%s' is not linked into this program\n", s.dut);
+		return 2;
+	}
+	if (plan)
+		return run_plan(plan, &s, only);
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return 2;
+	printf("cosim: reference %s, DUT %s%s%s\n", s.ref, s.dut, s.bug[0] ? ", planted in node 0: " : "", s.bug);
+	print_header();
+	run_one(&s, o);
+	print_row(&s, o);
+	rc = o->pass ? 0 : 1;
+	printf("%u passed, %u failed\n", o->pass ? 1u : 0u, o->pass ? 0u : 1u);
+	free(o);
+	return rc;
+}

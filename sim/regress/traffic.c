@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Cosimulation traffic: RC messages between nodes 0 and 1 of a sim/tb with
+ * end-to-end checks (sim/regress/traffic.h).
+ *
+ * Layout per node: one PD, one EQ (vector = node), a send CQ and a receive
+ * CQ shared by all QPs, two gather MRs (SGE pieces alternate between them)
+ * and one destination MR.  Every (pair, direction) owns `outstanding`
+ * 64 KiB slots in each MR; message k of a flow uses slot k % outstanding, so
+ * a slot is reused only after its message completed on both sides.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traffic.h"
+
+#define MAX_OUT 8
+#define POISON 0xEE
+
+struct piece {
+	uint64_t off;		/* offset in the MR */
+	uint32_t len;
+	unsigned int mr;	/* gather MR 0/1 */
+};
+
+struct inflight {
+	struct tr_msg m;
+	uint64_t id;		/* flow sequence number */
+	uint32_t pseed;		/* payload pattern seed */
+	uint32_t imm;
+	uint16_t swqe;
+	uint16_t rwqe;
+	bool needs_recv, send_done, recv_done;
+	struct piece pc[TR_MAX_SGE];
+	unsigned int npc;
+};
+
+struct flow {
+	struct inflight f[MAX_OUT];
+	unsigned int head, count;
+	uint64_t next_id;
+};
+
+struct node {
+	struct tb_node *n;
+	uint32_t pd;
+	struct tb_eq *eq;
+	struct tb_cq *scq, *rcq;
+	struct tb_mr *src[2], *dst;
+	bool armed_s, armed_r;
+};
+
+struct pair {
+	struct tb_qp *qp[2];		/* QP on node 0, on node 1 */
+	uint8_t mtu;
+	struct flow flow[2];		/* dir 0: node 0 requester, dir 1: node 1 requester */
+};
+
+struct run {
+	struct tb *tb;
+	const struct tr_cfg *c;
+	struct tr_result *r;
+	struct node nd[2];
+	struct pair p[TR_MAX_PAIRS];
+	uint64_t rng;
+	uint64_t slot_bytes;		/* bytes of one (pair, dir) slot group */
+};
+
+static const char *const op_names[TR_NOPS] = { "send", "send_imm", "write", "write_imm", "read" };
+
+const char *tr_op_name(unsigned int op)
+{
+	return op < TR_NOPS ? op_names[op] : "?";
+}
+
+void tr_cfg_default(struct tr_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->seed = 1;
+	c->pairs = 4;
+	c->messages = 200;
+	c->weight[TR_SEND] = 3;
+	c->weight[TR_SEND_IMM] = 1;
+	c->weight[TR_WRITE] = 3;
+	c->weight[TR_WRITE_IMM] = 1;
+	c->weight[TR_READ] = 0;
+	c->max_len = TR_SLOT;
+	c->max_sge = TR_MAX_SGE;
+	c->outstanding = 4;
+	c->events = true;
+}
+
+int tr_parse_ops(struct tr_cfg *c, const char *s)
+{
+	unsigned int w[TR_NOPS] = { 0 };
+
+	while (s && *s) {
+		const char *colon = strchr(s, ':'), *comma = strchr(s, ',');
+		size_t n;
+		unsigned int op;
+
+		if (!colon || (comma && comma < colon))
+			return -1;
+		n = (size_t)(colon - s);
+		for (op = 0; op < TR_NOPS; op++)
+			if (strlen(op_names[op]) == n && strncmp(s, op_names[op], n) == 0)
+				break;
+		if (op == TR_NOPS)
+			return -1;
+		w[op] = (unsigned int)strtoul(colon + 1, NULL, 10);
+		s = comma ? comma + 1 : NULL;
+	}
+	memcpy(c->weight, w, sizeof(w));
+	return 0;
+}
+
+static uint64_t rnd(struct run *R)
+{
+	uint64_t z = (R->rng += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t below(struct run *R, uint32_t n)
+{
+	return n ? (uint32_t)(rnd(R) % n) : 0;
+}
+
+static uint8_t pat(uint32_t seed, uint32_t i)
+{
+	uint32_t x = seed * 0x9E3779B1u + i * 0x85EBCA6Bu;
+
+	x ^= x >> 15;
+	x *= 0x2C1B3C6Du;
+	return (uint8_t)(x ^ (x >> 13));
+}
+
+static void fail(struct run *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct run *R, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!R->r->errors++) {
+		va_start(ap, fmt);
+		vsnprintf(R->r->first_error, sizeof(R->r->first_error), fmt, ap);
+		va_end(ap);
+	}
+	if (R->c->verbose) {
+		va_start(ap, fmt);
+		fprintf(stderr, "traffic: ");
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+}
+
+static uint64_t slot_off(struct run *R, unsigned int pair, unsigned int dir, uint64_t id)
+{
+	return R->slot_bytes * (pair * 2 + dir) + (uint64_t)TR_SLOT * (id % R->c->outstanding);
+}
+
+/* Set-up ---------------------------------------------------------------------- */
+
+static bool setup(struct run *R)
+{
+	uint64_t mrsz = R->slot_bytes * 2 * R->c->pairs;
+	static const uint8_t mtus[] = { HCA_MTU_256, HCA_MTU_512, HCA_MTU_1024, HCA_MTU_2048, HCA_MTU_4096 };
+	uint32_t acc = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ;
+
+	for (int i = 0; i < 2; i++) {
+		struct node *d = &R->nd[i];
+
+		d->n = tb_node(R->tb, (unsigned int)i);
+		if (!d->n)
+			return false;
+		d->pd = tb_pd_alloc(d->n);
+		d->eq = tb_eq_create(d->n, 10, (unsigned int)i);
+		d->scq = tb_cq_create(d->n, 11, d->eq);
+		d->rcq = tb_cq_create(d->n, 11, d->eq);
+		d->src[0] = tb_mr_reg(d->n, d->pd, mrsz, acc);
+		d->src[1] = tb_mr_reg(d->n, d->pd, mrsz, acc);
+		d->dst = tb_mr_reg(d->n, d->pd, mrsz, acc);
+		if (!d->eq || !d->scq || !d->rcq || !d->src[0] || !d->src[1] || !d->dst)
+			return false;
+	}
+	for (unsigned int k = 0; k < R->c->pairs; k++) {
+		struct pair *p = &R->p[k];
+		struct tb_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = TR_MAX_SGE,
+					 .max_recv_sge = TR_MAX_SGE };
+		struct tb_qp_attr a;
+
+		for (int i = 0; i < 2; i++)
+			p->qp[i] = tb_qp_create(R->nd[i].n, HCA_QPT_RC, R->nd[i].pd, R->nd[i].scq, R->nd[i].rcq, NULL, &cap);
+		if (!p->qp[0] || !p->qp[1])
+			return false;
+		p->mtu = R->c->mtu[k] ? R->c->mtu[k] : mtus[below(R, 5)];
+		tb_qp_attr_default(&a);
+		a.path_mtu = p->mtu;
+		a.sq_psn = (uint32_t)(rnd(R) & 0xffffff);
+		a.rq_psn = a.sq_psn;
+		if (tb_connect_pair(p->qp[0], p->qp[1], &a))
+			return false;
+	}
+	return true;
+}
+
+static void teardown(struct run *R)
+{
+	for (int i = 0; i < 2; i++) {
+		free(R->nd[i].eq);
+		free(R->nd[i].scq);
+		free(R->nd[i].rcq);
+		free(R->nd[i].src[0]);
+		free(R->nd[i].src[1]);
+		free(R->nd[i].dst);
+	}
+	for (unsigned int k = 0; k < R->c->pairs; k++) {
+		free(R->p[k].qp[0]);
+		free(R->p[k].qp[1]);
+	}
+}
+
+/* Messages ---------------------------------------------------------------------- */
+
+static uint32_t gen_len(struct run *R, uint8_t mtu)
+{
+	uint32_t pmtu = 128u << mtu, max = R->c->max_len, v;
+	uint32_t k = below(R, 100);
+
+	if (k < 5)
+		return 0;
+	if (k < 25)
+		v = 1 + below(R, 64);
+	else if (k < 50)
+		v = pmtu * (1 + below(R, 8)) + below(R, 3) - 1;
+	else
+		v = 1 + below(R, max);
+	return v > max ? max : v;
+}
+
+static void gen_msg(struct run *R, struct tr_msg *m)
+{
+	unsigned int tot = 0, w;
+
+	memset(m, 0, sizeof(*m));
+	for (unsigned int i = 0; i < TR_NOPS; i++)
+		tot += R->c->weight[i];
+	w = below(R, tot ? tot : 1);
+	for (m->op = 0; m->op < TR_NOPS - 1 && w >= R->c->weight[m->op]; m->op++)
+		w -= R->c->weight[m->op];
+	m->pair = (uint8_t)below(R, R->c->pairs);
+	m->dir = (uint8_t)below(R, 2);
+	m->len = gen_len(R, R->p[m->pair].mtu);
+	m->nsge = (uint8_t)(1 + below(R, R->c->max_sge));
+	m->rsge = (uint8_t)(1 + below(R, R->c->max_sge));
+	m->solicited = below(R, 4) == 0;
+}
+
+/* Split len into n pieces at random points (pieces may be empty only when len < n). */
+static void split(struct run *R, uint32_t len, unsigned int n, uint32_t *out)
+{
+	uint32_t left = len;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t v = i + 1 == n ? left : (left ? below(R, left + 1) : 0);
+
+		out[i] = v;
+		left -= v;
+	}
+}
+
+static bool post(struct run *R, const struct tr_msg *m)
+{
+	struct pair *p = &R->p[m->pair];
+	struct flow *fl = &p->flow[m->dir];
+	struct node *s = &R->nd[m->dir], *d = &R->nd[1 - m->dir];
+	struct tb_qp *sq = p->qp[m->dir], *rq = p->qp[1 - m->dir];
+	struct inflight *f;
+	struct tb_sge sge[TR_MAX_SGE];
+	struct tb_send_wr wr;
+	uint32_t lens[TR_MAX_SGE];
+	uint64_t base;
+	uint32_t off = 0;
+	static const uint8_t wr_op[TR_NOPS] = { HCA_WR_SEND, HCA_WR_SEND_WITH_IMM, HCA_WR_RDMA_WRITE,
+						HCA_WR_RDMA_WRITE_WITH_IMM, HCA_WR_RDMA_READ };
+
+	if (fl->count >= R->c->outstanding)
+		return false;
+	f = &fl->f[(fl->head + fl->count) % MAX_OUT];
+	memset(f, 0, sizeof(*f));
+	f->m = *m;
+	if (f->m.nsge < 1 || f->m.nsge > TR_MAX_SGE)
+		f->m.nsge = 1;
+	if (f->m.rsge < 1 || f->m.rsge > TR_MAX_SGE)
+		f->m.rsge = 1;
+	if (f->m.len > TR_SLOT)
+		f->m.len = TR_SLOT;
+	f->id = fl->next_id++;
+	f->pseed = (uint32_t)rnd(R);
+	f->imm = (uint32_t)rnd(R);
+	f->needs_recv = m->op == TR_SEND || m->op == TR_SEND_IMM || m->op == TR_WRITE_IMM;
+	base = slot_off(R, m->pair, m->dir, f->id);
+
+	/* local pieces: data to send, or where READ data lands */
+	split(R, f->m.len, f->m.nsge, lens);
+	f->npc = f->m.nsge;
+	for (unsigned int i = 0; i < f->npc; i++) {
+		struct tb_mr *mr = s->src[i & 1];
+
+		f->pc[i] = (struct piece){ .off = base + off, .len = lens[i], .mr = i & 1 };
+		if (m->op == TR_READ)
+			memset(mr->buf + base + off, POISON, lens[i]);
+		else
+			for (uint32_t k = 0; k < lens[i]; k++)
+				mr->buf[base + off + k] = pat(f->pseed, off + k);
+		sge[i] = (struct tb_sge){ .addr = mr->va + base + off, .len = lens[i], .lkey = mr->lkey };
+		off += lens[i];
+	}
+	/* remote side: poison the destination (and the bytes after it), or the READ source */
+	if (m->op == TR_READ) {
+		for (uint32_t k = 0; k < f->m.len; k++)
+			d->dst->buf[base + k] = pat(f->pseed, k);
+	} else {
+		memset(d->dst->buf + base, POISON, f->m.len + 8 <= TR_SLOT ? f->m.len + 8 : TR_SLOT);
+	}
+	if (f->needs_recv) {
+		struct tb_sge rs[TR_MAX_SGE];
+		unsigned int n = m->op == TR_WRITE_IMM ? 0 : f->m.rsge;
+		uint32_t rl[TR_MAX_SGE], roff = 0;
+
+		/* receive pieces cover the whole slot; the message fills a prefix */
+		split(R, TR_SLOT, n ? n : 1, rl);
+		for (unsigned int i = 0; i < n; i++) {
+			rs[i] = (struct tb_sge){ .addr = d->dst->va + base + roff, .len = rl[i], .lkey = d->dst->lkey };
+			roff += rl[i];
+		}
+		f->rwqe = (uint16_t)tb_post_recv(rq, rs, n);
+	}
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = wr_op[m->op];
+	wr.flags = HCA_SEND_SIGNALED | (m->solicited ? HCA_SEND_SOLICITED : 0);
+	wr.imm = f->imm;
+	wr.sge = sge;
+	wr.num_sge = f->npc;
+	wr.raddr = d->dst->va + base;
+	wr.rkey = d->dst->rkey;
+	f->swqe = (uint16_t)tb_post_send(sq, &wr);
+	fl->count++;
+	R->r->posted++;
+	(void)s;
+	return true;
+}
+
+/* Completions ------------------------------------------------------------------- */
+
+static bool check_payload(struct run *R, struct inflight *f, const char *where)
+{
+	unsigned int dirn = f->m.dir;
+	struct node *s = &R->nd[dirn], *d = &R->nd[1 - dirn];
+	uint64_t base = slot_off(R, f->m.pair, dirn, f->id);
+
+	if (f->m.op == TR_READ) {
+		uint32_t off = 0;
+
+		for (unsigned int i = 0; i < f->npc; i++) {
+			const uint8_t *p = s->src[f->pc[i].mr]->buf + f->pc[i].off;
+
+			for (uint32_t k = 0; k < f->pc[i].len; k++)
+				if (p[k] != pat(f->pseed, off + k)) {
+					fail(R, "%s: READ pair %u dir %u msg %" PRIu64 " len %u: byte %u wrong", where,
+					     f->m.pair, dirn, f->id, f->m.len, off + k);
+					return false;
+				}
+			off += f->pc[i].len;
+		}
+	} else {
+		const uint8_t *p = d->dst->buf + base;
+
+		for (uint32_t k = 0; k < f->m.len; k++)
+			if (p[k] != pat(f->pseed, k)) {
+				fail(R, "%s: %s pair %u dir %u msg %" PRIu64 " len %u: byte %u is 0x%02x, want 0x%02x",
+				     where, tr_op_name(f->m.op), f->m.pair, dirn, f->id, f->m.len, k, p[k],
+				     pat(f->pseed, k));
+				return false;
+			}
+		for (uint32_t k = f->m.len; k < f->m.len + 8 && k < TR_SLOT; k++)
+			if (p[k] != POISON) {
+				fail(R, "%s: %s pair %u dir %u msg %" PRIu64 " len %u: wrote past the end (byte %u)", where,
+				     tr_op_name(f->m.op), f->m.pair, dirn, f->id, f->m.len, k);
+				return false;
+			}
+	}
+	R->r->payload_bytes += f->m.len;
+	return true;
+}
+
+static void retire(struct run *R, struct flow *fl)
+{
+	while (fl->count) {
+		struct inflight *f = &fl->f[fl->head];
+
+		if (!f->send_done || (f->needs_recv && !f->recv_done))
+			break;
+		fl->head = (fl->head + 1) % MAX_OUT;
+		fl->count--;
+		R->r->completed++;
+	}
+}
+
+static struct pair *pair_of(struct run *R, unsigned int node, uint32_t qpn)
+{
+	for (unsigned int k = 0; k < R->c->pairs; k++)
+		if (R->p[k].qp[node]->qpn == qpn)
+			return &R->p[k];
+	return NULL;
+}
+
+static void send_cqe(struct run *R, unsigned int node, const struct hca_cqe *c)
+{
+	static const uint8_t wc_op[TR_NOPS] = { HCA_WC_OP_SEND, HCA_WC_OP_SEND, HCA_WC_OP_RDMA_WRITE,
+						HCA_WC_OP_RDMA_WRITE, HCA_WC_OP_RDMA_READ };
+	struct pair *p = pair_of(R, node, c->qpn);
+	struct flow *fl;
+	struct inflight *f = NULL;
+
+	if (!p) {
+		fail(R, "node %u: send CQE for unknown QPN 0x%x", node, c->qpn);
+		return;
+	}
+	fl = &p->flow[node];
+	for (unsigned int i = 0; i < fl->count; i++) {
+		struct inflight *g = &fl->f[(fl->head + i) % MAX_OUT];
+
+		if (!g->send_done) {
+			f = g;
+			break;
+		}
+	}
+	if (!f) {
+		fail(R, "node %u: send CQE (wqe_index %u) with nothing outstanding", node, c->wqe_index);
+		return;
+	}
+	f->send_done = true;
+	if (c->status != HCA_WC_SUCCESS || c->wqe_index != f->swqe || c->opcode != wc_op[f->m.op] ||
+	    (f->m.op == TR_READ && c->byte_len != f->m.len)) {
+		fail(R, "node %u: send CQE of %s len %u: status %u wqe_index %u (want %u) opcode %u (want %u) byte_len %u",
+		     node, tr_op_name(f->m.op), f->m.len, c->status, c->wqe_index, f->swqe, c->opcode, wc_op[f->m.op],
+		     c->byte_len);
+		return;
+	}
+	if (f->m.op == TR_WRITE || f->m.op == TR_READ)
+		check_payload(R, f, "send completion");
+	retire(R, fl);
+}
+
+static void recv_cqe(struct run *R, unsigned int node, const struct hca_cqe *c)
+{
+	struct pair *p = pair_of(R, node, c->qpn);
+	struct flow *fl;
+	struct inflight *f = NULL;
+	bool imm;
+	uint8_t want_op;
+
+	if (!p) {
+		fail(R, "node %u: receive CQE for unknown QPN 0x%x", node, c->qpn);
+		return;
+	}
+	fl = &p->flow[1 - node];	/* the flow this node responds to */
+	for (unsigned int i = 0; i < fl->count; i++) {
+		struct inflight *g = &fl->f[(fl->head + i) % MAX_OUT];
+
+		if (g->needs_recv && !g->recv_done) {
+			f = g;
+			break;
+		}
+	}
+	if (!f) {
+		fail(R, "node %u: receive CQE (wqe_index %u) with no receive expected", node, c->wqe_index);
+		return;
+	}
+	f->recv_done = true;
+	imm = f->m.op != TR_SEND;
+	want_op = f->m.op == TR_WRITE_IMM ? HCA_WC_OP_RECV_RDMA_WITH_IMM : HCA_WC_OP_RECV;
+	if (c->status != HCA_WC_SUCCESS || c->wqe_index != f->rwqe || c->opcode != want_op ||
+	    c->byte_len != f->m.len || (imm && (c->imm_data != f->imm || !(c->wc_flags & HCA_WC_FLAG_WITH_IMM))) ||
+	    (!imm && (c->wc_flags & HCA_WC_FLAG_WITH_IMM))) {
+		fail(R, "node %u: receive CQE of %s len %u: status %u wqe_index %u (want %u) opcode %u (want %u) "
+			"byte_len %u imm 0x%x (want 0x%x) flags 0x%x",
+		     node, tr_op_name(f->m.op), f->m.len, c->status, c->wqe_index, f->rwqe, c->opcode, want_op,
+		     c->byte_len, c->imm_data, f->imm, c->wc_flags);
+		return;
+	}
+	check_payload(R, f, "receive completion");
+	retire(R, fl);
+}
+
+static bool poll_all(struct run *R)
+{
+	bool any = false;
+	struct hca_cqe c;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct node *d = &R->nd[i];
+
+		while (tb_cq_poll(d->scq, &c)) {
+			send_cqe(R, i, &c);
+			any = true;
+		}
+		while (tb_cq_poll(d->rcq, &c)) {
+			recv_cqe(R, i, &c);
+			any = true;
+		}
+		if (R->c->events) {
+			struct hca_eqe e;
+			unsigned int n = 0;
+
+			while (tb_eq_poll(d->eq, &e)) {
+				n++;
+				if (e.type == HCA_EQE_TYPE_COMP && e.element == d->scq->cqn)
+					d->armed_s = false;
+				else if (e.type == HCA_EQE_TYPE_COMP && e.element == d->rcq->cqn)
+					d->armed_r = false;
+			}
+			if (n) {
+				R->r->eqes += n;
+				tb_eq_arm(d->eq);
+				any = true;
+			}
+			/* arm after draining, as a driver does before sleeping */
+			if (!d->armed_r) {
+				tb_cq_arm(d->rcq, (R->r->posted & 1) != 0);
+				d->armed_r = true;
+			}
+			if (!d->armed_s) {
+				tb_cq_arm(d->scq, false);
+				d->armed_s = true;
+			}
+		}
+	}
+	return any;
+}
+
+void tr_run(struct tb *tb, const struct tr_cfg *c, struct tr_result *r)
+{
+	struct run *R = calloc(1, sizeof(*R));
+	unsigned int total = c->list ? c->nlist : c->messages;
+	unsigned int next = 0;
+	struct tr_msg pending;
+	bool have = false;
+	uint64_t t0 = tb_now(tb), limit;
+
+	memset(r, 0, sizeof(*r));
+	if (!R) {
+		snprintf(r->first_error, sizeof(r->first_error), "out of memory");
+		r->errors = 1;
+		return;
+	}
+	R->tb = tb;
+	R->c = c;
+	R->r = r;
+	R->rng = c->seed * 0x2545F4914F6CDD1Dull + 1;
+	R->slot_bytes = (uint64_t)TR_SLOT * (c->outstanding ? c->outstanding : 1);
+	if (c->pairs < 1 || c->pairs > TR_MAX_PAIRS || c->outstanding < 1 || c->outstanding > MAX_OUT ||
+	    c->max_sge < 1 || c->max_sge > TR_MAX_SGE || !setup(R)) {
+		fail(R, "set-up failed (pairs %u, outstanding %u, max_sge %u)", c->pairs, c->outstanding, c->max_sge);
+		teardown(R);
+		free(R);
+		return;
+	}
+	limit = tb_now(tb) + (c->max_cycles ? c->max_cycles : (1ull << 32));
+	while (r->completed < total) {
+		bool progress = false;
+
+		while (next < total) {
+			if (!have) {
+				if (c->list)
+					pending = c->list[next];
+				else
+					gen_msg(R, &pending);
+				have = true;
+			}
+			if (pending.pair >= c->pairs || pending.dir > 1 || pending.op >= TR_NOPS) {
+				fail(R, "directed message %u names pair %u dir %u op %u (of %u pairs)", next, pending.pair,
+				     pending.dir, pending.op, c->pairs);
+				have = false;
+				next++;
+				r->completed++;
+				continue;
+			}
+			if (!post(R, &pending))
+				break;
+			have = false;
+			next++;
+			progress = true;
+		}
+		if (poll_all(R))
+			progress = true;
+		if (!progress && !tb_step(tb, limit)) {
+			fail(R, "stalled at cycle %" PRIu64 ": %u of %u messages complete, %u posted", tb_now(tb),
+			     r->completed, total, r->posted);
+			break;
+		}
+	}
+	tb_run(tb, 100000000ull);
+	poll_all(R);
+	tb_run(tb, 100000000ull);
+	r->cycles = tb_now(tb) - t0;
+	r->irqs = (unsigned int)(R->nd[0].n->irq_total + R->nd[1].n->irq_total);
+	teardown(R);
+	free(R);
+}
