@@ -28,12 +28,27 @@ static uint32_t ctx_cmd(unsigned int op, unsigned int type, uint32_t index)
 	       HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_INDEX, index);
 }
 
+/* Bytes of each context type that a write replaces (the rest is status). */
+static size_t config_bytes(unsigned int type)
+{
+	switch (type) {
+	case HCA_CTX_TYPE_QPC: return 0x80;
+	case HCA_CTX_TYPE_CQC: case HCA_CTX_TYPE_SRQC: case HCA_CTX_TYPE_EQC: return 0x20;
+	case HCA_CTX_TYPE_MRC: return HCA_MRC_SIZE;
+	case HCA_CTX_TYPE_GIDC: return HCA_GIDC_SIZE;
+	default: return 0;
+	}
+}
+
 int fw_ctx_write(struct hca_fw *fw, unsigned int type, uint32_t index, const void *buf, size_t len)
 {
 	const uint8_t *p = (const uint8_t *)buf;
 
-	/* Every staging word of the context is written, so nothing left over
-	 * from an earlier command leaks into this one. */
+	/* Every configuration word of the context is written (status words are
+	 * the engine's), so nothing left in the staging buffer from an earlier
+	 * command leaks into this one. */
+	if (len > config_bytes(type))
+		len = config_bytes(type);
 	for (size_t w = 0; w < len / 4; w++) {
 		uint32_t v = (uint32_t)p[4 * w] | (uint32_t)p[4 * w + 1] << 8 |
 			     (uint32_t)p[4 * w + 2] << 16 | (uint32_t)p[4 * w + 3] << 24;
