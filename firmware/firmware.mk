@@ -77,3 +77,13 @@ fuzz-corpus:
 	$(PYTHON) firmware/fuzz/mkcorpus.py firmware/fuzz/corpus
 HELP += "fuzz|libFuzzer on the firmware command parser (FW_FUZZ_SECONDS=600)" \
 	"fuzz-corpus|regenerate firmware/fuzz/corpus from the spec"
+
+# make bench-fw: command throughput on the model engine (optimised, no sanitizers).
+$(BUILD)/bench/fw: $(BUILD)/obj/firmware/tests/bench_fw.o $(BUILD)/obj/firmware/tests/fw_test.o \
+		   $(foreach l,hcadev hcafw hcamodel hcaroce hcasim,$(BUILD)/lib/lib$(l).a)
+	@mkdir -p $(@D); $(CC) -o $@ $^ -lm
+.PHONY: bench-fw
+bench-fw: $(BUILD)/bench/fw
+	$(BUILD)/bench/fw
+BENCH_TARGETS += bench-fw
+HELP += "bench-fw|firmware command throughput on the model engine"
