@@ -41,9 +41,12 @@ BENCH_TARGETS += bench-model
 # (scapy ICRC, tshark decode, wire rules): tests/oracle/check_pcap.py.
 $(eval $(call hca_test,model_frames,model/tests/test_model_frames.c,$(MODEL_TEST_LIBS)))
 TEST_DEPS_model_frames += tests/oracle/check_pcap.py
-TEST_CMD_model_frames = mkdir -p $(BUILD)/test-tmp && \
-	$(BUILD)/tests/model_frames $(BUILD)/test-tmp/model_frames.pcap && \
-	$(PYTHON) tests/oracle/check_pcap.py --wire-rules $(BUILD)/test-tmp/model_frames.pcap
+# (both result lines are summed into one)
+TEST_CMD_model_frames = set -o pipefail; mkdir -p $(BUILD)/test-tmp && \
+	{ $(BUILD)/tests/model_frames $(BUILD)/test-tmp/model_frames.pcap && \
+	  $(PYTHON) tests/oracle/check_pcap.py --wire-rules $(BUILD)/test-tmp/model_frames.pcap; } | \
+	awk '/^[0-9]+ passed, [0-9]+ failed$$/ { p += $$1; f += $$3; next } { print } \
+	     END { printf "%d passed, %d failed\n", p, f; exit f > 0 }'
 
 # scapy-built frames (tests/oracle/gen_frames.py) accepted and executed by the model.
 $(eval $(call hca_test,model_scapy,model/tests/test_model_scapy.c,$(MODEL_TEST_LIBS)))
