@@ -51,12 +51,12 @@ TEST_CMD_fw_rv32 = RV_PREFIX=$(RV_PREFIX) firmware/rv32/check.sh $(RV_ELF)
 
 # ---------------------------------------------------------------------------
 # libFuzzer target for the command parser/validator/handlers (firmware/fuzz).
-# `make test` runs it FW_FUZZ_TEST_SECONDS over the checked-in corpus;
-# `make fuzz` runs it FW_FUZZ_SECONDS and keeps what it finds in build/fuzz.
+# `make test` runs FW_FUZZ_TEST_RUNS inputs from a fresh start (deterministic,
+# about 40 s); `make fuzz` runs FW_FUZZ_SECONDS and keeps its corpus in build/fuzz.
 FW_FUZZ := $(BUILD)/fuzz/fw_cmd
 FW_FUZZ_CFG := -DFW_CFG_MAX_CTX=8 -DFW_CFG_MAX_HANDLES=64 -DFW_CFG_LOG_MAX_QP=4 -DFW_CFG_LOG_MAX_CQ=4 \
 	       -DFW_CFG_LOG_MAX_SRQ=3 -DFW_CFG_LOG_MAX_EQ=3 -DFW_CFG_LOG_MAX_MR=5 -DFW_CFG_LOG_MAX_PD=4
-FW_FUZZ_TEST_SECONDS ?= 40
+FW_FUZZ_TEST_RUNS ?= 150000
 FW_FUZZ_SECONDS ?= 600
 $(FW_FUZZ): firmware/fuzz/fuzz_cmd.c firmware/tests/fake_engine.c sim/registry.c $(FW_SRCS) \
 	    $(wildcard firmware/*.h firmware/tests/*.h) $(SPEC_H)
@@ -67,11 +67,11 @@ $(FW_FUZZ): firmware/fuzz/fuzz_cmd.c firmware/tests/fake_engine.c sim/registry.c
 
 TESTS += fw_fuzz
 TEST_DEPS_fw_fuzz := $(FW_FUZZ)
-TEST_CMD_fw_fuzz = firmware/fuzz/run.sh $(FW_FUZZ) $(FW_FUZZ_TEST_SECONDS) $(BUILD)/fuzz/fw_cmd-test
+TEST_CMD_fw_fuzz = firmware/fuzz/run.sh --fresh $(FW_FUZZ) $(BUILD)/fuzz/fw_cmd-test -runs=$(FW_FUZZ_TEST_RUNS)
 
 .PHONY: fuzz fuzz-corpus
 fuzz: $(FW_FUZZ)
-	firmware/fuzz/run.sh $(FW_FUZZ) $(FW_FUZZ_SECONDS) $(BUILD)/fuzz/fw_cmd-corpus
+	firmware/fuzz/run.sh $(FW_FUZZ) $(BUILD)/fuzz/fw_cmd-corpus -max_total_time=$(FW_FUZZ_SECONDS)
 # Regenerate the checked-in seeds from spec/hca.toml.
 fuzz-corpus:
 	$(PYTHON) firmware/fuzz/mkcorpus.py firmware/fuzz/corpus
