@@ -58,3 +58,8 @@ wave: $(COSIM)
 
 HELP += "sim|cosimulation regression: lockstep model vs DUT, both widths (SIM_PLAN, SIM_ARGS)" \
 	"wave|replay a failing cosim run with FST tracing around the divergence (TEST= SEED= WIDTH= WINDOW=)"
+
+# Waveform replay plumbing (make wave) and the .gtkw generator.
+TESTS += sim_wave
+TEST_DEPS_sim_wave := $(COSIM)
+TEST_CMD_sim_wave = sim/regress/test_wave.sh $(COSIM)

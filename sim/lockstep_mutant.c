@@ -53,6 +53,11 @@ struct mutant {
 	uint64_t held_iova;
 	int held_mr;
 	uint8_t fbuf[65536 + 64];
+	/* trace: a VCD of the host interface in [trace_from, trace_to] */
+	FILE *vcd;
+	uint64_t trace_from, trace_to, vcd_t;
+	bool vcd_started;
+	uint32_t n_tx, n_dma, n_irq;
 };
 
 #define to_mut(e) ((struct mutant *)(void *)(e))
@@ -89,7 +94,104 @@ static bool is_roce(const uint8_t *f, size_t len)
 	       ((unsigned int)f[36] << 8 | f[37]) == HCA_WIRE_UDP_DPORT;
 }
 
+/* Trace -------------------------------------------------------------------- */
+
+static void vcd_open(struct mutant *m, const struct hca_engine_config *cfg)
+{
+	if (!cfg || !cfg->trace)
+		return;
+	m->vcd = fopen(cfg->trace, "w");
+	if (!m->vcd)
+		return;
+	m->trace_from = cfg->trace_from;
+	m->trace_to = cfg->trace_to ? cfg->trace_to : UINT64_MAX;
+	fprintf(m->vcd, "$version\n\thcasim model-mutant\n$end\n$timescale\n\t1ns\n$end\n"
+			"$scope module TOP $end\n$scope module mutant $end\n"
+			"$var wire 32 a tx_count [31:0] $end\n$var wire 8 b tx_opcode [7:0] $end\n"
+			"$var wire 24 c tx_psn [23:0] $end\n$var wire 32 d dma_wr_count [31:0] $end\n"
+			"$var wire 64 e dma_wr_addr [63:0] $end\n$var wire 32 f dma_wr_len [31:0] $end\n"
+			"$var wire 32 g irq_count [31:0] $end\n$var wire 8 h irq_vector [7:0] $end\n"
+			"$var wire 1 i bug_fired $end\n$upscope $end\n$upscope $end\n$enddefinitions $end\n");
+}
+
+static void vcd_bits(FILE *f, uint64_t v, char id)
+{
+	char b[65];
+	int n = 0;
+
+	for (int i = 63; i >= 0; i--)
+		if (n || (v >> i & 1) || i == 0)
+			b[n++] = (char)('0' + (v >> i & 1));
+	b[n] = '\0';
+	fprintf(f, "b%s %c\n", b, id);
+}
+
+/* Values at the engine's current cycle, if inside the window. */
+static bool vcd_at(struct mutant *m)
+{
+	uint64_t t;
+
+	if (!m->vcd)
+		return false;
+	t = m->iops->now(m->in);
+	if (t < m->trace_from || t > m->trace_to)
+		return false;
+	if (!m->vcd_started || t != m->vcd_t) {
+		fprintf(m->vcd, "#%llu\n", (unsigned long long)t * 4);	/* 4 ns per cycle */
+		m->vcd_t = t;
+		m->vcd_started = true;
+		fprintf(m->vcd, "%ci\n", m->fired ? '1' : '0');
+	}
+	return true;
+}
+
+static void vcd_tx(struct mutant *m, const uint8_t *f, size_t len)
+{
+	m->n_tx++;
+	if (!vcd_at(m))
+		return;
+	vcd_bits(m->vcd, m->n_tx, 'a');
+	if (len >= 54) {
+		vcd_bits(m->vcd, f[42], 'b');
+		vcd_bits(m->vcd, (uint64_t)f[51] << 16 | f[52] << 8 | f[53], 'c');
+	}
+}
+
+static void vcd_dma(struct mutant *m, uint64_t iova, size_t len)
+{
+	m->n_dma++;
+	if (!vcd_at(m))
+		return;
+	vcd_bits(m->vcd, m->n_dma, 'd');
+	vcd_bits(m->vcd, iova, 'e');
+	vcd_bits(m->vcd, len, 'f');
+}
+
+static void vcd_irq(struct mutant *m, unsigned int v)
+{
+	m->n_irq++;
+	if (!vcd_at(m))
+		return;
+	vcd_bits(m->vcd, m->n_irq, 'g');
+	vcd_bits(m->vcd, v, 'h');
+}
+
 /* Host callbacks of the wrapped engine ------------------------------------ */
+
+static int host_write(struct mutant *m, uint64_t iova, const void *buf, size_t len)
+{
+	int r = m->host.dma_write(m->host_ctx, iova, buf, len);
+
+	if (r == 0)
+		vcd_dma(m, iova, len);
+	return r;
+}
+
+static void host_tx(struct mutant *m, const uint8_t *f, size_t len)
+{
+	vcd_tx(m, f, len);
+	m->host.tx_frame(m->host_ctx, f, len);
+}
 
 static int m_dma_read(void *h, uint64_t iova, void *buf, size_t len)
 {
@@ -102,7 +204,7 @@ static void release_held(struct mutant *m)
 {
 	if (!m->held)
 		return;
-	m->host.dma_write(m->host_ctx, m->held_iova, m->held, m->held_len);
+	host_write(m, m->held_iova, m->held, m->held_len);
 	free(m->held);
 	m->held = NULL;
 }
@@ -122,7 +224,7 @@ static int m_dma_write(void *h, uint64_t iova, const void *buf, size_t len)
 		memcpy(&v, c + m->cqe_off, m->cqe_len);
 		v++;
 		memcpy(c + m->cqe_off, &v, m->cqe_len);
-		return m->host.dma_write(m->host_ctx, iova, c, len);
+		return host_write(m, iova, c, len);
 	}
 	if (g && g->kind == LS_RGN_MR) {
 		if (m->bug == BUG_PAYLOAD_BYTE && len && hit(m)) {
@@ -132,13 +234,13 @@ static int m_dma_write(void *h, uint64_t iova, const void *buf, size_t len)
 				return -ENOMEM;
 			memcpy(c, buf, len);
 			c[len / 2] ^= 0x5a;
-			r = m->host.dma_write(m->host_ctx, iova, c, len);
+			r = host_write(m, iova, c, len);
 			free(c);
 			return r;
 		}
 		if (m->bug == BUG_REORDER_DMA) {
 			if (m->held && m->held_mr == (int)g->index) {
-				r = m->host.dma_write(m->host_ctx, iova, buf, len);
+				r = host_write(m, iova, buf, len);
 				release_held(m);
 				return r;
 			}
@@ -155,7 +257,7 @@ static int m_dma_write(void *h, uint64_t iova, const void *buf, size_t len)
 			}
 		}
 	}
-	return m->host.dma_write(m->host_ctx, iova, buf, len);
+	return host_write(m, iova, buf, len);
 }
 
 static void m_tx_frame(void *h, const uint8_t *frame, size_t len)
@@ -164,7 +266,7 @@ static void m_tx_frame(void *h, const uint8_t *frame, size_t len)
 	const struct roce_opcode_info *oi = is_roce(frame, len) ? roce_opcode(frame[42]) : NULL;
 
 	if (len > sizeof(m->fbuf)) {
-		m->host.tx_frame(m->host_ctx, frame, len);
+		host_tx(m, frame, len);
 		return;
 	}
 	switch (m->bug) {
@@ -173,7 +275,7 @@ static void m_tx_frame(void *h, const uint8_t *frame, size_t len)
 			memcpy(m->fbuf, frame, len);
 			m->fbuf[43] ^= 0x80;
 			fix_icrc(m->fbuf, len);
-			m->host.tx_frame(m->host_ctx, m->fbuf, len);
+			host_tx(m, m->fbuf, len);
 			return;
 		}
 		break;
@@ -182,7 +284,7 @@ static void m_tx_frame(void *h, const uint8_t *frame, size_t len)
 			memcpy(m->fbuf, frame, len);
 			m->fbuf[35] ^= 0x01;
 			fix_icrc(m->fbuf, len);
-			m->host.tx_frame(m->host_ctx, m->fbuf, len);
+			host_tx(m, m->fbuf, len);
 			return;
 		}
 		break;
@@ -192,12 +294,12 @@ static void m_tx_frame(void *h, const uint8_t *frame, size_t len)
 		break;
 	case BUG_DUP_FRAME:
 		if (hit(m))
-			m->host.tx_frame(m->host_ctx, frame, len);
+			host_tx(m, frame, len);
 		break;
 	default:
 		break;
 	}
-	m->host.tx_frame(m->host_ctx, frame, len);
+	host_tx(m, frame, len);
 }
 
 static void m_interrupt(void *h, unsigned int vector)
@@ -206,6 +308,7 @@ static void m_interrupt(void *h, unsigned int vector)
 
 	if (m->bug == BUG_DROP_IRQ && hit(m))
 		return;
+	vcd_irq(m, vector);
 	m->host.interrupt(m->host_ctx, vector);
 }
 
@@ -324,9 +427,11 @@ static int mut_create(const struct hca_engine_config *cfg, const struct hca_host
 		ic = *cfg;
 		ic.options = NULL;
 	}
+	ic.trace = NULL;	/* the wrapped engine does not trace; the mutant writes a VCD */
 	r = m->iops->create(&ic, &mutant_host, m, &m->in);
 	if (r)
 		goto fail;
+	vcd_open(m, cfg);
 	*out = (struct hca_engine *)(void *)m;
 	return 0;
 fail:
@@ -345,6 +450,8 @@ static void mut_destroy(struct hca_engine *e)
 		free(m->q[(m->qhead + i) % m->qcap].frame);
 	free(m->q);
 	free(m->held);
+	if (m->vcd)
+		fclose(m->vcd);
 	free(m);
 }
 

@@ -25,6 +25,11 @@
  *   lag=CYCLES    doorbell writes and received frames reach the wrapped engine
  *                 CYCLES later (default 0): a slow DUT, to show that timing
  *                 differences alone are not reported as divergences
+ *
+ * hca_engine_config.trace: the mutant writes a VCD (not FST) of its host
+ * interface (frames, DMA writes, interrupts as counters and last values,
+ * scope TOP.mutant, 1 ns units: 4 per cycle) for cycles trace_from..trace_to -- a stand-in for the
+ * RTL's FST so that `make wave` can be exercised end to end without RTL.
  */
 #ifndef HCASIM_SIM_LOCKSTEP_MUTANT_H
 #define HCASIM_SIM_LOCKSTEP_MUTANT_H

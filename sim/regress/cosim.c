@@ -163,8 +163,39 @@ static int build_cfg(const struct spec *s, struct tr_cfg *c, struct tr_msg *list
 	return 0;
 }
 
+/* The command-line arguments that repeat this run (make wave uses them). */
+static void spec_args(const struct spec *s, char *b, size_t n)
+{
+	size_t u;
+
+	snprintf(b, n, "--test %s --width %u --seed %" PRIu64 " --messages %u --ref %s --dut %s", s->test, s->width,
+		 s->seed, s->messages, s->ref, s->dut);
+#define ADD(...) (u = strlen(b), snprintf(b + u, n - u, __VA_ARGS__))
+	if (s->dut_opts[0])
+		ADD(" --dut-opts %s", s->dut_opts);
+	if (s->bug[0])
+		ADD(" --bug %s", s->bug);
+	if (s->expect[0])
+		ADD(" --expect-fail %s", s->expect);
+	if (s->ops[0])
+		ADD(" --ops %s", s->ops);
+	if (s->pairs)
+		ADD(" --pairs %u", s->pairs);
+	if (s->outstanding)
+		ADD(" --outstanding %u", s->outstanding);
+	if (s->max_sge)
+		ADD(" --max-sge %u", s->max_sge);
+	if (s->max_len)
+		ADD(" --max-len %u", s->max_len);
+	if (s->no_events)
+		ADD(" --no-events");
+#undef ADD
+}
+
 static void write_run_file(const struct spec *s, const struct outcome *o)
 {
+	char args[1024];
+
 	char dir[400], path[512];
 	FILE *f;
 
@@ -176,6 +207,8 @@ static void write_run_file(const struct spec *s, const struct outcome *o)
 		return;
 	fprintf(f, "test=%s\nwidth=%u\nseed=%" PRIu64 "\nmessages=%u\nref=%s\ndut=%s\ndut_opts=%s\nbug=%s\nops=%s\n",
 		s->test, s->width, s->seed, s->messages, s->ref, s->dut, s->dut_opts, s->bug, s->ops);
+	spec_args(s, args, sizeof(args));
+	fprintf(f, "args=%s\n", args);
 	fprintf(f, "pass=%d\ndiverged=%d\n", o->pass, o->diverged);
 	if (o->diverged)
 		fprintf(f, "node=%d\nstream=%s\nfield=%s\ncycle=%" PRIu64 "\n", o->node, o->div.stream, o->div.field,
@@ -286,9 +319,10 @@ static void print_row(const struct spec *s, const struct outcome *o)
 			printf("%s", o->report);
 		if (!o->pass) {
 			run_dir(s, dir, sizeof(dir));
-			printf("    reproduce: build/sim/cosim --test %s --width %u --seed %" PRIu64 " --messages %u --dut %s%s%s%s%s\n",
-			       s->test, s->width, s->seed, s->messages, s->dut, s->dut_opts[0] ? " --dut-opts " : "",
-			       s->dut_opts, s->bug[0] ? " --bug " : "", s->bug);
+			char args[1024];
+
+			spec_args(s, args, sizeof(args));
+			printf("    reproduce: build/sim/cosim %s\n", args);
 			if (o->diverged)
 				printf("    waveform : make wave TEST=%s SEED=%" PRIu64 " WIDTH=%u   (report: %s/report.txt)\n",
 				       s->test, s->seed, s->width, dir);

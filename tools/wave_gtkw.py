@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Write a GTKWave save file (.gtkw) for an FST from a list of signal names.
+
+    wave_gtkw.py --fst trace.fst --signals list.txt --out trace.gtkw
+                 [--marker CYCLE] [--from CYCLE] [--title TEXT]
+
+The signal list follows the RTL, not this script (docs/sim.md "Waveforms"):
+
+    # comment
+    @ticks_per_cycle 2          # FST time units per device clock cycle (default 1)
+    group Doorbell / WQE fetch  # a named, collapsible group (pipeline stage)
+    TOP.hca_top.u_db.db_valid   # one signal; the [msb:lsb] range may be left out
+    TOP.hca_top.u_fetch.*       # every signal directly in that scope
+    TOP.hca_top.u_tx.**         # every signal in that scope and below
+
+Names are resolved against the FST's own variable list (read with fst2vcd),
+so a stale list only loses the signals that no longer exist: each is
+reported on stderr, and a group with no signal left is dropped.  Exit
+status 0 when at least one signal was placed, 1 otherwise.
+"""
+import argparse
+import fnmatch
+import os
+import re
+import subprocess
+import sys
+
+
+def fst_vars(path):
+    """[(full name without range, range suffix or '', width)] in file order."""
+    proc = subprocess.Popen(["fst2vcd", "-f", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, errors="replace")
+    scope, out = [], []
+    try:
+        for line in proc.stdout:
+            tok = line.split()
+            if not tok:
+                continue
+            if tok[0] == "$scope" and len(tok) >= 3:
+                scope.append(tok[2])
+            elif tok[0] == "$upscope":
+                if scope:
+                    scope.pop()
+            elif tok[0] == "$var" and len(tok) >= 5:
+                width = int(tok[2]) if tok[2].isdigit() else 1
+                name = tok[4]
+                rng = tok[5] if len(tok) > 5 and tok[5].startswith("[") else ""
+                m = re.match(r"^(.*?)(\[\d+(?::\d+)?\])$", name)
+                if m and not rng:
+                    name, rng = m.group(1), m.group(2)
+                out.append((".".join(scope + [name]), rng, width))
+            elif tok[0] == "$enddefinitions":
+                break
+    finally:
+        proc.kill()
+        proc.wait()
+    return out
+
+
+def parse_list(path):
+    """(ticks_per_cycle, [(group, [patterns])])"""
+    ticks, groups = 1, []
+    cur = None
+    with open(path) as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("@ticks_per_cycle"):
+                ticks = int(line.split()[1])
+            elif line.startswith("group "):
+                cur = (line[6:].strip(), [])
+                groups.append(cur)
+            else:
+                if cur is None:
+                    cur = ("signals", [])
+                    groups.append(cur)
+                cur[1].append(line)
+    return ticks, groups
+
+
+def resolve(pattern, variables):
+    """Variables matching one list entry, in FST order."""
+    base = re.sub(r"\[\d+(?::\d+)?\]$", "", pattern)
+    if base.endswith(".**"):
+        scope = base[:-3] + "."
+        return [v for v in variables if v[0].startswith(scope)]
+    if base.endswith(".*"):
+        scope = base[:-2]
+        return [v for v in variables if v[0].rsplit(".", 1)[0] == scope]
+    if any(c in base for c in "*?["):
+        return [v for v in variables if fnmatch.fnmatchcase(v[0], base)]
+    return [v for v in variables if v[0] == base]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fst", required=True)
+    ap.add_argument("--signals", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--marker", type=int, default=None, help="cycle of the divergence (primary marker)")
+    ap.add_argument("--from", dest="start", type=int, default=None, help="first cycle shown")
+    ap.add_argument("--title", default="")
+    a = ap.parse_args()
+
+    variables = fst_vars(a.fst)
+    if not variables:
+        print(f"wave_gtkw: {a.fst}: no variables (not an FST, or fst2vcd missing)", file=sys.stderr)
+        return 1
+    ticks, groups = parse_list(a.signals)
+    lines = [
+        f"[dumpfile] \"{os.path.abspath(a.fst)}\"",
+        f"[savefile] \"{os.path.abspath(a.out)}\"",
+        "[size] 1600 900",
+        "[pos] -1 -1",
+    ]
+    if a.start is not None:
+        lines.append(f"[timestart] {a.start * ticks}")
+    if a.marker is not None:
+        # primary marker and named marker A at the divergence, B..Z unused
+        lines.append(f"*-12.000000 {a.marker * ticks} {a.marker * ticks}" + " -1" * 25)
+    if a.title:
+        lines.append(f"[comment] {a.title}")
+    placed, missing, seen = 0, 0, set()
+    for name, patterns in groups:
+        body = []
+        for p in patterns:
+            hits = resolve(p, variables)
+            if not hits:
+                print(f"wave_gtkw: not in the trace: {p}", file=sys.stderr)
+                missing += 1
+                continue
+            for full, rng, width in hits:
+                if (full, rng) in seen:
+                    continue
+                seen.add((full, rng))
+                body.append("@28" if width == 1 else "@22")
+                body.append(full + rng)
+        if not body:
+            print(f"wave_gtkw: group '{name}' has no signal in the trace; dropped", file=sys.stderr)
+            continue
+        lines += ["@800200", f"-{name}"] + body + ["@1000200", f"-{name}"]
+        placed += len(body) // 2
+    with open(a.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wave_gtkw: {a.out}: {placed} signals in {sum(1 for _ in groups)} groups"
+          f"{f', {missing} list entries not in the trace' if missing else ''}")
+    return 0 if placed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
