@@ -331,7 +331,12 @@ static int ls_create(const struct hca_engine_config *cfg, const struct hca_host_
 		goto fail;
 	}
 	ls_regions_init(&ls->rg);
-	ls->sb = sb_create(ls->label);
+	{
+		char lab[160];
+
+		snprintf(lab, sizeof(lab), "%s (ref %s, dut %s)", ls->label, o.ref, o.dut);
+		ls->sb = sb_create(lab);
+	}
 	if (!ls->sb) {
 		r = -ENOMEM;
 		goto fail;

@@ -40,15 +40,22 @@ $(COSIM): $(COSIM_OBJS) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcamodel.a
 ALL_TARGETS += $(COSIM)
 comma := ,
 
+# COSIM_BUG: the DUT option that plants a bug for the plan's `bug` runs
+# (default: "bug=hdr_bit" with the rtl DUT, "bug=hdr_se,at=3" with model-mutant);
+# COSIM_BUG_STREAM: the stream those runs must then diverge in (default: the plan's).
+COSIM_BUG ?=
+COSIM_BUG_STREAM ?=
+COSIM_ENV = $(if $(COSIM_BUG),COSIM_BUG='$(COSIM_BUG)' )$(if $(COSIM_BUG_STREAM),COSIM_BUG_STREAM='$(COSIM_BUG_STREAM)' )
+
 .PHONY: sim wave
 sim: $(COSIM)
-	$(COSIM) --plan $(SIM_PLAN) $(SIM_ARGS)
+	$(COSIM_ENV)$(COSIM) --plan $(SIM_PLAN) $(SIM_ARGS)
 
 # In `make test`: the same plan (a few seconds with the model-mutant DUT; the
 # plan is sized to stay within a few minutes with the RTL).
 TESTS += sim_cosim
 TEST_DEPS_sim_cosim := $(COSIM)
-TEST_CMD_sim_cosim = $(COSIM) --plan $(SIM_PLAN) --out $(BUILD)/sim/test
+TEST_CMD_sim_cosim = $(COSIM_ENV)$(COSIM) --plan $(SIM_PLAN) --out $(BUILD)/sim/test
 
 # make wave TEST=random SEED=3 [WIDTH=64] [WINDOW=2000] [CYCLE=...] [NODE=...]
 WIDTH ?= 64

@@ -19,12 +19,12 @@
 
 enum bug {
 	BUG_NONE, BUG_HDR_SE, BUG_UDP_SPORT, BUG_DROP_ACK, BUG_DUP_FRAME, BUG_CQE_FIELD, BUG_DROP_IRQ,
-	BUG_REORDER_DMA, BUG_PAYLOAD_BYTE, BUG_CTX_STATUS,
+	BUG_REORDER_DMA, BUG_PAYLOAD_BYTE, BUG_CTX_STATUS, BUG_EVT_ELEMENT,
 };
 
 static const char *const bug_names[] = {
 	"none", "hdr_se", "udp_sport", "drop_ack", "dup_frame", "cqe_field", "drop_irq",
-	"reorder_dma", "payload_byte", "ctx_status",
+	"reorder_dma", "payload_byte", "ctx_status", "evt_element",
 };
 
 struct pending {			/* lagged input */
@@ -58,6 +58,7 @@ struct mutant {
 	uint64_t trace_from, trace_to, vcd_t;
 	bool vcd_started;
 	uint32_t n_tx, n_dma, n_irq;
+	unsigned int evt_pops;
 };
 
 #define to_mut(e) ((struct mutant *)(void *)(e))
@@ -511,6 +512,13 @@ static uint32_t mut_mgmt_read(struct hca_engine *e, uint32_t addr)
 
 	if (m->bug == BUG_CTX_STATUS && addr == HCA_MGMT_CTX_STATUS && hit(m))
 		v ^= 1;
+	/* the at-th event (counted at its pops) shows a wrong element while at the FIFO head */
+	if (m->bug == BUG_EVT_ELEMENT && addr == HCA_MGMT_EVT_ELEMENT && m->evt_pops + 1 == m->at &&
+	    m->iops->mgmt_read(m->in, HCA_MGMT_EVT_COUNT)) {
+		if (!m->fired)
+			m->fired = 1;
+		v ^= 0x10;
+	}
 	return v;
 }
 
@@ -518,6 +526,8 @@ static void mut_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t value)
 {
 	struct mutant *m = to_mut(e);
 
+	if (addr == HCA_MGMT_EVT_POP && m->iops->mgmt_read(m->in, HCA_MGMT_EVT_COUNT))
+		m->evt_pops++;
 	m->iops->mgmt_write(m->in, addr, value);
 	ls_regions_snoop_mgmt(&m->rg, m->iops, m->in, addr, value);
 }

@@ -20,6 +20,7 @@
  *                   after the next write into the same MR
  *     payload_byte  one byte of the at-th DMA write into an MR is wrong
  *     ctx_status    the at-th read of MGMT.CTX_STATUS returns a wrong value
+ *     evt_element   the at-th engine event shows a wrong element (EVT_ELEMENT)
  *   at=N          which occurrence (1 = the first; default 1)
  *   field=NAME    cqe_field: byte_len, wqe_index, status, opcode, qpn, imm_data
  *   lag=CYCLES    doorbell writes and received frames reach the wrapped engine

@@ -208,5 +208,8 @@ int main(int argc, char **argv)
 	run(o, "firmware on lockstep, DUT 120 cycles late", true, NULL);
 	snprintf(o, sizeof(o), "ref=model,dut=model-mutant,dut.bug=ctx_status,dut.at=9,quiet=%d", !verbose);
 	run(o, "firmware on lockstep, bad CTX_STATUS", false, "mgmt-read");
+	/* the firmware pops PORT_ACTIVE at boot: its element read is the event stream */
+	snprintf(o, sizeof(o), "ref=model,dut=model-mutant,dut.bug=evt_element,dut.at=1,quiet=%d", !verbose);
+	run(o, "firmware on lockstep, wrong event element", false, "evt");
 	return check_done();
 }
