@@ -39,6 +39,7 @@ struct lockstep {
 	char report_path[256];
 	char label[64];
 	uint64_t reads_skipped;
+	uint64_t flushed;		/* transactions dropped by engine resets */
 	uint8_t *scratch;
 	size_t scratch_cap;
 	/* contexts written (for the final status comparison) */
@@ -537,6 +538,8 @@ static void ls_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t value)
 		ls->dops->mgmt_write(ls->dut, addr, value);
 		return;
 	}
+	if (addr == HCA_MGMT_ENGINE_CTRL && (value & HCA_MGMT_ENGINE_CTRL_RESET_MASK))
+		ls->flushed += sb_flush(ls->sb);	/* work in flight dies with the reset */
 	if (addr == HCA_MGMT_EVT_POP)
 		evt_pop(ls);
 	else

@@ -604,6 +604,25 @@ void sb_fail(struct sb *sb, const char *stream, const char *field, uint64_t cycl
 	rep_end(sb);
 }
 
+uint64_t sb_flush(struct sb *sb)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < sb->n; i++)
+		for (int side = 0; side < 2; side++) {
+			struct queue *q = &sb->s[i].q[side];
+
+			while (q->count) {
+				free(q_at(q, 0)->data);
+				q->head = (q->head + 1) % q->cap;
+				q->count--;
+				n++;
+			}
+		}
+	sb->ref_dma_pending = 0;
+	return n;
+}
+
 bool sb_drained(const struct sb *sb, enum sb_side side)
 {
 	for (unsigned int i = 0; i < sb->n; i++)

@@ -125,6 +125,12 @@ void sb_fail(struct sb *sb, const char *stream, const char *field, uint64_t cycl
  * when `ref_only` is set.
  */
 bool sb_check_end(struct sb *sb, uint64_t cycle, const char *why, bool ref_only);
+/*
+ * Drop every waiting transaction of both sides (an engine reset: work in
+ * flight is discarded by the DUT and was already done by the reference).
+ * Returns how many were dropped.
+ */
+uint64_t sb_flush(struct sb *sb);
 /* True when no stream has transactions waiting on `side`. */
 bool sb_drained(const struct sb *sb, enum sb_side side);
 

@@ -416,6 +416,15 @@ static void overlay(void)
 		if (mem[i])
 			CHECK(0, "byte %d still overlaid", i);
 	CHECK(!sb_failed(sb) && sb_check_end(sb, 3, "end", false), "all matched");
+	/* an engine reset drops what waits on either side */
+	sb_push_dma(sb, id, SB_REF, 4, 0x200, 0x100, w1, 16);
+	memset(mem, 0, sizeof(mem));
+	sb_overlay(sb, 0x200, mem, 16);
+	CHECK(mem[0] == 0xaa, "pending again");
+	CHECK_EQ(sb_flush(sb), 1, "one transaction flushed");
+	memset(mem, 0, sizeof(mem));
+	sb_overlay(sb, 0x200, mem, 16);
+	CHECK(mem[0] == 0 && sb_check_end(sb, 5, "end", false), "nothing left after the flush");
 	sb_destroy(sb);
 }
 
