@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "pcap.h"
 #include "tb.h"
 
 struct tb {
@@ -21,6 +23,7 @@ struct tb {
 	void *filter_ctx;
 	uint64_t frames_sent;
 	uint64_t same_cycle_steps, last_t;
+	struct pcap_writer *emitted;	/* HCASIM_TB_CAPTURE_DIR: frames as the engines emit them */
 	uint8_t fbuf[65536 + 64];
 };
 
@@ -42,6 +45,8 @@ static void cb_tx_frame(void *host, const uint8_t *frame, size_t len)
 	struct tb *tb = n->tb;
 
 	tb->frames_sent++;
+	if (tb->emitted)	/* before any test filter alters or drops it */
+		pcap_write(tb->emitted, tb->now, frame, len);
 	if (len > sizeof(tb->fbuf))
 		return;
 	memcpy(tb->fbuf, frame, len);
@@ -77,6 +82,27 @@ static void wire_rx(void *ctx, unsigned int port, const uint8_t *frame, size_t l
 
 /* Testbench -------------------------------------------------------------- */
 
+/*
+ * With HCASIM_TB_CAPTURE_DIR set, every testbench writes the frames its
+ * engines emit (before test filters) to DIR/<program>-<pid>-<n>.pcap, so a
+ * whole test program's output can be handed to the independent oracles
+ * (tests/oracle/check_pcap.py; the oracle_model_suite test does this).
+ */
+static void tb_capture_open(struct tb *tb)
+{
+	static unsigned int seq;
+	const char *dir = getenv("HCASIM_TB_CAPTURE_DIR");
+	char path[4096];
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s-%ld-%u.pcap", dir, program_invocation_short_name,
+		 (long)getpid(), seq++);
+	tb->emitted = pcap_writer_open(path, 0);
+	if (!tb->emitted)
+		fprintf(stderr, "tb: cannot write %s: %s\n", path, strerror(errno));
+}
+
 struct tb *tb_create(const struct tb_config *cfg)
 {
 	struct tb_config c = cfg ? *cfg : (struct tb_config){ 0 };
@@ -102,6 +128,7 @@ struct tb *tb_create(const struct tb_config *cfg)
 		return NULL;
 	tb->cfg = c;
 	tb->last_t = UINT64_MAX;
+	tb_capture_open(tb);
 	memset(&wc, 0, sizeof(wc));
 	wc.mode = c.switched ? WIRE_SWITCH : WIRE_P2P;
 	wc.latency = c.latency;
@@ -160,6 +187,8 @@ void tb_destroy(struct tb *tb)
 		hostmem_destroy(tb->node[i].hm);
 	}
 	wire_destroy(tb->wire);
+	if (tb->emitted)
+		pcap_writer_close(tb->emitted);
 	free(tb);
 }
 

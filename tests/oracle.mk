@@ -32,3 +32,9 @@ decode: $(ORACLE_BIN)/roce_dump
 	$(ORACLE_BIN)/roce_dump $(PCAP)
 HELP += "oracle|check a capture with scapy + tshark: make oracle PCAP=f.pcap [ORACLE_ARGS=--wire-rules]" \
         "decode|decode a capture with the model codec: make decode PCAP=f.pcap"
+
+# Every frame the model emits in its directed tests, through the oracles.
+TESTS += oracle_model_suite
+TEST_DEPS_oracle_model_suite := $(foreach t,model_rc model_nak model_retry model_protect model_queues \
+	model_ud_uc model_wqe sim_tb model_scapy,$(BUILD)/tests/$(t))
+TEST_CMD_oracle_model_suite := tests/oracle/model_suite_frames.sh $(BUILD) $(PYTHON)
