@@ -70,3 +70,10 @@ HELP += "sim|cosimulation regression: lockstep model vs DUT, both widths (SIM_PL
 TESTS += sim_wave
 TEST_DEPS_sim_wave := $(COSIM)
 TEST_CMD_sim_wave = sim/regress/test_wave.sh $(COSIM)
+
+# make bench: simulation speed of model, rtl and lockstep on the same traffic.
+.PHONY: bench-sim
+bench-sim: $(COSIM)
+	@sim/regress/bench.sh $(COSIM)
+BENCH_TARGETS += bench-sim
+HELP += "bench-sim|simulation speed (cycles/s, messages/s) of model, rtl and lockstep on the same traffic"

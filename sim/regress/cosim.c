@@ -38,6 +38,7 @@ struct spec {
 	uint64_t seed;
 	unsigned int messages;
 	char ref[32], dut[32];
+	char engine[32];	/* "" = lockstep(ref, dut); else this engine alone (speed runs) */
 	char dut_opts[256];	/* both nodes */
 	char bug[256];		/* node 0 only */
 	char expect[32];	/* "" = must pass clean */
@@ -171,6 +172,8 @@ static void spec_args(const struct spec *s, char *b, size_t n)
 	snprintf(b, n, "--test %s --width %u --seed %" PRIu64 " --messages %u --ref %s --dut %s", s->test, s->width,
 		 s->seed, s->messages, s->ref, s->dut);
 #define ADD(...) (u = strlen(b), snprintf(b + u, n - u, __VA_ARGS__))
+	if (s->engine[0])
+		ADD(" --engine %s", s->engine);
 	if (s->dut_opts[0])
 		ADD(" --dut-opts %s", s->dut_opts);
 	if (s->bug[0])
@@ -242,13 +245,17 @@ static void run_one(const struct spec *s, struct outcome *o)
 	memset(&h, 0, sizeof(h));
 	h.s = s;
 	for (int i = 0; i < 2; i++) {
+		if (s->engine[0]) {	/* the engine alone: its own options, no comparison */
+			snprintf(h.opts[i], sizeof(h.opts[i]), "%s", s->dut_opts);
+			continue;
+		}
 		snprintf(h.opts[i], sizeof(h.opts[i]), "ref=%s,dut=%s,label=node%d,quiet=1", s->ref, s->dut, i);
 		prefix_opts(h.opts[i], sizeof(h.opts[i]), s->dut_opts);
 		if (i == 0)
 			prefix_opts(h.opts[i], sizeof(h.opts[i]), s->bug);
 	}
 	memset(&tc, 0, sizeof(tc));
-	tc.engine = "lockstep";
+	tc.engine = s->engine[0] ? s->engine : "lockstep";
 	tc.seed = s->seed;
 	tc.engine_config = engine_config;
 	tc.engine_config_ctx = &h;
@@ -258,7 +265,7 @@ static void run_one(const struct spec *s, struct outcome *o)
 		return;
 	}
 	tr_run(tb, &cfg, &o->tr);
-	for (unsigned int i = 0; i < 2; i++) {
+	for (unsigned int i = 0; i < 2 && !s->engine[0]; i++) {
 		struct hca_engine *e = tb_node(tb, i)->eng;
 		const struct sb_divergence *d;
 		struct lockstep_stats st;
@@ -353,6 +360,7 @@ static int set_key(struct spec *s, const char *k, const char *v)
 	else if (!strcmp(k, "messages")) s->messages = (unsigned int)strtoul(v, NULL, 0);
 	else if (!strcmp(k, "ref")) SETS(ref);
 	else if (!strcmp(k, "dut")) SETS(dut);
+	else if (!strcmp(k, "engine")) SETS(engine);
 	else if (!strcmp(k, "dut-opts")) SETS(dut_opts);
 	else if (!strcmp(k, "bug")) snprintf(s->bug, sizeof(s->bug), "%s", v ? v : default_bug);
 	else if (!strcmp(k, "expect") || !strcmp(k, "expect-fail")) SETS(expect);
@@ -382,7 +390,7 @@ static void usage(void)
 	       "             [--dut-opts K=V,...] [--bug [K=V,...]] [--expect-fail STREAM] [--ops MIX]\n"
 	       "             [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
 	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR]\n"
-	       "             [--plan FILE [--only TEST]] [--list] [-v]\n"
+	       "             [--plan FILE [--only TEST]] [--engine NAME (alone, no lockstep)] [--list] [-v]\n"
 	       "default DUT: %s; default --bug (planted in node 0's DUT): %s\n", default_dut, default_bug);
 }
 
@@ -518,6 +526,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (s.engine[0] && !hca_engine_find(s.engine)) {
+		fprintf(stderr, "cosim: engine '%s' is not linked into this program\n", s.engine);
+		return 2;
+	}
 	if (!hca_engine_find(s.dut)) {
 		fprintf(stderr, "cosim: DUT engine '%s' is not linked into this program\n", s.dut);
 		return 2;
@@ -527,7 +539,10 @@ int main(int argc, char **argv)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return 2;
-	printf("cosim: reference %s, DUT %s%s%s\n", s.ref, s.dut, s.bug[0] ? ", planted in node 0: " : "", s.bug);
+	if (s.engine[0])
+		printf("cosim: engine %s alone (no lockstep comparison)\n", s.engine);
+	else
+		printf("cosim: reference %s, DUT %s%s%s\n", s.ref, s.dut, s.bug[0] ? ", planted in node 0: " : "", s.bug);
 	print_header();
 	run_one(&s, o);
 	print_row(&s, o);
