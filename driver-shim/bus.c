@@ -480,6 +480,11 @@ uint64_t shim_bus_now(struct shim_bus *bus)
 	return t;
 }
 
+uint64_t shim_bus_now_locked(struct shim_bus *bus)
+{
+	return bus->be->now(bus->dev);
+}
+
 uint64_t shim_bus_next_event(struct shim_bus *bus)
 {
 	uint64_t t;

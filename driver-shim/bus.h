@@ -89,6 +89,8 @@ unsigned int shim_bus_rx_pending(struct shim_bus *bus);
  */
 int shim_bus_step(struct shim_bus *bus, uint64_t cycles);
 uint64_t shim_bus_now(struct shim_bus *bus);
+/* The same, for the tx and DMA callbacks, which run with the bus lock held. */
+uint64_t shim_bus_now_locked(struct shim_bus *bus);
 /* Earliest cycle the device acts without input (UINT64_MAX = idle). */
 uint64_t shim_bus_next_event(struct shim_bus *bus);
 

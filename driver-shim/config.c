@@ -171,6 +171,9 @@ static int set_key(struct shim_config *cfg, struct shim_devcfg *d, const char *k
 		d->seed = strtoull(v, &end, 0);
 		if (errno || *end || !*v)
 			return fail(cfg, origin, line, "bad seed \"%s\"", v);
+	} else if (!strcmp(k, "pcap")) {
+		if (copy_str(d->pcap, sizeof(d->pcap), v))
+			return fail(cfg, origin, line, "pcap path too long");
 	} else if (!strcmp(k, "options")) {
 		if (copy_str(d->options, sizeof(d->options), v))
 			return fail(cfg, origin, line, "options too long");
@@ -281,7 +284,7 @@ int shim_config_from_env(struct shim_config *cfg)
 		{ "HCASIM_IP", "ip" },	       { "HCASIM_MAC", "mac" },
 		{ "HCASIM_BACKEND", "backend" }, { "HCASIM_SWITCH", "switch" },
 		{ "HCASIM_WIRE", "wire" },       { "HCASIM_SEED", "seed" },
-		{ "HCASIM_OPTIONS", "options" },
+		{ "HCASIM_OPTIONS", "options" }, { "HCASIM_PCAP", "pcap" },
 	};
 	const char *v;
 

@@ -20,6 +20,7 @@
  *     wire    = lan0                             # in-process segment (default "local")
  *     seed    = 1
  *     options = key=value,...                    # passed to the backend
+ *     pcap    = /tmp/hca0.pcap                   # capture what this HCA transmits
  */
 #ifndef HCASIM_SHIM_CONFIG_H
 #define HCASIM_SHIM_CONFIG_H
@@ -45,6 +46,7 @@ struct shim_devcfg {
 	char wire[32];			/* in-process segment name */
 	uint64_t seed;
 	char options[128];
+	char pcap[256];			/* capture of the frames this HCA transmits, or "" */
 };
 
 struct shim_neigh {

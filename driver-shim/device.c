@@ -17,6 +17,7 @@
 #include "hw.h"
 #include "link.h"
 #include "log.h"
+#include "pcap.h"
 #include "shim.h"
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -157,6 +158,8 @@ static void dev_tx(void *arg, const uint8_t *frame, size_t len)
 {
 	struct shim_device *d = arg;
 
+	if (d->pcap)
+		pcap_write(d->pcap, shim_bus_now_locked(d->bus), frame, len);
 	if (d->link)
 		shim_link_send(d->link, frame, len);
 	else if (d->segment)
@@ -458,6 +461,15 @@ int shim_device_up(struct shim_device *d)
 	} else {
 		d->segment = shim_segment_join(d->cfg.wire, d->cfg.mac, d->cfg.ipv4, d->bus);
 	}
+	if (d->cfg.pcap[0]) {
+		d->pcap = pcap_writer_open(d->cfg.pcap, 0);
+		if (!d->pcap) {
+			shim_err("%s: cannot write capture %s: %s", d->cfg.name, d->cfg.pcap,
+				 strerror(errno));
+			ret = EINVAL;
+			goto fail;
+		}
+	}
 	shim_bus_set_tx(d->bus, dev_tx, d);
 	shim_bus_set_irq_handler(d->bus, shim_irq, d);
 	if (d->mode == SHIM_MODE_THREADED) {
@@ -507,6 +519,8 @@ void shim_device_down(struct shim_device *d)
 	d->link = NULL;
 	shim_bus_close(d->bus);
 	d->bus = NULL;
+	pcap_writer_close(d->pcap);
+	d->pcap = NULL;
 	d->up = 0;
 	pthread_mutex_unlock(&d->lock);
 }

@@ -24,6 +24,10 @@ $(eval $(call hca_test,shim_events,driver-shim/tests/test_events.c $(SHIM_TEST_S
 LDLIBS_shim_events := -lpthread
 $(eval $(call hca_test,shim_verbs_errors,driver-shim/tests/test_verbs_errors.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_verbs_errors := -lpthread
+$(eval $(call hca_test,shim_determinism,driver-shim/tests/test_determinism.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_determinism := -lpthread
+$(eval $(call hca_test,shim_threaded,driver-shim/tests/test_threaded.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_threaded := -lpthread
 
 # ---- the preloadable shared library --------------------------------------------------
 # Every object of the shim and of the device it simulates, compiled again with

@@ -29,6 +29,7 @@
 
 struct shim_link;
 struct shim_segment;
+struct pcap_writer;
 
 /* Where the fake sysfs of hcasim devices lives (served by ibv_read_sysfs_file). */
 #define SHIM_SYSFS_VERBS "/sys/class/infiniband_verbs/hcasim"
@@ -79,6 +80,7 @@ struct shim_device {
 	struct shim_bus *bus;
 	struct shim_link *link;		/* switch connection (or NULL) */
 	struct shim_segment *segment;	/* in-process wire (or NULL) */
+	struct pcap_writer *pcap;	/* capture of transmitted frames (or NULL) */
 	struct shim_hw *hw;		/* command interface */
 	struct hca_device_attr attr;	/* DEVICE.QUERY at bring-up */
 	pthread_mutex_t ctx_lock;	/* contexts list; never held while waiting for the device */

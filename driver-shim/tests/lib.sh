@@ -6,8 +6,9 @@
 #   ok COND_STATUS MESSAGE   count one check: pass if the status is 0
 #   start_switch [switch options]   -> SW_SOCK, SW_PID, SW_LOG, SW_PCAP (capture)
 #   stop_switch
-#   run_pair SERVER_ARGS -- CLIENT_ARGS   both under `hcasim run` through the
-#            switch; sets SRV_RC CLI_RC SRV_LOG CLI_LOG
+#   run_pair PORT SERVER_ARGS -- CLIENT_ARGS   both under `hcasim run` (10.0.0.1 and
+#            10.0.0.2, plus $SRV_OPTS / $CLI_OPTS) through the switch; sets
+#            SRV_RC CLI_RC SRV_LOG CLI_LOG
 #   finish   print "N passed, M failed" and exit accordingly
 # Every process started here is killed by PID at exit.
 
@@ -83,11 +84,11 @@ run_pair() {
   cli=("$@")
   SRV_LOG=$T_DIR/run$T_RUN.srv.log
   CLI_LOG=$T_DIR/run$T_RUN.cli.log
-  timeout "$T_TIMEOUT" "$HCASIM" run --ip 10.0.0.1 --switch "$SW_SOCK" -- "${srv[@]}" >"$SRV_LOG" 2>&1 &
+  timeout "$T_TIMEOUT" "$HCASIM" run --ip 10.0.0.1 ${SRV_OPTS:-} --switch "$SW_SOCK" -- "${srv[@]}" >"$SRV_LOG" 2>&1 &
   local spid=$!
   T_PIDS+=("$spid")
   wait_listen "$port" "$spid"
-  timeout "$T_TIMEOUT" "$HCASIM" run --ip 10.0.0.2 --switch "$SW_SOCK" -- "${cli[@]}" >"$CLI_LOG" 2>&1
+  timeout "$T_TIMEOUT" "$HCASIM" run --ip 10.0.0.2 ${CLI_OPTS:-} --switch "$SW_SOCK" -- "${cli[@]}" >"$CLI_LOG" 2>&1
   CLI_RC=$?
   wait "$spid"
   SRV_RC=$?

@@ -5,7 +5,9 @@
 # ibv_ud_pingpong (UD: address handles, GRH), ibv_srq_pingpong (SRQ shared by
 # several QPs).  Both ends exit 0 and report size * iterations * 2 bytes;
 # the captures are valid RoCEv2 (check_pcap.py) and carry the transport the
-# program uses (tshark: UC or UD SEND opcodes).
+# program uses (tshark: UC or UD SEND opcodes).  Last, RC with MACs that the
+# default rule cannot guess: the destination MAC must come from the switch's
+# table (docs/shim.md, address resolution), checked on the wire with tshark.
 cd "$(dirname "$0")/../.." || exit 1
 . driver-shim/tests/lib.sh
 
@@ -31,4 +33,9 @@ run() {
 run ibv_uc_pingpong 4096 "32 33 34 36" -c	# UC SEND first/middle/last/only
 run ibv_ud_pingpong 1024 "100"			# UD SEND only
 run ibv_srq_pingpong 4096 "0 1 2 4" -q 4	# RC SEND over 4 QPs sharing an SRQ
+
+SRV_OPTS="--mac 0a:bc:00:00:00:01" CLI_OPTS="--mac 0a:bc:00:00:00:02" run ibv_rc_pingpong 64 "4" -c
+dst=$(tshark -r "$SW_PCAP" -T fields -e eth.dst -e ip.dst 2>/dev/null | sort -u | tr '\t' ' ' | paste -sd ';')
+[ "$dst" = "0a:bc:00:00:00:01 10.0.0.1;0a:bc:00:00:00:02 10.0.0.2" ]
+ok $? "frames carry the MACs the switch announced for each address ($dst)"
 finish
