@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/roce_hdr.h"
 #include "lockstep.h"
 #include "lockstep_regions.h"
 #include "lockstep_regs.h"
@@ -36,6 +37,7 @@ struct lockstep {
 	uint32_t last_ctx_cmd;
 	bool stopped;			/* diverged: the reference is no longer driven */
 	bool quiet, idle_check, probe;
+	bool port_order;		/* tx_order=port: one strict order for all frames of the port */
 	char report_path[256];
 	char label[64];
 	uint64_t reads_skipped;
@@ -114,6 +116,23 @@ static void record_dma(struct lockstep *ls, enum sb_side side, uint64_t cycle, u
 	}
 }
 
+/*
+ * Frame order key: wire.md fixes the order of frames within one QP, not
+ * across QPs or between a QP's requests and its responses (an RTL TX
+ * arbiter interleaves ACKs with a long message).  Key = local QPN (UDP
+ * source port) and request/response; non-RoCE frames share key 0.
+ */
+static uint64_t frame_key(const struct lockstep *ls, const uint8_t *f, size_t len)
+{
+	const struct roce_opcode_info *oi;
+
+	if (ls->port_order || len < 54 || f[12] != 0x08 || f[13] != 0 || f[23] != 17 ||
+	    ((unsigned int)f[36] << 8 | f[37]) != HCA_WIRE_UDP_DPORT)
+		return 0;
+	oi = roce_opcode(f[42]);
+	return 1 + (((uint64_t)f[34] << 8 | f[35]) << 1 | (oi && (oi->flags & ROCE_OP_RESP) ? 1 : 0));
+}
+
 /* Reference host callbacks: reads see host memory plus the reference's own
  * unmatched writes; writes, frames and interrupts are recorded only. */
 
@@ -156,7 +175,7 @@ static void ref_tx_frame(void *h, const uint8_t *frame, size_t len)
 
 	if (ls->stopped)
 		return;
-	sb_push(ls->sb, ls->s_tx, SB_REF, ls->rops->now(ls->ref), frame, len);
+	sb_push_key(ls->sb, ls->s_tx, SB_REF, ls->rops->now(ls->ref), frame_key(ls, frame, len), frame, len);
 	check(ls);
 }
 
@@ -167,7 +186,7 @@ static void ref_interrupt(void *h, unsigned int vector)
 
 	if (ls->stopped)
 		return;
-	sb_push(ls->sb, ls->s_irq, SB_REF, ls->rops->now(ls->ref), &v, sizeof(v));
+	sb_push_key(ls->sb, ls->s_irq, SB_REF, ls->rops->now(ls->ref), v, &v, sizeof(v));	/* order per vector */
 	check(ls);
 }
 
@@ -204,7 +223,7 @@ static void dut_tx_frame(void *h, const uint8_t *frame, size_t len)
 	struct lockstep *ls = h;
 
 	if (!ls->stopped) {
-		sb_push(ls->sb, ls->s_tx, SB_DUT, ls->dops->now(ls->dut), frame, len);
+		sb_push_key(ls->sb, ls->s_tx, SB_DUT, ls->dops->now(ls->dut), frame_key(ls, frame, len), frame, len);
 		check(ls);
 	}
 	ls->host.tx_frame(ls->host_ctx, frame, len);
@@ -216,7 +235,7 @@ static void dut_interrupt(void *h, unsigned int vector)
 	uint32_t v = vector;
 
 	if (!ls->stopped) {
-		sb_push(ls->sb, ls->s_irq, SB_DUT, ls->dops->now(ls->dut), &v, sizeof(v));
+		sb_push_key(ls->sb, ls->s_irq, SB_DUT, ls->dops->now(ls->dut), v, &v, sizeof(v));
 		check(ls);
 	}
 	ls->host.interrupt(ls->host_ctx, vector);
@@ -289,6 +308,8 @@ static int parse_options(struct lockstep *ls, const char *opts, struct ls_opts *
 			ls->idle_check = strcmp(val, "0") != 0;
 		else if (strcmp(key, "probe") == 0)
 			ls->probe = strcmp(val, "0") != 0;
+		else if (strcmp(key, "tx_order") == 0 && (strcmp(val, "port") == 0 || strcmp(val, "qp") == 0))
+			ls->port_order = strcmp(val, "port") == 0;
 		else
 			goto bad;
 		p = end ? end + 1 : NULL;
@@ -499,10 +520,10 @@ static void evt_pop(struct lockstep *ls)
 							 HCA_MGMT_EVT_TYPE_TYPE),
 					   ls->rops->mgmt_read(ls->ref, HCA_MGMT_EVT_ELEMENT) };
 
-			sb_push(ls->sb, ls->s_evt, SB_REF, ls->rops->now(ls->ref), rv, sizeof(rv));
+			sb_push_key(ls->sb, ls->s_evt, SB_REF, ls->rops->now(ls->ref), rv[1], rv, sizeof(rv));
 			ls->rops->mgmt_write(ls->ref, HCA_MGMT_EVT_POP, 1);
 		}
-		sb_push(ls->sb, ls->s_evt, SB_DUT, ls->dops->now(ls->dut), dv, sizeof(dv));
+		sb_push_key(ls->sb, ls->s_evt, SB_DUT, ls->dops->now(ls->dut), dv[1], dv, sizeof(dv));	/* per element */
 	} else if (!rc) {
 		ls->rops->mgmt_write(ls->ref, HCA_MGMT_EVT_POP, 1);	/* a pop of two empty FIFOs */
 	}

@@ -20,6 +20,8 @@
  *   idle_check=0    do not report "missing" transactions when the DUT goes idle
  *   probe=0         the reference's DMA writes never fault (default: a write
  *                   faults when the host refuses a read of the same range)
+ *   tx_order=port   frames keep one order per port (default "qp": order per
+ *                   local QP and request/response, as wire.md fixes it)
  *
  * After the first divergence the engine stops driving the reference and
  * comparing; the DUT keeps running and the holder keeps working.

@@ -8,7 +8,7 @@ LIB_SRCS_hcalockstep += sim/scoreboard.c sim/scoreboard_fmt.c sim/lockstep.c sim
 
 LOCKSTEP_TEST_LIBS := hcalockstep hcamodel hcaroce hcasim
 $(eval $(call hca_test,lockstep_scoreboard,sim/tests/test_lockstep_scoreboard.c,$(LOCKSTEP_TEST_LIBS)))
-$(eval $(call hca_test,lockstep,sim/tests/test_lockstep.c,$(LOCKSTEP_TEST_LIBS)))
+$(eval $(call hca_test,lockstep,sim/tests/test_lockstep.c sim/regress/traffic.c,$(LOCKSTEP_TEST_LIBS)))
 $(eval $(call hca_test,lockstep_device,sim/tests/test_lockstep_device.c,hcadev hcafw $(LOCKSTEP_TEST_LIBS)))
 
 # ---------------------------------------------------------------------------

@@ -19,12 +19,12 @@
 
 enum bug {
 	BUG_NONE, BUG_HDR_SE, BUG_UDP_SPORT, BUG_DROP_ACK, BUG_DUP_FRAME, BUG_CQE_FIELD, BUG_DROP_IRQ,
-	BUG_REORDER_DMA, BUG_PAYLOAD_BYTE, BUG_CTX_STATUS, BUG_EVT_ELEMENT,
+	BUG_REORDER_DMA, BUG_PAYLOAD_BYTE, BUG_CTX_STATUS, BUG_EVT_ELEMENT, BUG_ACK_LATE,
 };
 
 static const char *const bug_names[] = {
 	"none", "hdr_se", "udp_sport", "drop_ack", "dup_frame", "cqe_field", "drop_irq",
-	"reorder_dma", "payload_byte", "ctx_status", "evt_element",
+	"reorder_dma", "payload_byte", "ctx_status", "evt_element", "ack_late",
 };
 
 struct pending {			/* lagged input */
@@ -59,6 +59,10 @@ struct mutant {
 	bool vcd_started;
 	uint32_t n_tx, n_dma, n_irq;
 	unsigned int evt_pops;
+	/* ack_late: ACKs held for ack_delay cycles */
+	uint64_t ack_delay;
+	uint8_t *acks;
+	size_t acks_len, acks_cap;
 };
 
 #define to_mut(e) ((struct mutant *)(void *)(e))
@@ -261,6 +265,61 @@ static int m_dma_write(void *h, uint64_t iova, const void *buf, size_t len)
 	return host_write(m, iova, buf, len);
 }
 
+/* Held ACK frames (ack_late): FIFO of [u64 due][u32 len][bytes] records, one delay for all. */
+static void hold_ack(struct mutant *m, const uint8_t *f, size_t len)
+{
+	uint64_t due = m->iops->now(m->in) + m->ack_delay;
+	uint32_t l = (uint32_t)len;
+
+	if (m->acks_len + 12 + len > m->acks_cap) {
+		size_t ncap = (m->acks_len + 12 + len) * 2;
+		uint8_t *n = realloc(m->acks, ncap);
+
+		if (!n) {
+			host_tx(m, f, len);
+			return;
+		}
+		m->acks = n;
+		m->acks_cap = ncap;
+	}
+	memcpy(m->acks + m->acks_len, &due, 8);
+	memcpy(m->acks + m->acks_len + 8, &l, 4);
+	memcpy(m->acks + m->acks_len + 12, f, len);
+	m->acks_len += 12 + len;
+}
+
+static uint64_t acks_due(const struct mutant *m)
+{
+	uint64_t due;
+
+	if (!m->acks_len)
+		return UINT64_MAX;
+	memcpy(&due, m->acks, 8);
+	return due;
+}
+
+/* Send the held ACKs due by `now`. */
+static void release_acks(struct mutant *m, uint64_t now)
+{
+	size_t off = 0;
+
+	while (off < m->acks_len) {
+		uint64_t due;
+		uint32_t l;
+
+		memcpy(&due, m->acks + off, 8);
+		if (due > now)
+			break;
+		memcpy(&l, m->acks + off + 8, 4);
+		host_tx(m, m->acks + off + 12, l);
+		off += 12 + l;
+	}
+	if (!off)
+		return;
+	memmove(m->acks, m->acks + off, m->acks_len - off);
+	m->acks_len -= off;
+}
+
 static void m_tx_frame(void *h, const uint8_t *frame, size_t len)
 {
 	struct mutant *m = h;
@@ -296,6 +355,14 @@ static void m_tx_frame(void *h, const uint8_t *frame, size_t len)
 	case BUG_DUP_FRAME:
 		if (hit(m))
 			host_tx(m, frame, len);
+		break;
+	case BUG_ACK_LATE:
+		if (oi && frame[42] == HCA_BTH_OP_RC_ACKNOWLEDGE) {
+			hold_ack(m, frame, len);
+			return;
+		}
+		if (oi && (oi->flags & ROCE_OP_REQ) && m->acks_len)
+			m->fired++;	/* this request overtakes held ACKs */
 		break;
 	default:
 		break;
@@ -380,6 +447,8 @@ static int parse(struct mutant *m, const char *opts, char *inner, size_t inner_s
 				goto bad;
 		} else if (strcmp(kv, "lag") == 0) {
 			m->lag = strtoull(eq, NULL, 0);
+		} else if (strcmp(kv, "ack_delay") == 0) {
+			m->ack_delay = strtoull(eq, NULL, 0);
 		} else {
 			goto bad;
 		}
@@ -413,6 +482,7 @@ static int mut_create(const struct hca_engine_config *cfg, const struct hca_host
 	m->at = 1;
 	m->cqe_off = HCA_CQE_BYTE_LEN_OFF;
 	m->cqe_len = HCA_CQE_BYTE_LEN_LEN;
+	m->ack_delay = 200;
 	ls_regions_init(&m->rg);
 	r = parse(m, cfg ? cfg->options : NULL, inner, sizeof(inner));
 	if (r)
@@ -451,6 +521,7 @@ static void mut_destroy(struct hca_engine *e)
 		free(m->q[(m->qhead + i) % m->qcap].frame);
 	free(m->q);
 	free(m->held);
+	free(m->acks);
 	if (m->vcd)
 		fclose(m->vcd);
 	free(m);
@@ -565,15 +636,22 @@ static void mut_advance(struct hca_engine *e, uint64_t cycles)
 	uint64_t now = m->iops->now(m->in), end = now + cycles;
 
 	for (;;) {
+		uint64_t next;
+
 		deliver_due(m);
 		now = m->iops->now(m->in);
-		if (!m->qcount || m->q[m->qhead].due > end) {
+		release_acks(m, now);
+		next = acks_due(m);
+		if (m->qcount && m->q[m->qhead].due < next)
+			next = m->q[m->qhead].due;
+		if (next > end) {
 			m->iops->advance(m->in, end - now);
 			break;
 		}
-		m->iops->advance(m->in, m->q[m->qhead].due - now);
+		m->iops->advance(m->in, next - now);
 	}
 	deliver_due(m);
+	release_acks(m, m->iops->now(m->in));
 	release_held(m);
 }
 
@@ -591,6 +669,8 @@ static uint64_t mut_next_event(struct hca_engine *e)
 
 	if (m->qcount && m->q[m->qhead].due < t)
 		t = m->q[m->qhead].due;
+	if (acks_due(m) < t)
+		t = acks_due(m);
 	return t;
 }
 

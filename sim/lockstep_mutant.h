@@ -21,6 +21,11 @@
  *     payload_byte  one byte of the at-th DMA write into an MR is wrong
  *     ctx_status    the at-th read of MGMT.CTX_STATUS returns a wrong value
  *     evt_element   the at-th engine event shows a wrong element (EVT_ELEMENT)
+ *     ack_late      NOT a bug: ACK frames leave ack_delay cycles late (default 200),
+ *                   so requests sent meanwhile overtake them -- a legal interleaving
+ *                   (wire.md fixes the order within a QP's requests and within its
+ *                   responses only), as an RTL TX arbiter produces; "fired" counts
+ *                   the requests that overtook a held ACK
  *   at=N          which occurrence (1 = the first; default 1)
  *   field=NAME    cqe_field: byte_len, wqe_index, status, opcode, qpn, imm_data
  *   lag=CYCLES    doorbell writes and received frames reach the wrapped engine

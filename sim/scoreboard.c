@@ -21,6 +21,8 @@ struct txn {
 	uint64_t seq;		/* index of this transaction in its side's stream */
 	uint64_t addr, base;	/* DMA */
 	size_t len, off;	/* off: DMA bytes already matched */
+	uint64_t key;		/* SB_MSG: order is kept among transactions of one key */
+	bool done;		/* SB_MSG: matched, waiting to reach the queue head */
 	uint8_t *data;
 };
 
@@ -102,6 +104,35 @@ static void q_retire(struct stream *s, int side)
 		s->hist_n[side]++;
 	q->head = (q->head + 1) % q->cap;
 	q->count--;
+}
+
+/* Retire matched transactions that reached the head of the queue. */
+static void retire_done(struct stream *s, int side)
+{
+	while (s->q[side].count && q_at(&s->q[side], 0)->done)
+		q_retire(s, side);
+}
+
+/* Transactions still waiting (not matched) on a side. */
+static size_t waiting(const struct stream *s, int side)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->q[side].count; i++)
+		n += !q_cat(&s->q[side], i)->done;
+	return n;
+}
+
+/* Oldest waiting transaction of a side, with key `key` (any key when !by_key). */
+static struct txn *oldest(struct stream *s, int side, bool by_key, uint64_t key)
+{
+	for (size_t i = 0; i < s->q[side].count; i++) {
+		struct txn *t = q_at(&s->q[side], i);
+
+		if (!t->done && (!by_key || t->key == key))
+			return t;
+	}
+	return NULL;
 }
 
 /* i-th newest history entry (0 = newest), or NULL. */
@@ -395,13 +426,15 @@ static void diverge_dma(struct sb *sb, struct stream *s, uint64_t cycle, size_t 
 	rep_end(sb);
 }
 
-static void diverge_msg(struct sb *sb, struct stream *s, uint64_t cycle)
+static void diverge_msg(struct sb *sb, struct stream *s, uint64_t cycle, const struct txn *a, const struct txn *b,
+			const char *note)
 {
-	struct txn *a = q_at(&s->q[SB_REF], 0), *b = q_at(&s->q[SB_DUT], 0);
 	struct sbf_first first;
 
 	memset(&first, 0, sizeof(first));
 	rep_begin(sb, s, NULL, "", cycle, a->cycle, b->cycle, b->seq);
+	if (note)
+		sbs_printf(&sb->report, "  note  : %s\n", note);
 	rep_txn(sb, s, SB_REF, a, NULL);
 	rep_txn(sb, s, SB_DUT, b, NULL);
 	sbs_printf(&sb->report, "  diff  :\n");
@@ -470,6 +503,41 @@ static void diverge_extra(struct sb *sb, struct stream *s, uint64_t cycle, const
 
 /* Matching -------------------------------------------------------------- */
 
+/*
+ * Message streams: a new transaction is matched with the oldest waiting
+ * transaction of the same key on the other side (one key: plain FIFO).
+ */
+static void match_msg(struct sb *sb, struct stream *s, uint64_t cycle, enum sb_side side, struct txn *t)
+{
+	int other = 1 - side;
+	struct txn *o = oldest(s, other, true, t->key);
+	const struct txn *a, *b;
+
+	if (!o) {
+		if (side != SB_DUT || !sb->ref_leads)
+			return;	/* waits for the other side */
+		o = oldest(s, SB_REF, false, 0);
+		if (!o)
+			return;	/* extra: reported by the caller */
+		diverge_msg(sb, s, cycle, o, t,
+			    "the reference has nothing waiting with this transaction's key (QP/class, vector or element); "
+			    "compared with its oldest waiting transaction");
+		return;
+	}
+	a = side == SB_REF ? t : o;
+	b = side == SB_REF ? o : t;
+	if (a->len != b->len || memcmp(a->data, b->data, a->len) != 0) {
+		diverge_msg(sb, s, cycle, a, b, NULL);
+		return;
+	}
+	t->done = o->done = true;
+	s->matched++;
+	s->last_match_cycle = b->cycle;
+	s->any_match = true;
+	retire_done(s, SB_REF);
+	retire_done(s, SB_DUT);
+}
+
 static void match(struct sb *sb, struct stream *s, uint64_t cycle)
 {
 	struct queue *qa = &s->q[SB_REF], *qb = &s->q[SB_DUT];
@@ -477,18 +545,6 @@ static void match(struct sb *sb, struct stream *s, uint64_t cycle)
 	while (!sb->failed && qa->count && qb->count) {
 		struct txn *a = q_at(qa, 0), *b = q_at(qb, 0);
 
-		if (s->kind == SB_MSG) {
-			if (a->len != b->len || memcmp(a->data, b->data, a->len) != 0) {
-				diverge_msg(sb, s, cycle);
-				return;
-			}
-			s->matched++;
-			s->last_match_cycle = b->cycle;
-			s->any_match = true;
-			q_retire(s, SB_REF);
-			q_retire(s, SB_DUT);
-			continue;
-		}
 		if (a->addr + a->off != b->addr + b->off) {
 			diverge_dma(sb, s, cycle, 0, true);
 			return;
@@ -517,7 +573,7 @@ static void match(struct sb *sb, struct stream *s, uint64_t cycle)
 }
 
 static bool push(struct sb *sb, int id, enum sb_side side, uint64_t cycle, uint64_t addr, uint64_t base,
-		 const void *data, size_t len)
+		 uint64_t key, const void *data, size_t len)
 {
 	struct stream *s;
 	struct txn *t;
@@ -545,7 +601,14 @@ static bool push(struct sb *sb, int id, enum sb_side side, uint64_t cycle, uint6
 	t->addr = addr;
 	t->base = base;
 	t->seq = s->pushed[side]++;
-	if (side == SB_REF && s->kind == SB_DMA)
+	t->key = key;
+	if (s->kind == SB_MSG) {
+		match_msg(sb, s, cycle, side, t);
+		if (!sb->failed && side == SB_DUT && sb->ref_leads && !t->done)
+			diverge_extra(sb, s, cycle, t);
+		return !sb->failed;
+	}
+	if (side == SB_REF)
 		sb->ref_dma_pending += len;
 	match(sb, s, cycle);
 	if (!sb->failed && side == SB_DUT && sb->ref_leads && s->q[SB_DUT].count)
@@ -555,13 +618,19 @@ static bool push(struct sb *sb, int id, enum sb_side side, uint64_t cycle, uint6
 
 bool sb_push(struct sb *sb, int stream, enum sb_side side, uint64_t cycle, const void *data, size_t len)
 {
-	return push(sb, stream, side, cycle, 0, 0, data, len);
+	return push(sb, stream, side, cycle, 0, 0, 0, data, len);
+}
+
+bool sb_push_key(struct sb *sb, int stream, enum sb_side side, uint64_t cycle, uint64_t key, const void *data,
+		 size_t len)
+{
+	return push(sb, stream, side, cycle, 0, 0, key, data, len);
 }
 
 bool sb_push_dma(struct sb *sb, int stream, enum sb_side side, uint64_t cycle, uint64_t addr,
 		 uint64_t base, const void *data, size_t len)
 {
-	return push(sb, stream, side, cycle, addr, base, data, len);
+	return push(sb, stream, side, cycle, addr, base, 0, data, len);
 }
 
 bool sb_compare_value(struct sb *sb, const char *stream, uint64_t cycle, const char *what, uint64_t ref,
@@ -626,7 +695,7 @@ uint64_t sb_flush(struct sb *sb)
 bool sb_drained(const struct sb *sb, enum sb_side side)
 {
 	for (unsigned int i = 0; i < sb->n; i++)
-		if (sb->s[i].q[side].count)
+		if (waiting(&sb->s[i], side))
 			return false;
 	return true;
 }
@@ -641,10 +710,11 @@ bool sb_check_end(struct sb *sb, uint64_t cycle, const char *why, bool ref_only)
 	for (int side = 0; side < (ref_only ? 1 : 2); side++)
 		for (unsigned int i = 0; i < sb->n; i++) {
 			struct stream *s = &sb->s[i];
+			struct txn *o = oldest(s, side, false, 0);
 
-			if (!s->q[side].count)
+			if (!o)
 				continue;
-			if (!best || q_at(&s->q[side], 0)->cycle < q_at(&best->q[best_side], 0)->cycle) {
+			if (!best || o->cycle < oldest(best, best_side, false, 0)->cycle) {
 				best = s;
 				best_side = side;
 			}
@@ -652,7 +722,7 @@ bool sb_check_end(struct sb *sb, uint64_t cycle, const char *why, bool ref_only)
 	if (!best)
 		return true;
 
-	const struct txn *t = q_at(&best->q[best_side], 0);
+	const struct txn *t = oldest(best, best_side, false, 0);
 	bool missing = best_side == SB_REF;
 	struct sb_str tmp = { 0 };
 
@@ -668,9 +738,9 @@ bool sb_check_end(struct sb *sb, uint64_t cycle, const char *why, bool ref_only)
 	for (unsigned int i = 0; i < sb->n; i++) {
 		struct stream *s = &sb->s[i];
 
-		if (s->q[0].count || s->q[1].count)
-			sbs_printf(&sb->report, "          %-12s %zu / %zu %s\n", s->name, s->q[0].count,
-				   s->q[1].count, s->kind == SB_DMA ? "writes" : "transactions");
+		if (waiting(s, 0) || waiting(s, 1))
+			sbs_printf(&sb->report, "          %-12s %zu / %zu %s\n", s->name, waiting(s, 0), waiting(s, 1),
+				   s->kind == SB_DMA ? "writes" : "transactions");
 	}
 	sbf_describe(&tmp, best->fmt, t->data, t->len, t->addr, t->base);
 	set_summary(sb, "%s: stream %s diverges at DUT cycle %llu (%s): %s %s #%llu (%s)",
@@ -735,7 +805,7 @@ int sb_stream_stats(const struct sb *sb, unsigned int i, struct sb_stream_stats 
 	for (int side = 0; side < 2; side++) {
 		st->pushed[side] = s->pushed[side];
 		if (s->kind == SB_MSG) {
-			st->pending[side] = s->q[side].count;
+			st->pending[side] = waiting(s, side);
 		} else {
 			for (size_t k = 0; k < s->q[side].count; k++) {
 				const struct txn *t = q_cat(&s->q[side], k);

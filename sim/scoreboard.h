@@ -103,6 +103,16 @@ bool sb_push(struct sb *sb, int stream, enum sb_side side, uint64_t cycle, const
 	     size_t len);
 bool sb_push_dma(struct sb *sb, int stream, enum sb_side side, uint64_t cycle, uint64_t addr,
 		 uint64_t base, const void *data, size_t len);
+/*
+ * SB_MSG with a key: order is kept among the transactions of one key only
+ * (a new transaction is matched with the oldest waiting one of the same key
+ * on the other side); sb_push() is key 0.  When the reference leads and has
+ * nothing waiting with the DUT transaction's key, the DUT transaction is
+ * compared with the reference's oldest waiting one of any key (a corrupted
+ * key still gets a field diff).
+ */
+bool sb_push_key(struct sb *sb, int stream, enum sb_side side, uint64_t cycle, uint64_t key,
+		 const void *data, size_t len);
 
 /*
  * Compare two values read at the same moment (register reads): a mismatch

@@ -410,7 +410,9 @@ void sbf_describe(struct sb_str *o, enum sb_fmt fmt, const uint8_t *d, size_t le
 			sbs_printf(o, "non-RoCE frame, %zu bytes", len);
 			return;
 		}
-		sbs_printf(o, "%-26s dqpn 0x%06llx psn 0x%06llx%s%s", sbf_opcode_name((uint8_t)fd.v[F_BTH_OPC], opn, sizeof(opn)),
+		sbs_printf(o, "%-26s qp 0x%04llx -> dqpn 0x%06llx psn 0x%06llx%s%s",
+			   sbf_opcode_name((uint8_t)fd.v[F_BTH_OPC], opn, sizeof(opn)),
+			   (unsigned long long)(fd.v[F_UDP_SPORT] & HCA_WIRE_UDP_SPORT_MASK),
 			   (unsigned long long)fd.v[F_BTH_DQPN], (unsigned long long)fd.v[F_BTH_PSN],
 			   fd.v[F_BTH_A] ? " A" : "", fd.v[F_BTH_SE] ? " SE" : "");
 		if (fd.has[F_AETH_SYN])

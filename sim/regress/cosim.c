@@ -40,6 +40,7 @@ struct spec {
 	char ref[32], dut[32];
 	char engine[32];	/* "" = lockstep(ref, dut); else this engine alone (speed runs) */
 	char dut_opts[256];	/* both nodes */
+	char ls_opts[256];	/* lockstep's own options (both nodes), e.g. tx_order=port */
 	char bug[256];		/* node 0 only */
 	char expect[32];	/* "" = must pass clean */
 	char ops[128];
@@ -176,6 +177,8 @@ static void spec_args(const struct spec *s, char *b, size_t n)
 		ADD(" --engine %s", s->engine);
 	if (s->dut_opts[0])
 		ADD(" --dut-opts %s", s->dut_opts);
+	if (s->ls_opts[0])
+		ADD(" --ls-opts %s", s->ls_opts);
 	if (s->bug[0])
 		ADD(" --bug %s", s->bug);
 	if (s->expect[0])
@@ -251,6 +254,8 @@ static void run_one(const struct spec *s, struct outcome *o)
 		}
 		snprintf(h.opts[i], sizeof(h.opts[i]), "ref=%s,dut=%s,label=node%d,quiet=1", s->ref, s->dut, i);
 		prefix_opts(h.opts[i], sizeof(h.opts[i]), s->dut_opts);
+		if (s->ls_opts[0])
+			snprintf(h.opts[i] + strlen(h.opts[i]), sizeof(h.opts[i]) - strlen(h.opts[i]), ",%s", s->ls_opts);
 		if (i == 0)
 			prefix_opts(h.opts[i], sizeof(h.opts[i]), s->bug);
 	}
@@ -362,6 +367,7 @@ static int set_key(struct spec *s, const char *k, const char *v)
 	else if (!strcmp(k, "dut")) SETS(dut);
 	else if (!strcmp(k, "engine")) SETS(engine);
 	else if (!strcmp(k, "dut-opts")) SETS(dut_opts);
+	else if (!strcmp(k, "ls-opts")) SETS(ls_opts);
 	else if (!strcmp(k, "bug")) snprintf(s->bug, sizeof(s->bug), "%s", v ? v : default_bug);
 	else if (!strcmp(k, "expect") || !strcmp(k, "expect-fail")) SETS(expect);
 	else if (!strcmp(k, "ops")) SETS(ops);
@@ -387,7 +393,7 @@ static bool needs_value(const char *k)
 static void usage(void)
 {
 	printf("usage: cosim [--test NAME] [--width 64|512] [--seed S] [--messages N] [--dut NAME] [--ref NAME]\n"
-	       "             [--dut-opts K=V,...] [--bug [K=V,...]] [--expect-fail STREAM] [--ops MIX]\n"
+	       "             [--dut-opts K=V,...] [--ls-opts K=V,...] [--bug [K=V,...]] [--expect-fail STREAM] [--ops MIX]\n"
 	       "             [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
 	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR]\n"
 	       "             [--plan FILE [--only TEST]] [--engine NAME (alone, no lockstep)] [--list] [-v]\n"
