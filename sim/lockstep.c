@@ -104,12 +104,15 @@ static void record_dma(struct lockstep *ls, enum sb_side side, uint64_t cycle, u
 
 				ls_region_name(g, name, sizeof(name));
 				snprintf(desc, sizeof(desc), what[g->kind], g->index);
-				g->sid = sb_stream(ls->sb, name, SB_DMA, fmt[g->kind], desc);
+				g->sid = sb_stream(ls->sb, name, g->kind == LS_RGN_MR ? SB_DMA : SB_ENTRY, fmt[g->kind], desc);
 			}
 			sid = g->sid;
 			base = g->base;
 		}
-		sb_push_dma(ls->sb, sid, side, cycle, iova, base, p, piece);
+		if (g && g->kind != LS_RGN_MR)
+			sb_push_entries(ls->sb, sid, side, cycle, iova, base, p, piece);
+		else
+			sb_push_dma(ls->sb, sid, side, cycle, iova, base, p, piece);
 		iova += piece;
 		p += piece;
 		len -= piece;
@@ -771,9 +774,9 @@ int lockstep_get_stats(struct hca_engine *e, struct lockstep_stats *st)
 	st->frames = sb_matched(ls->sb, SB_MSG, "tx");
 	st->irqs = sb_matched(ls->sb, SB_MSG, "irq");
 	st->events = sb_matched(ls->sb, SB_MSG, "evt");
-	st->dma_bytes = sb_matched(ls->sb, SB_DMA, NULL);
-	st->cqe_bytes = sb_matched(ls->sb, SB_DMA, "cq");
-	st->eqe_bytes = sb_matched(ls->sb, SB_DMA, "eq");
+	st->dma_bytes = sb_matched(ls->sb, SB_DMA, NULL) + sb_matched(ls->sb, SB_ENTRY, NULL);
+	st->cqe_bytes = sb_matched(ls->sb, SB_ENTRY, "cq");
+	st->eqe_bytes = sb_matched(ls->sb, SB_ENTRY, "eq");
 	st->reads_compared = sb_values_compared(ls->sb);
 	st->reads_skipped = ls->reads_skipped;
 	st->diverged = sb_failed(ls->sb);

@@ -31,6 +31,18 @@ struct queue {
 	size_t head, count, cap;
 };
 
+/* SB_ENTRY: a ring slot being written, and the ring position of a completed entry. */
+struct partial {
+	uint64_t slot, base;
+	uint64_t have;		/* bit i: byte i written */
+	uint8_t data[32];
+};
+
+struct pos {
+	uint64_t slot, cycle;
+	uint8_t owner;
+};
+
 struct stream {
 	char name[32];
 	char what[96];
@@ -43,6 +55,12 @@ struct stream {
 	uint64_t matched;		/* MSG: transactions, DMA: bytes */
 	uint64_t last_match_cycle;
 	bool any_match;
+	/* SB_ENTRY */
+	unsigned int esz;
+	struct partial *part[2];
+	size_t npart[2], cappart[2];
+	struct pos *pos[2];
+	size_t pos_head[2], pos_count[2], pos_cap[2];
 };
 
 struct sb {
@@ -178,6 +196,8 @@ void sb_destroy(struct sb *sb)
 			free(s->q[side].v);
 			for (unsigned int k = 0; k < SB_HIST; k++)
 				free(s->hist[side][k].data);
+			free(s->part[side]);
+			free(s->pos[side]);
 		}
 	}
 	free(sb->s);
@@ -209,6 +229,9 @@ int sb_stream(struct sb *sb, const char *name, enum sb_kind kind, enum sb_fmt fm
 	snprintf(s->what, sizeof(s->what), "%s", what ? what : "");
 	s->kind = kind;
 	s->fmt = fmt;
+	s->esz = fmt == SB_FMT_CQE ? HCA_CQE_SIZE : fmt == SB_FMT_EQE ? HCA_EQE_SIZE : 0;
+	if (kind == SB_ENTRY && !s->esz)
+		return -1;
 	return (int)sb->n++;
 }
 
@@ -241,6 +264,9 @@ static void rep_begin(struct sb *sb, const struct stream *s, const char *stream_
 		if (s->kind == SB_MSG)
 			sbs_printf(&sb->report, "  before: %llu transactions of this stream matched",
 				   (unsigned long long)s->matched);
+		else if (s->kind == SB_ENTRY)
+			sbs_printf(&sb->report, "  before: %llu entries of this ring matched",
+				   (unsigned long long)(s->matched / s->esz));
 		else
 			sbs_printf(&sb->report, "  before: %llu bytes of this stream matched",
 				   (unsigned long long)s->matched);
@@ -440,6 +466,8 @@ static void diverge_msg(struct sb *sb, struct stream *s, uint64_t cycle, const s
 	sbs_printf(&sb->report, "  diff  :\n");
 	if (s->fmt == SB_FMT_FRAME) {
 		sbf_diff_frame(&sb->report, a->data, a->len, b->data, b->len, &first);
+	} else if ((s->fmt == SB_FMT_CQE || s->fmt == SB_FMT_EQE) && a->len == s->esz && b->len == s->esz) {
+		sbf_diff_entry(&sb->report, s->fmt, a->data, NULL, b->data, NULL, &first);
 	} else if (s->fmt == SB_FMT_IRQ) {
 		uint32_t va = 0, vb = 0;
 
@@ -503,6 +531,17 @@ static void diverge_extra(struct sb *sb, struct stream *s, uint64_t cycle, const
 
 /* Matching -------------------------------------------------------------- */
 
+/* Equal transactions (entries: the owner bit is checked by ring position instead). */
+static bool same(const struct stream *s, const struct txn *a, const struct txn *b)
+{
+	if (a->len != b->len)
+		return false;
+	if (s->kind != SB_ENTRY || a->len != s->esz)
+		return memcmp(a->data, b->data, a->len) == 0;
+	return memcmp(a->data, b->data, s->esz - 1) == 0 &&
+	       ((a->data[s->esz - 1] ^ b->data[s->esz - 1]) & 0xfe) == 0;
+}
+
 /*
  * Message streams: a new transaction is matched with the oldest waiting
  * transaction of the same key on the other side (one key: plain FIFO).
@@ -526,12 +565,14 @@ static void match_msg(struct sb *sb, struct stream *s, uint64_t cycle, enum sb_s
 	}
 	a = side == SB_REF ? t : o;
 	b = side == SB_REF ? o : t;
-	if (a->len != b->len || memcmp(a->data, b->data, a->len) != 0) {
+	if (!same(s, a, b)) {
 		diverge_msg(sb, s, cycle, a, b, NULL);
 		return;
 	}
 	t->done = o->done = true;
-	s->matched++;
+	s->matched += s->kind == SB_ENTRY ? s->esz : 1;
+	if (s->kind == SB_ENTRY)
+		sb->ref_dma_pending -= s->esz;
 	s->last_match_cycle = b->cycle;
 	s->any_match = true;
 	retire_done(s, SB_REF);
@@ -602,7 +643,7 @@ static bool push(struct sb *sb, int id, enum sb_side side, uint64_t cycle, uint6
 	t->base = base;
 	t->seq = s->pushed[side]++;
 	t->key = key;
-	if (s->kind == SB_MSG) {
+	if (s->kind != SB_DMA) {
 		match_msg(sb, s, cycle, side, t);
 		if (!sb->failed && side == SB_DUT && sb->ref_leads && !t->done)
 			diverge_extra(sb, s, cycle, t);
@@ -613,6 +654,159 @@ static bool push(struct sb *sb, int id, enum sb_side side, uint64_t cycle, uint6
 	match(sb, s, cycle);
 	if (!sb->failed && side == SB_DUT && sb->ref_leads && s->q[SB_DUT].count)
 		diverge_extra(sb, s, cycle, q_at(&s->q[SB_DUT], 0));
+	return !sb->failed;
+}
+
+/* Entries --------------------------------------------------------------- */
+
+static uint64_t entry_key(const struct stream *s, const uint8_t *e)
+{
+	if (s->fmt == SB_FMT_CQE) {
+		struct hca_cqe c;
+
+		memcpy(&c, e, sizeof(c));
+		return (uint64_t)c.qpn << 1 | (c.opcode >> 7);	/* receive opcodes are >= 128 */
+	} else {
+		struct hca_eqe q;
+
+		memcpy(&q, e, sizeof(q));
+		return (uint64_t)q.type << 40 | (uint64_t)(q.type == HCA_EQE_TYPE_ASYNC ? q.subtype : 0) << 32 | q.element;
+	}
+}
+
+static void diverge_pos(struct sb *sb, struct stream *s, uint64_t cycle, uint64_t k, const struct pos *pr,
+			const struct pos *pd)
+{
+	bool slot = pr->slot != pd->slot;
+
+	rep_begin(sb, s, NULL, slot ? "addr" : "owner", cycle, pr->cycle, pd->cycle, k);
+	if (slot)
+		sbs_printf(&sb->report, "  what  : entry #%llu of the ring went to slot %llu on the reference, slot %llu on the "
+					"DUT (ring order: entries are written to consecutive slots)\n",
+			   (unsigned long long)k, (unsigned long long)pr->slot, (unsigned long long)pd->slot);
+	else
+		sbs_printf(&sb->report, "  what  : entry #%llu (slot %llu) has owner bit %u on the reference, %u on the DUT "
+					"(the phase of the ring pass)\n",
+			   (unsigned long long)k, (unsigned long long)pr->slot, pr->owner & 1, pd->owner & 1);
+	rep_last_match(sb, s);
+	set_summary(sb, "%s: stream %s diverges at DUT cycle %llu: %s (entry #%llu: ref slot %llu owner %u, dut slot %llu owner %u)",
+		    sb->label, s->name, (unsigned long long)cycle, slot ? "addr" : "owner", (unsigned long long)k,
+		    (unsigned long long)pr->slot, pr->owner & 1, (unsigned long long)pd->slot, pd->owner & 1);
+	sbs_printf(&sb->report, "  first : %s\n", slot ? "addr" : "owner");
+	rep_end(sb);
+}
+
+static void pos_push(struct stream *s, int side, const struct pos *p)
+{
+	if (s->pos_count[side] == s->pos_cap[side]) {
+		size_t ncap = s->pos_cap[side] ? s->pos_cap[side] * 2 : 16;
+		struct pos *n = malloc(ncap * sizeof(*n));
+
+		if (!n)
+			return;
+		for (size_t i = 0; i < s->pos_count[side]; i++)
+			n[i] = s->pos[side][(s->pos_head[side] + i) % s->pos_cap[side]];
+		free(s->pos[side]);
+		s->pos[side] = n;
+		s->pos_cap[side] = ncap;
+		s->pos_head[side] = 0;
+	}
+	s->pos[side][(s->pos_head[side] + s->pos_count[side]++) % s->pos_cap[side]] = *p;
+}
+
+/* A completed entry of `side`: matched by key, then by ring position. */
+static void entry_done(struct sb *sb, struct stream *s, enum sb_side side, uint64_t cycle, const struct partial *pp)
+{
+	struct pos p = { .slot = pp->slot, .cycle = cycle, .owner = pp->data[s->esz - 1] };
+	struct txn *t = q_push(&s->q[side]);
+
+	if (!t || !(t->data = malloc(s->esz))) {
+		if (t)
+			s->q[side].count--;
+		sb_fail(sb, s->name, "internal", cycle, "scoreboard: out of memory\n");
+		return;
+	}
+	memcpy(t->data, pp->data, s->esz);
+	t->len = s->esz;
+	t->off = 0;
+	t->cycle = cycle;
+	t->addr = pp->base + pp->slot * s->esz;
+	t->base = pp->base;
+	t->key = entry_key(s, pp->data);
+	t->done = false;
+	t->seq = s->pushed[side]++;
+	if (side == SB_REF)
+		sb->ref_dma_pending += s->esz;
+	pos_push(s, side, &p);
+	match_msg(sb, s, cycle, side, t);
+	if (!sb->failed && side == SB_DUT && sb->ref_leads && !t->done) {
+		diverge_extra(sb, s, cycle, t);
+		return;
+	}
+	while (!sb->failed && s->pos_count[0] && s->pos_count[1]) {
+		struct pos *a = &s->pos[0][s->pos_head[0]], *b = &s->pos[1][s->pos_head[1]];
+		uint64_t k = s->pushed[SB_DUT] - s->pos_count[1];
+
+		if (a->slot != b->slot || (a->owner & 1) != (b->owner & 1)) {
+			diverge_pos(sb, s, cycle, k, a, b);
+			return;
+		}
+		for (int i = 0; i < 2; i++) {
+			s->pos_head[i] = (s->pos_head[i] + 1) % s->pos_cap[i];
+			s->pos_count[i]--;
+		}
+	}
+}
+
+bool sb_push_entries(struct sb *sb, int id, enum sb_side side, uint64_t cycle, uint64_t addr, uint64_t base,
+		     const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	struct stream *s;
+
+	if (id < 0 || (unsigned int)id >= sb->n)
+		return !sb->failed;
+	s = &sb->s[id];
+	if (s->kind != SB_ENTRY)
+		return sb_push_dma(sb, id, side, cycle, addr, base, data, len);
+	while (len && !sb->failed) {
+		uint64_t slot = (addr - base) / s->esz, off = (addr - base) % s->esz;
+		size_t n = s->esz - off < len ? (size_t)(s->esz - off) : len;
+		struct partial *pp = NULL;
+		uint64_t full = (s->esz == 64 ? ~0ull : (1ull << s->esz) - 1);
+
+		for (size_t i = 0; i < s->npart[side]; i++)
+			if (s->part[side][i].slot == slot && s->part[side][i].base == base)
+				pp = &s->part[side][i];
+		if (!pp) {
+			if (s->npart[side] == s->cappart[side]) {
+				size_t ncap = s->cappart[side] ? s->cappart[side] * 2 : 4;
+				struct partial *np = realloc(s->part[side], ncap * sizeof(*np));
+
+				if (!np) {
+					sb_fail(sb, s->name, "internal", cycle, "scoreboard: out of memory\n");
+					break;
+				}
+				s->part[side] = np;
+				s->cappart[side] = ncap;
+			}
+			pp = &s->part[side][s->npart[side]++];
+			memset(pp, 0, sizeof(*pp));
+			pp->slot = slot;
+			pp->base = base;
+		}
+		memcpy(pp->data + off, p, n);
+		pp->have |= (n == 64 ? ~0ull : ((1ull << n) - 1)) << off;
+		if (pp->have == full) {
+			struct partial done = *pp;
+
+			*pp = s->part[side][--s->npart[side]];
+			entry_done(sb, s, side, cycle, &done);
+		}
+		addr += n;
+		p += n;
+		len -= n;
+	}
 	return !sb->failed;
 }
 
@@ -687,6 +881,9 @@ uint64_t sb_flush(struct sb *sb)
 				q->count--;
 				n++;
 			}
+			n += sb->s[i].npart[side];
+			sb->s[i].npart[side] = 0;
+			sb->s[i].pos_count[side] = 0;
 		}
 	sb->ref_dma_pending = 0;
 	return n;
@@ -707,6 +904,16 @@ bool sb_check_end(struct sb *sb, uint64_t cycle, const char *why, bool ref_only)
 
 	if (sb->failed)
 		return false;
+	for (int side = 0; side < (ref_only ? 1 : 2); side++)
+		for (unsigned int i = 0; i < sb->n; i++)
+			if (sb->s[i].kind == SB_ENTRY && sb->s[i].npart[side]) {
+				const struct partial *pp = &sb->s[i].part[side][0];
+
+				sb_fail(sb, sb->s[i].name, "partial", cycle,
+					"%s: the %s wrote part of entry slot %llu (byte mask 0x%llx) and never the rest\n", why,
+					side ? "DUT" : "reference", (unsigned long long)pp->slot, (unsigned long long)pp->have);
+				return false;
+			}
 	for (int side = 0; side < (ref_only ? 1 : 2); side++)
 		for (unsigned int i = 0; i < sb->n; i++) {
 			struct stream *s = &sb->s[i];
@@ -729,7 +936,7 @@ bool sb_check_end(struct sb *sb, uint64_t cycle, const char *why, bool ref_only)
 	rep_begin(sb, best, NULL, missing ? "missing" : "extra", cycle, missing ? t->cycle : UINT64_MAX,
 		  missing ? UINT64_MAX : t->cycle, t->seq);
 	sbs_printf(&sb->report, "  what  : %s: the %s produced %s the %s never produced\n", why,
-		   missing ? "reference" : "DUT", best->kind == SB_DMA ? "DMA writes" : "transactions",
+		   missing ? "reference" : "DUT", best->kind == SB_DMA ? "DMA writes" : best->kind == SB_ENTRY ? "entries" : "transactions",
 		   missing ? "DUT" : "reference");
 	rep_txn(sb, best, SB_REF, missing ? t : NULL, t->off ? "(partly matched)" : NULL);
 	rep_txn(sb, best, SB_DUT, missing ? NULL : t, t->off ? "(partly matched)" : NULL);
@@ -740,7 +947,7 @@ bool sb_check_end(struct sb *sb, uint64_t cycle, const char *why, bool ref_only)
 
 		if (waiting(s, 0) || waiting(s, 1))
 			sbs_printf(&sb->report, "          %-12s %zu / %zu %s\n", s->name, waiting(s, 0), waiting(s, 1),
-				   s->kind == SB_DMA ? "writes" : "transactions");
+				   s->kind == SB_DMA ? "writes" : s->kind == SB_ENTRY ? "entries" : "transactions");
 	}
 	sbf_describe(&tmp, best->fmt, t->data, t->len, t->addr, t->base);
 	set_summary(sb, "%s: stream %s diverges at DUT cycle %llu (%s): %s %s #%llu (%s)",
@@ -773,10 +980,13 @@ void sb_overlay(const struct sb *sb, uint64_t addr, void *buf, size_t len)
 		const struct stream *s = &sb->s[i];
 		const struct queue *q = &s->q[SB_REF];
 
-		if (s->kind != SB_DMA)
+		if (s->kind == SB_MSG)
 			continue;
 		for (size_t k = 0; k < q->count; k++) {
 			const struct txn *t = q_cat(q, k);
+
+			if (t->done)
+				continue;
 			uint64_t lo = t->addr + t->off, hi = t->addr + t->len;
 			uint64_t a = lo > addr ? lo : addr, b = hi < addr + len ? hi : addr + len;
 
@@ -804,7 +1014,7 @@ int sb_stream_stats(const struct sb *sb, unsigned int i, struct sb_stream_stats 
 	st->matched = s->matched;
 	for (int side = 0; side < 2; side++) {
 		st->pushed[side] = s->pushed[side];
-		if (s->kind == SB_MSG) {
+		if (s->kind != SB_DMA) {
 			st->pending[side] = waiting(s, side);
 		} else {
 			for (size_t k = 0; k < s->q[side].count; k++) {

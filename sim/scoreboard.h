@@ -42,6 +42,7 @@ enum sb_side { SB_REF = 0, SB_DUT = 1 };
 enum sb_kind {
 	SB_MSG = 0,	/* transactions compared whole */
 	SB_DMA = 1,	/* addressed byte stream */
+	SB_ENTRY = 2,	/* ring of CQEs/EQEs (fmt SB_FMT_CQE/EQE), see sb_push_entries */
 };
 
 /* How transactions are decoded in reports. */
@@ -72,7 +73,7 @@ struct sb_divergence {
 struct sb_stream_stats {
 	const char *name;
 	enum sb_kind kind;
-	uint64_t matched;	/* transactions (SB_MSG) or bytes (SB_DMA) that matched */
+	uint64_t matched;	/* transactions (SB_MSG) or bytes (SB_DMA, SB_ENTRY) that matched */
 	uint64_t pushed[2];	/* transactions pushed per side */
 	uint64_t pending[2];	/* transactions (MSG) or bytes (DMA) waiting per side */
 };
@@ -103,6 +104,18 @@ bool sb_push(struct sb *sb, int stream, enum sb_side side, uint64_t cycle, const
 	     size_t len);
 bool sb_push_dma(struct sb *sb, int stream, enum sb_side side, uint64_t cycle, uint64_t addr,
 		 uint64_t base, const void *data, size_t len);
+/*
+ * SB_ENTRY (a CQ or EQ ring at `base`): DMA writes are assembled per ring
+ * slot, however they are split; a slot whose entry is complete becomes one
+ * transaction.  Entries are matched per key -- CQE: (QPN, send or receive),
+ * EQE: (type, async subtype, element) -- because the specification orders
+ * completions per work queue and events per object, not across them (two
+ * engine pipelines may finish a send and a receive in either order).  The
+ * k-th entry each side completes must also be in the same slot with the same
+ * owner bit (ring order and phase).
+ */
+bool sb_push_entries(struct sb *sb, int stream, enum sb_side side, uint64_t cycle, uint64_t addr,
+		     uint64_t base, const void *data, size_t len);
 /*
  * SB_MSG with a key: order is kept among the transactions of one key only
  * (a new transaction is matched with the oldest waiting one of the same key

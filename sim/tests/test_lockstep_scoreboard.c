@@ -389,6 +389,107 @@ static void extra_missing_first(void)
 	sb_destroy(sb);
 }
 
+static struct hca_cqe mkcqe(uint32_t qpn, uint8_t opcode, uint16_t idx, uint32_t len, uint8_t owner)
+{
+	struct hca_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.qpn = qpn;
+	c.opcode = opcode;
+	c.wqe_index = idx;
+	c.byte_len = len;
+	c.owner = owner;
+	return c;
+}
+
+/* CQ/EQ rings as entry streams: per-queue order, ring position, owner phase. */
+static void entry_rings(void)
+{
+	struct hca_cqe s0 = mkcqe(5, HCA_WC_OP_SEND, 0, 10, 1), r0 = mkcqe(5, HCA_WC_OP_RECV, 0, 20, 1);
+	struct hca_cqe s1 = mkcqe(5, HCA_WC_OP_SEND, 1, 30, 1), x = mkcqe(6, HCA_WC_OP_SEND, 0, 40, 1);
+	const uint64_t B = 0x7000;
+	const struct sb_divergence *d;
+	struct sb *sb;
+	int id;
+
+	/* reference: s0 r0 s1 x in slots 0..3; DUT: r0 s0 x s1 (same slots, other order
+	 * across send/receive and across QPs), the second entry written in three pieces */
+	sb = sb_create("ring");
+	sb_set_ref_leads(sb, true);
+	id = sb_stream(sb, "cq1", SB_ENTRY, SB_FMT_CQE, "CQEs of CQ 1");
+	sb_push_entries(sb, id, SB_REF, 1, B + 0, B, &s0, 32);
+	sb_push_entries(sb, id, SB_REF, 1, B + 32, B, &r0, 32);
+	sb_push_entries(sb, id, SB_REF, 1, B + 64, B, &s1, 32);
+	sb_push_entries(sb, id, SB_REF, 1, B + 96, B, &x, 32);
+	sb_push_entries(sb, id, SB_DUT, 2, B + 0, B, &r0, 32);
+	sb_push_entries(sb, id, SB_DUT, 3, B + 32, B, &s0, 8);
+	sb_push_entries(sb, id, SB_DUT, 3, B + 40 + 16, B, (uint8_t *)&s0 + 24, 8);
+	sb_push_entries(sb, id, SB_DUT, 4, B + 40, B, (uint8_t *)&s0 + 8, 16);
+	sb_push_entries(sb, id, SB_DUT, 5, B + 64, B, &x, 32);
+	sb_push_entries(sb, id, SB_DUT, 6, B + 96, B, &s1, 32);
+	CHECK(!sb_failed(sb) && sb_check_end(sb, 7, "end", false), "send/receive and QPs interleave freely: %s",
+	      sb_divergence(sb) ? sb_divergence(sb)->summary : "");
+	CHECK_EQ(sb_matched(sb, SB_ENTRY, "cq"), 128, "four CQEs matched");
+	sb_destroy(sb);
+
+	/* one send queue out of order */
+	sb = sb_create("ring-order");
+	sb_set_ref_leads(sb, true);
+	id = sb_stream(sb, "cq1", SB_ENTRY, SB_FMT_CQE, NULL);
+	sb_push_entries(sb, id, SB_REF, 1, B, B, &s0, 32);
+	sb_push_entries(sb, id, SB_REF, 1, B + 32, B, &s1, 32);
+	sb_push_entries(sb, id, SB_DUT, 2, B, B, &s1, 32);
+	d = sb_divergence(sb);
+	CHECK(d && strcmp(d->field, "byte_len") == 0 && strstr(d->report, "* wqe_index"),
+	      "send CQEs of one QP reordered: first field byte_len, wqe_index flagged (%s)", d ? d->field : "-");
+	show(sb);
+	sb_destroy(sb);
+
+	/* a skipped slot */
+	sb = sb_create("ring-slot");
+	sb_set_ref_leads(sb, true);
+	id = sb_stream(sb, "cq1", SB_ENTRY, SB_FMT_CQE, NULL);
+	sb_push_entries(sb, id, SB_REF, 1, B, B, &s0, 32);
+	sb_push_entries(sb, id, SB_DUT, 2, B + 32, B, &s0, 32);
+	d = sb_divergence(sb);
+	CHECK(d && strcmp(d->field, "addr") == 0, "entry in the wrong slot: addr (%s)", d ? d->field : "-");
+	show(sb);
+	sb_destroy(sb);
+
+	/* a wrong owner bit */
+	sb = sb_create("ring-owner");
+	sb_set_ref_leads(sb, true);
+	id = sb_stream(sb, "cq1", SB_ENTRY, SB_FMT_CQE, NULL);
+	sb_push_entries(sb, id, SB_REF, 1, B, B, &s0, 32);
+	{
+		struct hca_cqe o = s0;
+
+		o.owner = 0;
+		sb_push_entries(sb, id, SB_DUT, 2, B, B, &o, 32);
+	}
+	d = sb_divergence(sb);
+	CHECK(d && strcmp(d->field, "owner") == 0, "wrong phase: owner (%s)", d ? d->field : "-");
+	sb_destroy(sb);
+
+	/* half an entry, never finished */
+	sb = sb_create("ring-partial");
+	id = sb_stream(sb, "eq0", SB_ENTRY, SB_FMT_EQE, NULL);
+	{
+		struct hca_eqe e;
+
+		memset(&e, 0, sizeof(e));
+		e.element = 3;
+		e.owner = 1;
+		sb_push_entries(sb, id, SB_REF, 1, 0x9000, 0x9000, &e, 16);
+		sb_push_entries(sb, id, SB_DUT, 2, 0x9000, 0x9000, &e, 8);
+	}
+	CHECK(!sb_failed(sb), "half written is not yet a mismatch");
+	CHECK(!sb_check_end(sb, 3, "end", false), "but it is at the end");
+	d = sb_divergence(sb);
+	CHECK(d && strcmp(d->field, "partial") == 0, "field partial (%s)", d ? d->field : "-");
+	sb_destroy(sb);
+}
+
 /* Keyed message streams: order per key only. */
 static void keyed(void)
 {
@@ -493,6 +594,7 @@ int main(int argc, char **argv)
 	frames();
 	extra_missing_first();
 	keyed();
+	entry_rings();
 	overlay();
 	return check_done();
 }
