@@ -77,3 +77,10 @@ bench-sim: $(COSIM)
 	@sim/regress/bench.sh $(COSIM)
 BENCH_TARGETS += bench-sim
 HELP += "bench-sim|simulation speed (cycles/s, messages/s) of model, rtl and lockstep on the same traffic"
+
+# make regress: the long plan.
+.PHONY: regress-sim
+regress-sim: $(COSIM)
+	$(COSIM_ENV)$(COSIM) --plan sim/regress/regress.plan --out $(BUILD)/sim/regress $(SIM_ARGS)
+REGRESS_TARGETS += regress-sim
+HELP += "regress-sim|long cosimulation plan (sim/regress/regress.plan), in make regress"

@@ -109,6 +109,16 @@ static unsigned int b_reads(struct tr_cfg *c, struct tr_msg *l, unsigned int max
 	return n;
 }
 
+static unsigned int b_atomics(struct tr_cfg *c, struct tr_msg *l, unsigned int max)
+{
+	unsigned int n = 0;
+
+	c->pairs = 2;
+	for (unsigned int i = 0; i < 64; i++)
+		n = add(l, n, max, i & 1, (i >> 1) & 1, (i % 3) ? TR_FADD : TR_CSWAP, 8, 1, 1, false);
+	return n;
+}
+
 const struct directed directed_tests[] = {
 	{ "sizes", "SEND of every PMTU-edge length (0 .. 64 KiB) at each PMTU 256 .. 4096", b_sizes, false },
 	{ "writes", "RDMA WRITE and WRITE_WITH_IMM of every PMTU-edge length at each PMTU", b_writes, false },
@@ -116,6 +126,7 @@ const struct directed directed_tests[] = {
 	{ "multi_qp", "8 QP pairs, both directions, 8 messages in flight each, all four opcodes", b_multi_qp, false },
 	{ "imm_se", "immediates and solicited events with CQ arming, EQEs and MSI-X", b_imm_se, false },
 	{ "reads", "RDMA READ of every PMTU-edge length at each PMTU (needs READ in the DUT)", b_reads, true },
+	{ "atomics", "FETCH_AND_ADD and CMP_AND_SWP (hit and miss) on two QPs (needs atomics in the DUT)", b_atomics, true },
 	{ NULL, NULL, NULL, false },
 };
 

@@ -30,6 +30,8 @@ struct inflight {
 	struct tr_msg m;
 	uint64_t id;		/* flow sequence number */
 	uint32_t pseed;		/* payload pattern seed */
+	uint64_t orig, operand, swap;	/* atomics: remote value before, add/compare, swap */
+	bool cas_hit;
 	uint32_t imm;
 	uint16_t swqe;
 	uint16_t rwqe;
@@ -69,7 +71,7 @@ struct run {
 	uint64_t slot_bytes;		/* bytes of one (pair, dir) slot group */
 };
 
-static const char *const op_names[TR_NOPS] = { "send", "send_imm", "write", "write_imm", "read" };
+static const char *const op_names[TR_NOPS] = { "send", "send_imm", "write", "write_imm", "read", "fadd", "cswap" };
 
 const char *tr_op_name(unsigned int op)
 {
@@ -170,7 +172,8 @@ static bool setup(struct run *R)
 {
 	uint64_t mrsz = R->slot_bytes * 2 * R->c->pairs;
 	static const uint8_t mtus[] = { HCA_MTU_256, HCA_MTU_512, HCA_MTU_1024, HCA_MTU_2048, HCA_MTU_4096 };
-	uint32_t acc = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ;
+	uint32_t acc = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ |
+		       HCA_ACCESS_REMOTE_ATOMIC;
 
 	for (int i = 0; i < 2; i++) {
 		struct node *d = &R->nd[i];
@@ -287,7 +290,9 @@ static bool post(struct run *R, const struct tr_msg *m)
 	uint64_t base;
 	uint32_t off = 0;
 	static const uint8_t wr_op[TR_NOPS] = { HCA_WR_SEND, HCA_WR_SEND_WITH_IMM, HCA_WR_RDMA_WRITE,
-						HCA_WR_RDMA_WRITE_WITH_IMM, HCA_WR_RDMA_READ };
+						HCA_WR_RDMA_WRITE_WITH_IMM, HCA_WR_RDMA_READ,
+						HCA_WR_ATOMIC_FETCH_AND_ADD, HCA_WR_ATOMIC_CMP_AND_SWP };
+	bool atomic = m->op == TR_FADD || m->op == TR_CSWAP;
 
 	if (fl->count >= R->c->outstanding)
 		return false;
@@ -300,6 +305,10 @@ static bool post(struct run *R, const struct tr_msg *m)
 		f->m.rsge = 1;
 	if (f->m.len > TR_SLOT)
 		f->m.len = TR_SLOT;
+	if (atomic) {
+		f->m.len = 8;
+		f->m.nsge = 1;
+	}
 	f->id = fl->next_id++;
 	f->pseed = (uint32_t)rnd(R);
 	f->imm = (uint32_t)rnd(R);
@@ -313,7 +322,7 @@ static bool post(struct run *R, const struct tr_msg *m)
 		struct tb_mr *mr = s->src[i & 1];
 
 		f->pc[i] = (struct piece){ .off = base + off, .len = lens[i], .mr = i & 1 };
-		if (m->op == TR_READ)
+		if (m->op == TR_READ || atomic)
 			memset(mr->buf + base + off, POISON, lens[i]);
 		else
 			for (uint32_t k = 0; k < lens[i]; k++)
@@ -321,8 +330,18 @@ static bool post(struct run *R, const struct tr_msg *m)
 		sge[i] = (struct tb_sge){ .addr = mr->va + base + off, .len = lens[i], .lkey = mr->lkey };
 		off += lens[i];
 	}
-	/* remote side: poison the destination (and the bytes after it), or the READ source */
-	if (m->op == TR_READ) {
+	/* remote side: poison the destination (and the bytes after it), or the READ source,
+	 * or the atomic's target (8 bytes, little-endian in memory) */
+	if (atomic) {
+		f->orig = rnd(R);
+		f->operand = rnd(R);
+		f->swap = rnd(R);
+		f->cas_hit = m->op == TR_CSWAP && below(R, 4) != 0;
+		if (f->cas_hit)
+			f->operand = f->orig;
+		memcpy(d->dst->buf + base, &f->orig, 8);
+		memset(d->dst->buf + base + 8, POISON, 8);
+	} else if (m->op == TR_READ) {
 		for (uint32_t k = 0; k < f->m.len; k++)
 			d->dst->buf[base + k] = pat(f->pseed, k);
 	} else {
@@ -349,6 +368,8 @@ static bool post(struct run *R, const struct tr_msg *m)
 	wr.num_sge = f->npc;
 	wr.raddr = d->dst->va + base;
 	wr.rkey = d->dst->rkey;
+	wr.compare_add = f->operand;
+	wr.swap = f->swap;
 	f->swqe = (uint16_t)tb_post_send(sq, &wr);
 	fl->count++;
 	R->r->posted++;
@@ -364,7 +385,18 @@ static bool check_payload(struct run *R, struct inflight *f, const char *where)
 	struct node *s = &R->nd[dirn], *d = &R->nd[1 - dirn];
 	uint64_t base = slot_off(R, f->m.pair, dirn, f->id);
 
-	if (f->m.op == TR_READ) {
+	if (f->m.op == TR_FADD || f->m.op == TR_CSWAP) {
+		uint64_t got, now, want = f->m.op == TR_FADD ? f->orig + f->operand : f->cas_hit ? f->swap : f->orig;
+
+		memcpy(&got, s->src[f->pc[0].mr]->buf + f->pc[0].off, 8);
+		memcpy(&now, d->dst->buf + base, 8);
+		if (got != f->orig || now != want) {
+			fail(R, "%s: %s pair %u dir %u msg %" PRIu64 ": returned 0x%llx (want 0x%llx), memory 0x%llx (want 0x%llx)",
+			     where, tr_op_name(f->m.op), f->m.pair, dirn, f->id, (unsigned long long)got,
+			     (unsigned long long)f->orig, (unsigned long long)now, (unsigned long long)want);
+			return false;
+		}
+	} else if (f->m.op == TR_READ) {
 		uint32_t off = 0;
 
 		for (unsigned int i = 0; i < f->npc; i++) {
@@ -423,7 +455,8 @@ static struct pair *pair_of(struct run *R, unsigned int node, uint32_t qpn)
 static void send_cqe(struct run *R, unsigned int node, const struct hca_cqe *c)
 {
 	static const uint8_t wc_op[TR_NOPS] = { HCA_WC_OP_SEND, HCA_WC_OP_SEND, HCA_WC_OP_RDMA_WRITE,
-						HCA_WC_OP_RDMA_WRITE, HCA_WC_OP_RDMA_READ };
+						HCA_WC_OP_RDMA_WRITE, HCA_WC_OP_RDMA_READ, HCA_WC_OP_FETCH_ADD,
+						HCA_WC_OP_COMP_SWAP };
 	struct pair *p = pair_of(R, node, c->qpn);
 	struct flow *fl;
 	struct inflight *f = NULL;
@@ -447,13 +480,13 @@ static void send_cqe(struct run *R, unsigned int node, const struct hca_cqe *c)
 	}
 	f->send_done = true;
 	if (c->status != HCA_WC_SUCCESS || c->wqe_index != f->swqe || c->opcode != wc_op[f->m.op] ||
-	    (f->m.op == TR_READ && c->byte_len != f->m.len)) {
+	    (f->m.op >= TR_READ && c->byte_len != f->m.len)) {
 		fail(R, "node %u: send CQE of %s len %u: status %u wqe_index %u (want %u) opcode %u (want %u) byte_len %u",
 		     node, tr_op_name(f->m.op), f->m.len, c->status, c->wqe_index, f->swqe, c->opcode, wc_op[f->m.op],
 		     c->byte_len);
 		return;
 	}
-	if (f->m.op == TR_WRITE || f->m.op == TR_READ)
+	if (f->m.op == TR_WRITE || f->m.op >= TR_READ)
 		check_payload(R, f, "send completion");
 	retire(R, fl);
 }

@@ -19,7 +19,7 @@
 
 #include "tb.h"
 
-enum tr_op { TR_SEND, TR_SEND_IMM, TR_WRITE, TR_WRITE_IMM, TR_READ, TR_NOPS };
+enum tr_op { TR_SEND, TR_SEND_IMM, TR_WRITE, TR_WRITE_IMM, TR_READ, TR_FADD, TR_CSWAP, TR_NOPS };
 
 #define TR_MAX_PAIRS 16
 #define TR_MAX_SGE 4
@@ -61,9 +61,14 @@ struct tr_result {
 	char first_error[256];
 };
 
-/* Defaults: 4 pairs, SEND/WRITE mix without READ, 64 KiB, 4 SGEs, 4 in flight, events on. */
+/* Defaults: 4 pairs, SEND/WRITE mix without READ or atomics, 64 KiB, 4 SGEs, 4 in flight, events on. */
 void tr_cfg_default(struct tr_cfg *c);
-/* Parse an opcode mix "send:3,send_imm:1,write:3,write_imm:1,read:0" into c->weight. 0 or -1. */
+/*
+ * Parse an opcode mix "send:3,send_imm:1,write:3,write_imm:1,read:0,fadd:0,cswap:0"
+ * into c->weight (unnamed opcodes get 0).  Atomics act on the first 8 bytes of
+ * the message's slot at the responder (len and SGE counts are ignored); a
+ * CMP_SWAP's compare value misses one time in four.  0 or -1.
+ */
 int tr_parse_ops(struct tr_cfg *c, const char *s);
 const char *tr_op_name(unsigned int op);
 
