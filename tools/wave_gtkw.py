@@ -13,6 +13,7 @@ The signal list follows the RTL, not this script (docs/sim.md "Waveforms"):
     TOP.hca_top.u_db.db_valid   # one signal; the [msb:lsb] range may be left out
     TOP.hca_top.u_fetch.*       # every signal directly in that scope
     TOP.hca_top.u_tx.**         # every signal in that scope and below
+    TOP.*hca_top.u_rx.*         # wildcards in the scope: any harness wrapper
 
 Names are resolved against the FST's own variable list (read with fst2vcd),
 so a stale list only loses the signals that no longer exist: each is
@@ -81,14 +82,16 @@ def parse_list(path):
 
 
 def resolve(pattern, variables):
-    """Variables matching one list entry, in FST order."""
+    """Variables matching one list entry, in FST order.  The scope part of
+    `scope.*` / `scope.**` may itself hold shell wildcards (TOP.*hca_top)."""
     base = re.sub(r"\[\d+(?::\d+)?\]$", "", pattern)
     if base.endswith(".**"):
-        scope = base[:-3] + "."
-        return [v for v in variables if v[0].startswith(scope)]
+        scope = base[:-3]
+        return [v for v in variables if "." in v[0] and
+                (v[0].startswith(scope + ".") or fnmatch.fnmatchcase(v[0], scope + ".*"))]
     if base.endswith(".*"):
         scope = base[:-2]
-        return [v for v in variables if v[0].rsplit(".", 1)[0] == scope]
+        return [v for v in variables if "." in v[0] and fnmatch.fnmatchcase(v[0].rsplit(".", 1)[0], scope)]
     if any(c in base for c in "*?["):
         return [v for v in variables if fnmatch.fnmatchcase(v[0], base)]
     return [v for v in variables if v[0] == base]
@@ -122,9 +125,9 @@ def main():
         lines.append(f"*-12.000000 {a.marker * ticks} {a.marker * ticks}" + " -1" * 25)
     if a.title:
         lines.append(f"[comment] {a.title}")
-    placed, missing, seen = 0, 0, set()
+    placed, missing = 0, 0
     for name, patterns in groups:
-        body = []
+        body, seen = [], set()	# a signal appears once per group (it may be in several groups)
         for p in patterns:
             hits = resolve(p, variables)
             if not hits:

@@ -43,7 +43,7 @@ b0 $
 b101 "
 VCD
 vcd2fst "$tmp/t.vcd" "$tmp/t.fst" >/dev/null 2>&1
-printf '@ticks_per_cycle 4\ngroup Clock\nTOP.clk\ngroup Top\nTOP.hca_top.*\ngroup TX stage\nTOP.hca_top.u_tx.**\nTOP.hca_top.u_gone\ngroup Empty\nTOP.nothing\n' > "$tmp/sig.txt"
+printf '@ticks_per_cycle 4\ngroup Clock\nTOP.clk\ngroup Top\nTOP.hca_top.*\ngroup TX stage\nTOP.hca_top.u_tx.**\nTOP.hca_top.u_gone\ngroup Empty\nTOP.nothing\ngroup Glob\nTOP.*hca_top.u_tx.*\n' > "$tmp/sig.txt"
 /usr/bin/python3 tools/wave_gtkw.py --fst "$tmp/t.fst" --signals "$tmp/sig.txt" --out "$tmp/t.gtkw" \
 	--marker 100 --from 90 > "$tmp/gtkw.out" 2> "$tmp/gtkw.err"
 ok "wave_gtkw exit status" '[ $? -eq 0 ]'
@@ -51,7 +51,8 @@ g="$tmp/t.gtkw"
 ok "dumpfile line" 'grep -q "^\[dumpfile\] \"$tmp/t.fst\"" "$g"'
 ok "marker at cycle 100 x 4 ticks" 'grep -q "^\*-12.000000 400 400" "$g"'
 ok "time start at cycle 90" 'grep -q "^\[timestart\] 360" "$g"'
-ok "groups open and close" '[ $(grep -c "^@800200" "$g") -eq 3 ] && [ $(grep -c "^@1000200" "$g") -eq 3 ]'
+ok "groups open and close" '[ $(grep -c "^@800200" "$g") -eq 4 ] && [ $(grep -c "^@1000200" "$g") -eq 4 ]'
+ok "wildcard in the scope part" 'sed -n "/^-Glob/,/^-Glob/p" "$g" | grep -q "^TOP.hca_top.u_tx.state\[2:0\]$"'
 ok "vector with its range, hex" 'grep -B1 "^TOP.hca_top.data\[7:0\]$" "$g" | grep -q "^@22"'
 ok "scalar, binary" 'grep -B1 "^TOP.hca_top.valid$" "$g" | grep -q "^@28"'
 ok "scope wildcard * is not recursive" '! sed -n "/^-Top/,/^-Top/p" "$g" | grep -q u_tx'
