@@ -482,10 +482,10 @@ static void diverge_msg(struct sb *sb, struct stream *s, uint64_t cycle, const s
 		memcpy(va, a->data, a->len < 8 ? a->len : 8);
 		memcpy(vb, b->data, b->len < 8 ? b->len : 8);
 		snprintf(first.field, sizeof(first.field), "%s", va[0] != vb[0] ? "type" : "element");
-		snprintf(first.values, sizeof(first.values), "ref %s/0x%x, dut %s/0x%x", sbf_event(va[0]), va[1],
-			 sbf_event(vb[0]), vb[1]);
+		snprintf(first.values, sizeof(first.values), "ref %s/0x%x, dut %s/0x%x", hca_event_type_name(va[0]), va[1],
+			 hca_event_type_name(vb[0]), vb[1]);
 		sbs_printf(&sb->report, "  %s type     ref %u %s   dut %u %s\n", va[0] != vb[0] ? "*" : " ", va[0],
-			   sbf_event(va[0]), vb[0], sbf_event(vb[0]));
+			   hca_event_type_name(va[0]), vb[0], hca_event_type_name(vb[0]));
 		sbs_printf(&sb->report, "  %s element  ref 0x%x   dut 0x%x\n", va[1] != vb[1] ? "*" : " ", va[1], vb[1]);
 	} else {
 		size_t n = a->len < b->len ? a->len : b->len, i;

@@ -65,45 +65,6 @@ const char *sbs_cstr(const struct sb_str *o)
 
 /* Names ------------------------------------------------------------------- */
 
-const char *sbf_wc_status(unsigned int s)
-{
-	static const char *const names[] = {
-		"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR",
-		"WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR",
-		"REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR",
-		"LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
-		"INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR",
-	};
-
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
-}
-
-const char *sbf_wc_opcode(unsigned int v)
-{
-	switch (v) {
-	case HCA_WC_OP_SEND: return "SEND";
-	case HCA_WC_OP_RDMA_WRITE: return "RDMA_WRITE";
-	case HCA_WC_OP_RDMA_READ: return "RDMA_READ";
-	case HCA_WC_OP_COMP_SWAP: return "COMP_SWAP";
-	case HCA_WC_OP_FETCH_ADD: return "FETCH_ADD";
-	case HCA_WC_OP_RECV: return "RECV";
-	case HCA_WC_OP_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
-	default: return "?";
-	}
-}
-
-const char *sbf_event(unsigned int t)
-{
-	static const char *const names[] = {
-		"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST", "SQ_DRAINED",
-		"PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "LID_CHANGE",
-		"PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR", "SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED",
-		"CLIENT_REREGISTER", "GID_CHANGE", "WQ_FATAL",
-	};
-
-	return t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
-}
-
 const char *sbf_eqe_type(unsigned int t)
 {
 	switch (t) {
@@ -438,7 +399,7 @@ void sbf_describe(struct sb_str *o, enum sb_fmt fmt, const uint8_t *d, size_t le
 		uint32_t v[2] = { 0, 0 };
 
 		memcpy(v, d, len < 8 ? len : 8);
-		sbs_printf(o, "event %s (%u) element 0x%x", sbf_event(v[0]), v[0], v[1]);
+		sbs_printf(o, "event %s (%u) element 0x%x", hca_event_type_name(v[0]), v[0], v[1]);
 		return;
 	}
 	case SB_FMT_CQE:
@@ -453,7 +414,7 @@ void sbf_describe(struct sb_str *o, enum sb_fmt fmt, const uint8_t *d, size_t le
 
 				memcpy(&c, d, sizeof(c));
 				sbs_printf(o, ": qpn 0x%x wqe_index %u %s %s byte_len %u%s owner %u", c.qpn,
-					   c.wqe_index, sbf_wc_opcode(c.opcode), sbf_wc_status(c.status), c.byte_len,
+					   c.wqe_index, hca_wc_opcode_name(c.opcode), hca_wc_status_name(c.status), c.byte_len,
 					   c.wc_flags & HCA_WC_FLAG_WITH_IMM ? " imm" : "", c.owner & 1);
 			} else {
 				struct hca_eqe e;
@@ -461,7 +422,7 @@ void sbf_describe(struct sb_str *o, enum sb_fmt fmt, const uint8_t *d, size_t le
 				memcpy(&e, d, sizeof(e));
 				sbs_printf(o, ": %s", sbf_eqe_type(e.type));
 				if (e.type == HCA_EQE_TYPE_ASYNC)
-					sbs_printf(o, " %s", sbf_event(e.subtype));
+					sbs_printf(o, " %s", hca_event_type_name(e.subtype));
 				sbs_printf(o, " element 0x%x data 0x%x owner %u", e.element, e.data, e.owner & 1);
 			}
 		}
@@ -617,10 +578,10 @@ static void efmt_val(char *buf, size_t n, const struct efield *f, const uint8_t 
 
 	switch (f->fmt) {
 	case EF_DEC: snprintf(buf, n, "%llu", (unsigned long long)v); break;
-	case EF_STATUS: snprintf(buf, n, "%llu %s", (unsigned long long)v, sbf_wc_status((unsigned int)v)); break;
-	case EF_WCOP: snprintf(buf, n, "%llu %s", (unsigned long long)v, sbf_wc_opcode((unsigned int)v)); break;
+	case EF_STATUS: snprintf(buf, n, "%llu %s", (unsigned long long)v, hca_wc_status_name((unsigned int)v)); break;
+	case EF_WCOP: snprintf(buf, n, "%llu %s", (unsigned long long)v, hca_wc_opcode_name((unsigned int)v)); break;
 	case EF_EQTYPE: snprintf(buf, n, "%llu %s", (unsigned long long)v, sbf_eqe_type((unsigned int)v)); break;
-	case EF_EVENT: snprintf(buf, n, "%llu %s", (unsigned long long)v, sbf_event((unsigned int)v)); break;
+	case EF_EVENT: snprintf(buf, n, "%llu %s", (unsigned long long)v, hca_event_type_name((unsigned int)v)); break;
 	default: snprintf(buf, n, "0x%llx", (unsigned long long)v); break;
 	}
 }

@@ -66,10 +66,7 @@ void sbf_hex_pair(struct sb_str *o, uint64_t addr, const uint8_t *ref, size_t rl
 void sbf_hex_pair_mask(struct sb_str *o, uint64_t addr, const uint8_t *ref, const bool *rhave,
 		       const uint8_t *dut, const bool *dhave, size_t len, size_t mark);
 
-/* Names for values appearing in entries and events. */
-const char *sbf_wc_status(unsigned int v);
-const char *sbf_wc_opcode(unsigned int v);
-const char *sbf_event(unsigned int v);
+/* Name of an EQE type (the spec has value names for enums: hca_*_name()). */
 const char *sbf_eqe_type(unsigned int v);
 
 #endif /* HCASIM_SIM_SCOREBOARD_FMT_H */

@@ -863,28 +863,3 @@ void tb_eq_arm(struct tb_eq *eq)
 {
 	tb_doorbell(eq->n, HCA_DB_EQ_ARM, eq->eqn, (uint16_t)eq->ci);
 }
-
-const char *tb_wc_status_str(unsigned int s)
-{
-	static const char *const names[] = {
-		"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR",
-		"WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR",
-		"REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR",
-		"LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
-		"INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR",
-	};
-
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
-}
-
-const char *tb_event_str(unsigned int t)
-{
-	static const char *const names[] = {
-		"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST", "SQ_DRAINED",
-		"PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "LID_CHANGE",
-		"PKEY_CHANGE", "SM_CHANGE", "SRQ_ERR", "SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED",
-		"CLIENT_REREGISTER", "GID_CHANGE", "WQ_FATAL",
-	};
-
-	return t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
-}

@@ -238,10 +238,6 @@ int tb_cq_wait(struct tb_cq *cq, struct hca_cqe *out, uint64_t max_cycles);
 int tb_eq_poll(struct tb_eq *eq, struct hca_eqe *out);
 void tb_eq_arm(struct tb_eq *eq);
 
-/* Names for messages. */
-const char *tb_wc_status_str(unsigned int status);
-const char *tb_event_str(unsigned int type);
-
 #ifdef __cplusplus
 }
 #endif

@@ -230,6 +230,16 @@ def gen_c(m):
         for n, v, *_ in en["values"]:
             o.append(f"\t{en['prefix']}{n} = {v},")
         o.append("};\n")
+        # Value -> spec name, for logs and mismatch reports.
+        o.append(f"/* Name of an {en['name']} value without its prefix, \"?\" if none. */")
+        o.append(f"static inline const char *{en['name']}_name(unsigned int v)")
+        o.append("{")
+        o.append("\tswitch (v) {")
+        for n, v, *_ in en["values"]:
+            o.append(f"\tcase {en['prefix']}{n}: return \"{n}\";")
+        o.append("\tdefault: return \"?\";")
+        o.append("\t}")
+        o.append("}\n")
     for st in m.structs:
         o.append(f"/* {st['doc']} */")
         o.append(f"struct hca_{st['name']} {{")

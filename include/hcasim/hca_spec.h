@@ -1263,6 +1263,21 @@ enum hca_wr_opcode {
 	HCA_WR_ATOMIC_FETCH_AND_ADD = 6,
 };
 
+/* Name of an hca_wr_opcode value without its prefix, "?" if none. */
+static inline const char *hca_wr_opcode_name(unsigned int v)
+{
+	switch (v) {
+	case HCA_WR_RDMA_WRITE: return "RDMA_WRITE";
+	case HCA_WR_RDMA_WRITE_WITH_IMM: return "RDMA_WRITE_WITH_IMM";
+	case HCA_WR_SEND: return "SEND";
+	case HCA_WR_SEND_WITH_IMM: return "SEND_WITH_IMM";
+	case HCA_WR_RDMA_READ: return "RDMA_READ";
+	case HCA_WR_ATOMIC_CMP_AND_SWP: return "ATOMIC_CMP_AND_SWP";
+	case HCA_WR_ATOMIC_FETCH_AND_ADD: return "ATOMIC_FETCH_AND_ADD";
+	default: return "?";
+	}
+}
+
 /* hca_cqe.status: the values of enum ibv_wc_status. */
 enum hca_wc_status {
 	HCA_WC_SUCCESS = 0,
@@ -1289,6 +1304,36 @@ enum hca_wc_status {
 	HCA_WC_GENERAL_ERR = 21,
 };
 
+/* Name of an hca_wc_status value without its prefix, "?" if none. */
+static inline const char *hca_wc_status_name(unsigned int v)
+{
+	switch (v) {
+	case HCA_WC_SUCCESS: return "SUCCESS";
+	case HCA_WC_LOC_LEN_ERR: return "LOC_LEN_ERR";
+	case HCA_WC_LOC_QP_OP_ERR: return "LOC_QP_OP_ERR";
+	case HCA_WC_LOC_EEC_OP_ERR: return "LOC_EEC_OP_ERR";
+	case HCA_WC_LOC_PROT_ERR: return "LOC_PROT_ERR";
+	case HCA_WC_WR_FLUSH_ERR: return "WR_FLUSH_ERR";
+	case HCA_WC_MW_BIND_ERR: return "MW_BIND_ERR";
+	case HCA_WC_BAD_RESP_ERR: return "BAD_RESP_ERR";
+	case HCA_WC_LOC_ACCESS_ERR: return "LOC_ACCESS_ERR";
+	case HCA_WC_REM_INV_REQ_ERR: return "REM_INV_REQ_ERR";
+	case HCA_WC_REM_ACCESS_ERR: return "REM_ACCESS_ERR";
+	case HCA_WC_REM_OP_ERR: return "REM_OP_ERR";
+	case HCA_WC_RETRY_EXC_ERR: return "RETRY_EXC_ERR";
+	case HCA_WC_RNR_RETRY_EXC_ERR: return "RNR_RETRY_EXC_ERR";
+	case HCA_WC_LOC_RDD_VIOL_ERR: return "LOC_RDD_VIOL_ERR";
+	case HCA_WC_REM_INV_RD_REQ_ERR: return "REM_INV_RD_REQ_ERR";
+	case HCA_WC_REM_ABORT_ERR: return "REM_ABORT_ERR";
+	case HCA_WC_INV_EECN_ERR: return "INV_EECN_ERR";
+	case HCA_WC_INV_EEC_STATE_ERR: return "INV_EEC_STATE_ERR";
+	case HCA_WC_FATAL_ERR: return "FATAL_ERR";
+	case HCA_WC_RESP_TIMEOUT_ERR: return "RESP_TIMEOUT_ERR";
+	case HCA_WC_GENERAL_ERR: return "GENERAL_ERR";
+	default: return "?";
+	}
+}
+
 /* hca_cqe.opcode: the values of enum ibv_wc_opcode. */
 enum hca_wc_opcode {
 	HCA_WC_OP_SEND = 0,
@@ -1299,6 +1344,21 @@ enum hca_wc_opcode {
 	HCA_WC_OP_RECV = 128,
 	HCA_WC_OP_RECV_RDMA_WITH_IMM = 129,
 };
+
+/* Name of an hca_wc_opcode value without its prefix, "?" if none. */
+static inline const char *hca_wc_opcode_name(unsigned int v)
+{
+	switch (v) {
+	case HCA_WC_OP_SEND: return "SEND";
+	case HCA_WC_OP_RDMA_WRITE: return "RDMA_WRITE";
+	case HCA_WC_OP_RDMA_READ: return "RDMA_READ";
+	case HCA_WC_OP_COMP_SWAP: return "COMP_SWAP";
+	case HCA_WC_OP_FETCH_ADD: return "FETCH_ADD";
+	case HCA_WC_OP_RECV: return "RECV";
+	case HCA_WC_OP_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
+	default: return "?";
+	}
+}
 
 /* Async event types: the values of enum ibv_event_type (EVT_TYPE, hca_eqe.subtype). */
 enum hca_event_type {
@@ -1324,6 +1384,34 @@ enum hca_event_type {
 	HCA_EVENT_WQ_FATAL = 19,
 };
 
+/* Name of an hca_event_type value without its prefix, "?" if none. */
+static inline const char *hca_event_type_name(unsigned int v)
+{
+	switch (v) {
+	case HCA_EVENT_CQ_ERR: return "CQ_ERR";
+	case HCA_EVENT_QP_FATAL: return "QP_FATAL";
+	case HCA_EVENT_QP_REQ_ERR: return "QP_REQ_ERR";
+	case HCA_EVENT_QP_ACCESS_ERR: return "QP_ACCESS_ERR";
+	case HCA_EVENT_COMM_EST: return "COMM_EST";
+	case HCA_EVENT_SQ_DRAINED: return "SQ_DRAINED";
+	case HCA_EVENT_PATH_MIG: return "PATH_MIG";
+	case HCA_EVENT_PATH_MIG_ERR: return "PATH_MIG_ERR";
+	case HCA_EVENT_DEVICE_FATAL: return "DEVICE_FATAL";
+	case HCA_EVENT_PORT_ACTIVE: return "PORT_ACTIVE";
+	case HCA_EVENT_PORT_ERR: return "PORT_ERR";
+	case HCA_EVENT_LID_CHANGE: return "LID_CHANGE";
+	case HCA_EVENT_PKEY_CHANGE: return "PKEY_CHANGE";
+	case HCA_EVENT_SM_CHANGE: return "SM_CHANGE";
+	case HCA_EVENT_SRQ_ERR: return "SRQ_ERR";
+	case HCA_EVENT_SRQ_LIMIT_REACHED: return "SRQ_LIMIT_REACHED";
+	case HCA_EVENT_QP_LAST_WQE_REACHED: return "QP_LAST_WQE_REACHED";
+	case HCA_EVENT_CLIENT_REREGISTER: return "CLIENT_REREGISTER";
+	case HCA_EVENT_GID_CHANGE: return "GID_CHANGE";
+	case HCA_EVENT_WQ_FATAL: return "WQ_FATAL";
+	default: return "?";
+	}
+}
+
 /* QP states: the values of enum ibv_qp_state. */
 enum hca_qp_state {
 	HCA_QPS_RESET = 0,
@@ -1335,12 +1423,38 @@ enum hca_qp_state {
 	HCA_QPS_ERR = 6,
 };
 
+/* Name of an hca_qp_state value without its prefix, "?" if none. */
+static inline const char *hca_qp_state_name(unsigned int v)
+{
+	switch (v) {
+	case HCA_QPS_RESET: return "RESET";
+	case HCA_QPS_INIT: return "INIT";
+	case HCA_QPS_RTR: return "RTR";
+	case HCA_QPS_RTS: return "RTS";
+	case HCA_QPS_SQD: return "SQD";
+	case HCA_QPS_SQE: return "SQE";
+	case HCA_QPS_ERR: return "ERR";
+	default: return "?";
+	}
+}
+
 /* QP types: the values of enum ibv_qp_type. */
 enum hca_qp_type {
 	HCA_QPT_RC = 2,
 	HCA_QPT_UC = 3,
 	HCA_QPT_UD = 4,
 };
+
+/* Name of an hca_qp_type value without its prefix, "?" if none. */
+static inline const char *hca_qp_type_name(unsigned int v)
+{
+	switch (v) {
+	case HCA_QPT_RC: return "RC";
+	case HCA_QPT_UC: return "UC";
+	case HCA_QPT_UD: return "UD";
+	default: return "?";
+	}
+}
 
 /* BTH opcodes (IB spec table 38). */
 enum hca_bth_opcode {
@@ -1380,6 +1494,49 @@ enum hca_bth_opcode {
 	HCA_BTH_OP_UD_SEND_ONLY = 100,
 	HCA_BTH_OP_UD_SEND_ONLY_WITH_IMMEDIATE = 101,
 };
+
+/* Name of an hca_bth_opcode value without its prefix, "?" if none. */
+static inline const char *hca_bth_opcode_name(unsigned int v)
+{
+	switch (v) {
+	case HCA_BTH_OP_RC_SEND_FIRST: return "RC_SEND_FIRST";
+	case HCA_BTH_OP_RC_SEND_MIDDLE: return "RC_SEND_MIDDLE";
+	case HCA_BTH_OP_RC_SEND_LAST: return "RC_SEND_LAST";
+	case HCA_BTH_OP_RC_SEND_LAST_WITH_IMMEDIATE: return "RC_SEND_LAST_WITH_IMMEDIATE";
+	case HCA_BTH_OP_RC_SEND_ONLY: return "RC_SEND_ONLY";
+	case HCA_BTH_OP_RC_SEND_ONLY_WITH_IMMEDIATE: return "RC_SEND_ONLY_WITH_IMMEDIATE";
+	case HCA_BTH_OP_RC_RDMA_WRITE_FIRST: return "RC_RDMA_WRITE_FIRST";
+	case HCA_BTH_OP_RC_RDMA_WRITE_MIDDLE: return "RC_RDMA_WRITE_MIDDLE";
+	case HCA_BTH_OP_RC_RDMA_WRITE_LAST: return "RC_RDMA_WRITE_LAST";
+	case HCA_BTH_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE: return "RC_RDMA_WRITE_LAST_WITH_IMMEDIATE";
+	case HCA_BTH_OP_RC_RDMA_WRITE_ONLY: return "RC_RDMA_WRITE_ONLY";
+	case HCA_BTH_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE: return "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE";
+	case HCA_BTH_OP_RC_RDMA_READ_REQUEST: return "RC_RDMA_READ_REQUEST";
+	case HCA_BTH_OP_RC_RDMA_READ_RESPONSE_FIRST: return "RC_RDMA_READ_RESPONSE_FIRST";
+	case HCA_BTH_OP_RC_RDMA_READ_RESPONSE_MIDDLE: return "RC_RDMA_READ_RESPONSE_MIDDLE";
+	case HCA_BTH_OP_RC_RDMA_READ_RESPONSE_LAST: return "RC_RDMA_READ_RESPONSE_LAST";
+	case HCA_BTH_OP_RC_RDMA_READ_RESPONSE_ONLY: return "RC_RDMA_READ_RESPONSE_ONLY";
+	case HCA_BTH_OP_RC_ACKNOWLEDGE: return "RC_ACKNOWLEDGE";
+	case HCA_BTH_OP_RC_ATOMIC_ACKNOWLEDGE: return "RC_ATOMIC_ACKNOWLEDGE";
+	case HCA_BTH_OP_RC_COMPARE_SWAP: return "RC_COMPARE_SWAP";
+	case HCA_BTH_OP_RC_FETCH_ADD: return "RC_FETCH_ADD";
+	case HCA_BTH_OP_UC_SEND_FIRST: return "UC_SEND_FIRST";
+	case HCA_BTH_OP_UC_SEND_MIDDLE: return "UC_SEND_MIDDLE";
+	case HCA_BTH_OP_UC_SEND_LAST: return "UC_SEND_LAST";
+	case HCA_BTH_OP_UC_SEND_LAST_WITH_IMMEDIATE: return "UC_SEND_LAST_WITH_IMMEDIATE";
+	case HCA_BTH_OP_UC_SEND_ONLY: return "UC_SEND_ONLY";
+	case HCA_BTH_OP_UC_SEND_ONLY_WITH_IMMEDIATE: return "UC_SEND_ONLY_WITH_IMMEDIATE";
+	case HCA_BTH_OP_UC_RDMA_WRITE_FIRST: return "UC_RDMA_WRITE_FIRST";
+	case HCA_BTH_OP_UC_RDMA_WRITE_MIDDLE: return "UC_RDMA_WRITE_MIDDLE";
+	case HCA_BTH_OP_UC_RDMA_WRITE_LAST: return "UC_RDMA_WRITE_LAST";
+	case HCA_BTH_OP_UC_RDMA_WRITE_LAST_WITH_IMMEDIATE: return "UC_RDMA_WRITE_LAST_WITH_IMMEDIATE";
+	case HCA_BTH_OP_UC_RDMA_WRITE_ONLY: return "UC_RDMA_WRITE_ONLY";
+	case HCA_BTH_OP_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE: return "UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE";
+	case HCA_BTH_OP_UD_SEND_ONLY: return "UD_SEND_ONLY";
+	case HCA_BTH_OP_UD_SEND_ONLY_WITH_IMMEDIATE: return "UD_SEND_ONLY_WITH_IMMEDIATE";
+	default: return "?";
+	}
+}
 
 /* QP context. Bytes 0x00..0x7F are configuration written by firmware (CTX_OP_WRITE); bytes 0x80..0x9F are engine status (read back by CTX_OP_READ, ignored on write); 0xA0..0xFF are reserved and read as zero. The engine keeps any further private state outside this view. */
 struct hca_qpc {

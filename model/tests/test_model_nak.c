@@ -31,7 +31,7 @@ static void expect_responder_nak(struct mt *t, uint8_t code, uint32_t psn, uint8
 		CHECK_EQ(cap.pkt[i].psn, psn, what);
 	CHECK_EQ(mt_cap_count(&cap, 1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_NAK_SYN(code)), 1, what);
 	expect_qp_err(t->qp[1], what);
-	CHECK(tb_evt_find(t->n[1], event, t->qp[1]->qpn), "%s: responder event %s", what, tb_event_str(event));
+	CHECK(tb_evt_find(t->n[1], event, t->qp[1]->qpn), "%s: responder event %s", what, hca_event_type_name(event));
 	CHECK_EQ(tb_stat(t->n[1], HCA_STAT_TX_NAK), 1, what);
 }
 
@@ -40,7 +40,7 @@ static void expect_send_cqe(struct mt *t, uint8_t status, uint8_t verr, int idx,
 	struct hca_cqe c;
 
 	CHECK(tb_cq_wait(t->scq[0], &c, MT_WAIT), "%s: requester completion", what);
-	CHECK(c.status == status, "%s: status %s, want %s", what, tb_wc_status_str(c.status), tb_wc_status_str(status));
+	CHECK(c.status == status, "%s: status %s, want %s", what, hca_wc_status_name(c.status), hca_wc_status_name(status));
 	CHECK_EQ(c.vendor_err, verr, what);
 	CHECK_EQ(c.wqe_index, idx, what);
 }
@@ -67,7 +67,7 @@ static void nak_len(void)
 	expect_send_cqe(&t, HCA_WC_REM_INV_REQ_ERR, HCA_VENDOR_ERR_NAK_INV_REQ, a, "long SEND");
 	expect_send_cqe(&t, HCA_WC_WR_FLUSH_ERR, HCA_VENDOR_ERR_FLUSH, b, "long SEND: next flushed");
 	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT), "receive side completion");
-	CHECK(c.status == HCA_WC_LOC_LEN_ERR, "receive LOC_LEN_ERR (%s)", tb_wc_status_str(c.status));
+	CHECK(c.status == HCA_WC_LOC_LEN_ERR, "receive LOC_LEN_ERR (%s)", hca_wc_status_name(c.status));
 	CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_LENGTH, "vendor LENGTH");
 	CHECK_EQ(c.wqe_index, 0, "first receive WQE");
 	for (int i = 1; i < 3; i++) {

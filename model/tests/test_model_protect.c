@@ -46,7 +46,7 @@ static void expect(struct tb_cq *cq, uint8_t status, uint8_t verr, const char *w
 	struct hca_cqe c;
 
 	CHECK(tb_cq_wait(cq, &c, MT_WAIT), "%s: completion", what);
-	CHECK(c.status == status, "%s: status %s, want %s", what, tb_wc_status_str(c.status), tb_wc_status_str(status));
+	CHECK(c.status == status, "%s: status %s, want %s", what, hca_wc_status_name(c.status), hca_wc_status_name(status));
 	CHECK_EQ(c.vendor_err, verr, what);
 }
 
@@ -308,7 +308,7 @@ static void receive_scatter(void)
 		expect(t.scq[0], HCA_WC_REM_ACCESS_ERR, HCA_VENDOR_ERR_NAK_REM_ACCESS,
 		       k ? "SEND into a read-only receive buffer" : "SEND into a bad receive lkey");
 		CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT), "receive completion");
-		CHECK(c.status == HCA_WC_LOC_PROT_ERR, "receive LOC_PROT_ERR (%s)", tb_wc_status_str(c.status));
+		CHECK(c.status == HCA_WC_LOC_PROT_ERR, "receive LOC_PROT_ERR (%s)", hca_wc_status_name(c.status));
 		CHECK_EQ(c.vendor_err, k ? HCA_VENDOR_ERR_DMA_FAULT : HCA_VENDOR_ERR_LKEY, "receive vendor_err");
 		tb_run(t.tb, MT_WAIT);
 		CHECK(tb_evt_find(t.n[1], HCA_EVENT_QP_ACCESS_ERR, t.qp[1]->qpn), "QP_ACCESS_ERR");

@@ -66,7 +66,7 @@ static void rnr_exhaustion(void)
 	post_send(&t, 100);
 	post_send(&t, 100);
 	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT), "completion");
-	CHECK(c.status == HCA_WC_RNR_RETRY_EXC_ERR, "RNR_RETRY_EXC_ERR (%s)", tb_wc_status_str(c.status));
+	CHECK(c.status == HCA_WC_RNR_RETRY_EXC_ERR, "RNR_RETRY_EXC_ERR (%s)", hca_wc_status_name(c.status));
 	CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_RNR, "vendor RNR");
 	CHECK_EQ(c.wqe_index, 0, "first WQE");
 	for (int i = 1; i < 3; i++) {
@@ -155,7 +155,7 @@ static void retry_exhaustion(void)
 	for (int i = 0; i < 4; i++)
 		post_send(&t, 3000);
 	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT), "completion");
-	CHECK(c.status == HCA_WC_RETRY_EXC_ERR, "RETRY_EXC_ERR (%s)", tb_wc_status_str(c.status));
+	CHECK(c.status == HCA_WC_RETRY_EXC_ERR, "RETRY_EXC_ERR (%s)", hca_wc_status_name(c.status));
 	CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_TIMEOUT, "vendor TIMEOUT");
 	CHECK_EQ(c.wqe_index, 0, "oldest WQE");
 	for (int i = 1; i < 4; i++) {

@@ -275,13 +275,13 @@ static void poll_pair(struct pair *p)
 			continue;
 		}
 		if (!no_retry) {
-			CHECK(0, "pair %td wqe %u: status %s vendor %u", p - pr, idx, tb_wc_status_str(c.status),
+			CHECK(0, "pair %td wqe %u: status %s vendor %u", p - pr, idx, hca_wc_status_name(c.status),
 			      c.vendor_err);
 			continue;
 		}
 		if (!p->dead) {
 			CHECK(c.status == HCA_WC_RETRY_EXC_ERR, "pair %td: first error is RETRY_EXC_ERR, got %s",
-			      p - pr, tb_wc_status_str(c.status));
+			      p - pr, hca_wc_status_name(c.status));
 			CHECK(c.vendor_err == HCA_VENDOR_ERR_TIMEOUT || c.vendor_err == HCA_VENDOR_ERR_NAK_SEQ,
 			      "pair %td: vendor_err %u", p - pr, c.vendor_err);
 			p->dead = true;
@@ -289,7 +289,7 @@ static void poll_pair(struct pair *p)
 			p->err_index = idx;
 		} else {
 			CHECK(c.status == HCA_WC_WR_FLUSH_ERR, "pair %td: after the error only flushes, got %s",
-			      p - pr, tb_wc_status_str(c.status));
+			      p - pr, hca_wc_status_name(c.status));
 			p->flushes++;
 		}
 	}
@@ -301,7 +301,7 @@ static void poll_pair(struct pair *p)
 		p->recv_done++;
 		if (c.status != HCA_WC_SUCCESS) {
 			CHECK(no_retry && c.status == HCA_WC_WR_FLUSH_ERR, "pair %td: receive status %s", p - pr,
-			      tb_wc_status_str(c.status));
+			      hca_wc_status_name(c.status));
 			continue;
 		}
 		CHECK(p->rq_head != p->rq_tail, "pair %td: a receive completion nobody sent", p - pr);

@@ -122,7 +122,7 @@ static void ud(void)
 	}
 	ud_send(&t, 61, qkey, HCA_WR_SEND, 0);
 	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT), "completion for a too-small buffer");
-	CHECK(c.status == HCA_WC_LOC_LEN_ERR, "LOC_LEN_ERR (%s)", tb_wc_status_str(c.status));
+	CHECK(c.status == HCA_WC_LOC_LEN_ERR, "LOC_LEN_ERR (%s)", hca_wc_status_name(c.status));
 	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "UD receiver stays RTS");
 	/* message above the PMTU (1024): LOC_QP_OP_ERR, SQE; later WQEs flushed; receive works in SQE */
 	while (tb_cq_poll(t.scq[0], &c))

@@ -84,7 +84,7 @@ static void one(const struct bad *b)
 	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS && c.wqe_index == 0,
 	      "%s: the WQE ahead completes successfully first", b->what);
 	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT), "%s: completion", b->what);
-	CHECK(c.status == HCA_WC_LOC_QP_OP_ERR, "%s: LOC_QP_OP_ERR (%s)", b->what, tb_wc_status_str(c.status));
+	CHECK(c.status == HCA_WC_LOC_QP_OP_ERR, "%s: LOC_QP_OP_ERR (%s)", b->what, hca_wc_status_name(c.status));
 	CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_BAD_WQE, b->what);
 	CHECK_EQ(c.wqe_index, 1, b->what);
 	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_WR_FLUSH_ERR && c.wqe_index == 2,
