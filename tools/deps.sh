@@ -7,7 +7,7 @@
 set -euo pipefail
 
 PKGS=(
-  build-essential make g++ python3 pkg-config zlib1g-dev
+  build-essential make g++ python3 pkg-config zlib1g-dev iproute2
   verilator yosys
   libsystemc-dev
   libibverbs-dev ibverbs-utils perftest
