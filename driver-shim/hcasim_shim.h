@@ -14,6 +14,7 @@
 
 #include <infiniband/verbs.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,11 @@ uint64_t hcasim_shim_dma_faults(struct ibv_context *ctx, struct hcasim_dma_fault
  * access to it faults.  0 or ENOENT.
  */
 int hcasim_shim_unmap_mr(struct ibv_mr *mr);
+
+/* Print the device's view and the driver's view of every EQ, CQ and QP of
+ * ctx (indices, arm state, PSNs): the first thing to look at when traffic
+ * stalls. */
+void hcasim_shim_dump(struct ibv_context *ctx, FILE *out);
 
 /* Current device cycle of the HCA of ctx. */
 uint64_t hcasim_shim_now(struct ibv_context *ctx);

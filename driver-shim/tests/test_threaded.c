@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shim_test.h"
@@ -31,6 +32,29 @@ static int post_recv(unsigned int i)
 	return ibv_post_recv(b.qp, &wr, &bad);
 }
 
+/* Poll until empty, checking and re-posting; returns -1 on a bad completion. */
+static unsigned int drain(struct ibv_cq *cq, unsigned int got)
+{
+	struct ibv_wc wc[8];
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 8, wc)) > 0) {
+		for (int i = 0; i < n; i++) {
+			const uint8_t *p = b.buf + (wc[i].wr_id % 16) * 4096;
+			int good = wc[i].status == IBV_WC_SUCCESS && wc[i].byte_len == MSG_LEN &&
+				   wc[i].wr_id == got;
+
+			for (unsigned int k = 0; good && k < MSG_LEN; k++)
+				good = p[k] == (uint8_t)(got * 13 + k);
+			good ? rx_ok++ : rx_bad++;
+			got++;
+			if (got + 15 < MSGS + 16 && post_recv(got + 15))
+				rx_bad++;
+		}
+	}
+	return got;
+}
+
 static void *receiver(void *arg)
 {
 	int ep = epoll_create1(0);
@@ -39,36 +63,30 @@ static void *receiver(void *arg)
 
 	(void)arg;
 	epoll_ctl(ep, EPOLL_CTL_ADD, ch->fd, &ev);
+	/* The verbs pattern: arm, then poll (completions that came before the arm
+	 * raise no event), then sleep until the event. */
 	ibv_req_notify_cq(b.cq, 0);
+	got = drain(b.cq, got);
 	while (got < MSGS) {
 		struct ibv_cq *cq;
 		void *ctx;
-		struct ibv_wc wc[8];
-		int n;
 
-		/* Half the time epoll with a timeout, half a plain blocking read. */
-		if (got % 2 && epoll_wait(ep, &ev, 1, 10000) != 1)
+		/* Odd rounds: epoll with a timeout first; even rounds: a plain blocking read. */
+		if (got % 2 && epoll_wait(ep, &ev, 1, 10000) != 1) {
+			printf("receiver: no event for 10 s after %u messages\n", got);
+			hcasim_shim_dump(a.ctx, stdout);
+			hcasim_shim_dump(b.ctx, stdout);
 			break;
-		if (ibv_get_cq_event(ch, &cq, &ctx))
+		}
+		if (ibv_get_cq_event(ch, &cq, &ctx)) {
+			printf("receiver: ibv_get_cq_event: %s\n", strerror(errno));
 			break;
+		}
 		rx_events++;
 		ibv_ack_cq_events(cq, 1);
 		if (ibv_req_notify_cq(cq, 0))
 			break;
-		while ((n = ibv_poll_cq(cq, 8, wc)) > 0) {
-			for (int i = 0; i < n; i++) {
-				const uint8_t *p = b.buf + (wc[i].wr_id % 16) * 4096;
-				int good = wc[i].status == IBV_WC_SUCCESS && wc[i].byte_len == MSG_LEN &&
-					   wc[i].wr_id == got;
-
-				for (unsigned int k = 0; good && k < MSG_LEN; k++)
-					good = p[k] == (uint8_t)(got * 13 + k);
-				good ? rx_ok++ : rx_bad++;
-				got++;
-				if (got + 15 < MSGS + 16 && post_recv(got + 15))
-					rx_bad++;
-			}
-		}
+		got = drain(cq, got);
 	}
 	close(ep);
 	return NULL;
@@ -79,6 +97,9 @@ int main(void)
 	pthread_t th;
 	struct ibv_wc wc[4];
 	unsigned int sent = 0, done = 0;
+	time_t last = time(NULL);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	CHECK_EQ(hcasim_shim_configure("mode = threaded\n"
 				       "[hcasim0]\nip = 10.0.0.1\nwire = t\n"
@@ -116,6 +137,14 @@ int main(void)
 				CHECK(0, "send completion %u: %s", done, ibv_wc_status_str(wc[i].status));
 		if (n < 0)
 			break;
+		if (n > 0)
+			last = time(NULL);
+		else if (time(NULL) - last > 10) {
+			printf("sender: no completion for 10 s after %u of %u sent\n", done, sent);
+			hcasim_shim_dump(a.ctx, stdout);
+			hcasim_shim_dump(b.ctx, stdout);
+			break;
+		}
 	}
 	pthread_join(th, NULL);
 	CHECK_EQ(done, MSGS, "every send completed");
