@@ -59,8 +59,44 @@ static void fill_ibdev(struct shim_device *d)
 	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path), "%s/%s", SHIM_SYSFS_IB, d->cfg.name);
 }
 
+/*
+ * Process exit with HCAs still up (the usual case under LD_PRELOAD): stop the
+ * device threads so they do not run on during exit, and close the captures
+ * so no frame is lost.  A thread that does not stop in time (its process is
+ * exiting from inside a verb) is left alone.
+ */
+static void shim_atexit(void)
+{
+	for (unsigned int i = 0; i < ndevices; i++) {
+		struct shim_device *d = devices[i];
+		struct timespec t;
+
+		if (!d || !d->up)
+			continue;
+		if (d->thread_running) {
+			atomic_store(&d->stop, 1);
+			shim_bus_set_sleeping(d->bus, 1);
+			shim_bus_poke(d->bus);
+			clock_gettime(CLOCK_REALTIME, &t);
+			t.tv_nsec += 200000000L;
+			if (t.tv_nsec >= 1000000000L) {
+				t.tv_sec++;
+				t.tv_nsec -= 1000000000L;
+			}
+			if (pthread_timedjoin_np(d->thread, NULL, &t))
+				continue;
+			d->thread_running = 0;
+		}
+		if (d->pcap) {
+			pcap_writer_close(d->pcap);
+			d->pcap = NULL;
+		}
+	}
+}
+
 int shim_init(void)
 {
+	static int atexit_done;
 	int ret = 0;
 
 	pthread_mutex_lock(&init_lock);
@@ -69,6 +105,10 @@ int shim_init(void)
 		goto out;
 	}
 	init_done = 1;
+	if (!atexit_done) {
+		atexit(shim_atexit);
+		atexit_done = 1;
+	}
 	shim_register_backends();
 	ret = config_text ? shim_config_parse(&config, config_text, "hcasim_shim_configure")
 			  : shim_config_from_env(&config);

@@ -192,15 +192,20 @@ static inline uint32_t extend16(uint32_t base, uint16_t idx)
 	return base + (uint16_t)(idx - (uint16_t)base);
 }
 
-/* wr_id of the WQE a CQE completes, retiring it (and every earlier send WQE). */
-static uint64_t retire(struct shim_cq *cq, const struct hca_cqe *e)
+/*
+ * The wr_id of the WQE a CQE completes, retiring it (and, for the SQ, every
+ * earlier WQE).  0 if the CQE belongs to a QP that no longer exists: such
+ * completions are dropped, as kernel drivers clean them out of the CQ when
+ * the QP is destroyed.
+ */
+static int retire(struct shim_cq *cq, const struct hca_cqe *e, uint64_t *wr_id)
 {
 	struct shim_context *c = cq->ctx;
 	struct shim_qp *qp = e->qpn < SHIM_MAX_QPN ? __atomic_load_n(&c->qp_by_num[e->qpn],
 								     __ATOMIC_ACQUIRE)
 						   : NULL;
-	uint64_t wr_id = 0;
 
+	*wr_id = 0;
 	if (!qp)
 		return 0;
 	if (e->opcode & IBV_WC_RECV) {
@@ -208,21 +213,21 @@ static uint64_t retire(struct shim_cq *cq, const struct hca_cqe *e)
 			struct shim_srq *srq = qp->srq;
 			uint32_t slot = e->wqe_index & ((1u << srq->wq.log_size) - 1);
 
-			wr_id = srq->wq.wrid[slot];
+			*wr_id = srq->wq.wrid[slot];
 			__atomic_store_n(&srq->busy[slot], 0, __ATOMIC_RELEASE);
 		} else if (qp->rq.wrid) {
 			uint32_t ci = atomic_load(&qp->rq.ci);
 
-			wr_id = qp->rq.wrid[e->wqe_index & ((1u << qp->rq.log_size) - 1)];
+			*wr_id = qp->rq.wrid[e->wqe_index & ((1u << qp->rq.log_size) - 1)];
 			atomic_store(&qp->rq.ci, extend16(ci, (uint16_t)(e->wqe_index + 1)));
 		}
 	} else if (qp->sq.wrid) {
 		uint32_t ci = atomic_load(&qp->sq.ci);
 
-		wr_id = qp->sq.wrid[e->wqe_index & ((1u << qp->sq.log_size) - 1)];
+		*wr_id = qp->sq.wrid[e->wqe_index & ((1u << qp->sq.log_size) - 1)];
 		atomic_store(&qp->sq.ci, extend16(ci, (uint16_t)(e->wqe_index + 1)));
 	}
-	return wr_id;
+	return 1;
 }
 
 static void to_wc(const struct hca_cqe *e, uint64_t wr_id, struct ibv_wc *wc)
@@ -257,13 +262,17 @@ int shim_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	pthread_mutex_lock(&cq->poll_lock);
 	while (done < n) {
 		int want = n - done < POLL_CHUNK ? n - done : POLL_CHUNK;
-		int k = fetch(cq, buf, want);
+		int k = fetch(cq, buf, want), out = 0;
 
-		for (int i = 0; i < k; i++)
-			to_wc(&buf[i], retire(cq, &buf[i]), &wc[done + i]);
+		for (int i = 0; i < k; i++) {
+			uint64_t wr_id;
+
+			if (retire(cq, &buf[i], &wr_id))
+				to_wc(&buf[i], wr_id, &wc[done + out++]);
+		}
 		if (k)
 			consumed(cq, (uint32_t)k);
-		done += k;
+		done += out;
 		if (k < want)
 			break;
 	}
@@ -298,11 +307,15 @@ static struct shim_cq *ex_cq(struct ibv_cq_ex *cq)
 
 static int ex_next(struct shim_cq *cq)
 {
-	if (!fetch(cq, &cq->cur, 1))
-		return ENOENT;
-	cq->cq_ex.wr_id = retire(cq, &cq->cur);
+	uint64_t wr_id;
+
+	do {
+		if (!fetch(cq, &cq->cur, 1))
+			return ENOENT;
+		cq->ci++;
+	} while (!retire(cq, &cq->cur, &wr_id));
+	cq->cq_ex.wr_id = wr_id;
 	cq->cq_ex.status = (enum ibv_wc_status)cq->cur.status;
-	cq->ci++;
 	return 0;
 }
 

@@ -34,8 +34,14 @@ run ibv_uc_pingpong 4096 "32 33 34 36" -c	# UC SEND first/middle/last/only
 run ibv_ud_pingpong 1024 "100"			# UD SEND only
 run ibv_srq_pingpong 4096 "0 1 2 4" -q 4	# RC SEND over 4 QPs sharing an SRQ
 
-SRV_OPTS="--mac 0a:bc:00:00:00:01" CLI_OPTS="--mac 0a:bc:00:00:00:02" run ibv_rc_pingpong 64 "4" -c
+own=$T_DIR/client-own.pcap
+SRV_OPTS="--mac 0a:bc:00:00:00:01" CLI_OPTS="--mac 0a:bc:00:00:00:02 --pcap $own" run ibv_rc_pingpong 64 "4" -c
 dst=$(tshark -r "$SW_PCAP" -T fields -e eth.dst -e ip.dst 2>/dev/null | sort -u | tr '\t' ' ' | paste -sd ';')
 [ "$dst" = "0a:bc:00:00:00:01 10.0.0.1;0a:bc:00:00:00:02 10.0.0.2" ]
 ok $? "frames carry the MACs the switch announced for each address ($dst)"
+# The client's own capture (hcasim run --pcap, closed at exit) holds exactly
+# the frames the switch saw coming from it.
+mine=$(tshark -r "$own" 2>/dev/null | wc -l)
+seen=$(tshark -r "$SW_PCAP" -Y "ip.src == 10.0.0.2" 2>/dev/null | wc -l)
+[ "$mine" -gt 0 ] && [ "$mine" -eq "$seen" ]; ok $? "client capture: $mine frames, switch saw $seen from it"
 finish
