@@ -28,6 +28,8 @@ $(eval $(call hca_test,shim_determinism,driver-shim/tests/test_determinism.c $(S
 LDLIBS_shim_determinism := -lpthread
 $(eval $(call hca_test,shim_threaded,driver-shim/tests/test_threaded.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_threaded := -lpthread
+$(eval $(call hca_test,shim_verbs_ex,driver-shim/tests/test_verbs_ex.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_verbs_ex := -lpthread
 
 # ---- the preloadable shared library --------------------------------------------------
 # Every object of the shim and of the device it simulates, compiled again with
