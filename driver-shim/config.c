@@ -119,10 +119,67 @@ static int finish(struct shim_config *cfg, const char *origin)
 	return 0;
 }
 
+static int parse_prob(const char *v, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+
+	if (!*v || *end || !(x >= 0.0 && x <= 1.0))
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int parse_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(v, &end, 0);
+	return (errno || *end || !*v || *v == '-') ? -1 : 0;
+}
+
+static int set_wire_key(struct shim_config *cfg, const char *k, const char *v, const char *origin,
+			unsigned int line)
+{
+	struct shim_wirecfg *w = &cfg->wire;
+	double *prob = !strcmp(k, "wire_drop")	    ? &w->drop
+		       : !strcmp(k, "wire_dup")	    ? &w->dup
+		       : !strcmp(k, "wire_reorder") ? &w->reorder
+		       : !strcmp(k, "wire_corrupt") ? &w->corrupt
+						    : NULL;
+
+	if (prob) {
+		if (parse_prob(v, prob))
+			return fail(cfg, origin, line, "%s wants a probability 0..1, got \"%s\"", k, v);
+		return 0;
+	}
+	if (!strcmp(k, "wire_latency")) {
+		if (parse_u64(v, &w->latency))
+			return fail(cfg, origin, line, "bad wire_latency \"%s\"", v);
+		return 0;
+	}
+	if (!strcmp(k, "wire_seed")) {
+		if (parse_u64(v, &w->seed))
+			return fail(cfg, origin, line, "bad wire_seed \"%s\"", v);
+		return 0;
+	}
+	if (!strcmp(k, "wire_pcap")) {
+		if (copy_str(w->pcap, sizeof(w->pcap), v))
+			return fail(cfg, origin, line, "wire_pcap path too long");
+		return 0;
+	}
+	return 1;	/* not a wire key */
+}
+
 static int set_key(struct shim_config *cfg, struct shim_devcfg *d, const char *k, const char *v,
 		   const char *origin, unsigned int line)
 {
 	if (!d) {
+		int ret = set_wire_key(cfg, k, v, origin, line);
+
+		if (ret <= 0)
+			return ret;
 		if (!strcmp(k, "mode")) {
 			if (!strcmp(v, "threaded"))
 				cfg->mode = SHIM_MODE_THREADED;
@@ -165,11 +222,7 @@ static int set_key(struct shim_config *cfg, struct shim_devcfg *d, const char *k
 		if (copy_str(d->wire, sizeof(d->wire), v) || !*v)
 			return fail(cfg, origin, line, "bad wire name \"%s\"", v);
 	} else if (!strcmp(k, "seed")) {
-		char *end;
-
-		errno = 0;
-		d->seed = strtoull(v, &end, 0);
-		if (errno || *end || !*v)
+		if (parse_u64(v, &d->seed))
 			return fail(cfg, origin, line, "bad seed \"%s\"", v);
 	} else if (!strcmp(k, "pcap")) {
 		if (copy_str(d->pcap, sizeof(d->pcap), v))
@@ -191,6 +244,8 @@ int shim_config_parse(struct shim_config *cfg, const char *text, const char *ori
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->wire.latency = 250;
+	cfg->wire.seed = 1;
 	if (!origin)
 		origin = "config";
 	while (p && *p) {

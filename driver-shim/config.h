@@ -12,6 +12,10 @@
  *     # global keys, before the first section
  *     mode  = threaded | cooperative
  *     neigh = 10.0.0.2 02:00:0a:00:00:02        # static neighbour entry, repeatable
+ *     wire_latency = 250                         # cooperative in-process wire (sim/wire):
+ *     wire_seed = 1                              #   latency in cycles, fault seed and
+ *     wire_drop = 0.01                           #   probabilities (wire_dup, wire_reorder,
+ *     wire_pcap = /tmp/wire.pcap                 #   wire_corrupt), capture
  *     [hcasim0]                                  # one section per device (its name)
  *     ip      = 10.0.0.1                         # IPv4 address (GID index 1)
  *     mac     = 02:00:0a:00:00:01                # default: 02:00:<ip bytes>
@@ -54,8 +58,17 @@ struct shim_neigh {
 	uint8_t mac[6];
 };
 
+/* The in-process wire of cooperative mode (sim/wire: a learning switch). */
+struct shim_wirecfg {
+	uint64_t latency;		/* cycles from send to delivery (default 250 = 1 us) */
+	uint64_t seed;
+	double drop, dup, reorder, corrupt;	/* fault probabilities per delivered copy */
+	char pcap[256];			/* capture of every frame sent on it, or "" */
+};
+
 struct shim_config {
 	enum shim_mode mode;
+	struct shim_wirecfg wire;
 	unsigned int ndev;
 	struct shim_devcfg dev[SHIM_MAX_DEVICES];
 	unsigned int nneigh;

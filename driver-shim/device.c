@@ -18,6 +18,7 @@
 #include "link.h"
 #include "log.h"
 #include "pcap.h"
+#include "wire.h"
 #include "shim.h"
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -203,7 +204,7 @@ static void dev_tx(void *arg, const uint8_t *frame, size_t len)
 	if (d->link)
 		shim_link_send(d->link, frame, len);
 	else if (d->segment)
-		shim_segment_send(d->segment, d->bus, frame, len);
+		shim_segment_send(d->segment, d->bus, frame, len, shim_bus_now_locked(d->bus));
 }
 
 /* ---- threaded mode: the device thread ------------------------------------------- */
@@ -283,8 +284,10 @@ static void *device_thread(void *arg)
  */
 int shim_coop_step(void)
 {
-	uint64_t t = UINT64_MAX, ne[SHIM_MAX_DEVICES], now[SHIM_MAX_DEVICES];
-	int work = 0;
+	uint64_t t, ne[SHIM_MAX_DEVICES], now[SHIM_MAX_DEVICES];
+	int work = shim_segments_deliver(shim_coop_now()) > 0;
+
+	t = shim_segments_next_event();	/* frames in flight on the wire */
 
 	for (unsigned int i = 0; i < ndevices; i++) {
 		struct shim_device *d = devices[i];
@@ -301,7 +304,7 @@ int shim_coop_step(void)
 		if (ne[i] < t)
 			t = ne[i];
 	}
-	if (t == UINT64_MAX)
+	if (t == UINT64_MAX && !work)
 		return SHIM_STEP_IDLE;
 	for (unsigned int i = 0; i < ndevices; i++) {
 		struct shim_device *d = devices[i];
@@ -315,13 +318,15 @@ int shim_coop_step(void)
 			shim_bus_step(d->bus, t - now[i]);
 		}
 	}
+	if (!work)
+		shim_segments_deliver(t);	/* a jump may land on a delivery */
 	return work ? SHIM_STEP_WORK : SHIM_STEP_TIME;
 }
 
 /* Work at the current cycle only (no time jump): 1 if some device had work. */
 static int shim_coop_step_work_only(void)
 {
-	int work = 0;
+	int work = shim_segments_deliver(shim_coop_now()) > 0;
 
 	for (unsigned int i = 0; i < ndevices; i++) {
 		struct shim_device *d = devices[i];
@@ -355,12 +360,30 @@ int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms)
 	return shim_bus_progress(d->bus) != seen;
 }
 
+/* Some cooperative device has work at its current cycle. */
+static int coop_work_now(void)
+{
+	for (unsigned int i = 0; i < ndevices; i++) {
+		struct shim_device *d = devices[i];
+
+		if (!d->up || d->mode != SHIM_MODE_COOP)
+			continue;
+		if (shim_bus_rx_pending(d->bus) || shim_bus_next_event(d->bus) <= shim_bus_now(d->bus))
+			return 1;
+	}
+	return 0;
+}
+
 uint64_t hcasim_shim_run(uint64_t max_steps)
 {
 	uint64_t n = 0;
 
-	while ((!max_steps || n < max_steps) && shim_coop_step() == SHIM_STEP_WORK)
+	/* Until every device is out of work and no frame is on its way. */
+	while ((!max_steps || n < max_steps) && (coop_work_now() || shim_segments_pending())) {
+		if (shim_coop_step() == SHIM_STEP_IDLE)
+			break;
 		n++;
+	}
 	return n;
 }
 
@@ -389,12 +412,13 @@ uint64_t hcasim_shim_advance(uint64_t cycles)
 	uint64_t start = shim_coop_now(), target = start + cycles;
 
 	for (;;) {
-		uint64_t t = UINT64_MAX;
+		uint64_t t;
 		int work = 0;
 
 		/* Work at the current cycle first, then jump at most to the target. */
 		while (shim_coop_step_work_only())
 			;
+		t = shim_segments_next_event();
 		for (unsigned int i = 0; i < ndevices; i++) {
 			struct shim_device *d = devices[i];
 			uint64_t ne;
@@ -417,6 +441,7 @@ uint64_t hcasim_shim_advance(uint64_t cycles)
 			if (t > now)
 				work |= shim_bus_step(d->bus, t - now);
 		}
+		shim_segments_deliver(t);
 		if (t >= target || (!work && t == UINT64_MAX))
 			break;
 	}
@@ -499,7 +524,22 @@ int shim_device_up(struct shim_device *d)
 			goto fail;
 		}
 	} else {
-		d->segment = shim_segment_join(d->cfg.wire, d->cfg.mac, d->cfg.ipv4, d->bus);
+		const struct shim_wirecfg *w = &config.wire;
+		struct wire_config wc = {
+			.mode = WIRE_SWITCH,
+			.latency = w->latency,
+			.seed = w->seed,
+			.faults = { .drop = w->drop, .dup = w->dup, .reorder = w->reorder,
+				    .corrupt = w->corrupt },
+			.pcap_tx = w->pcap[0] ? w->pcap : NULL,
+		};
+
+		d->segment = shim_segment_join(d->cfg.wire, d->cfg.mac, d->cfg.ipv4, d->bus,
+					       d->mode == SHIM_MODE_COOP ? &wc : NULL);
+		if (!d->segment) {
+			ret = ENODEV;
+			goto fail;
+		}
 	}
 	if (d->cfg.pcap[0]) {
 		d->pcap = pcap_writer_open(d->cfg.pcap, 0);

@@ -32,6 +32,12 @@ int hcasim_shim_step(void);
 /* Step until nothing is left to do (or max_steps, 0 = no limit); returns the steps taken. */
 uint64_t hcasim_shim_run(uint64_t max_steps);
 
+/* Counters of the cooperative in-process wire `name` (config key `wire`):
+ * frames sent, copies delivered, copies dropped by fault injection.
+ * 0 or ENOENT. */
+int hcasim_shim_wire_counters(const char *name, uint64_t *sent, uint64_t *delivered,
+			      uint64_t *dropped);
+
 /* Destroy every simulated HCA and forget the configuration (end of a test). */
 void hcasim_shim_shutdown(void);
 

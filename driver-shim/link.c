@@ -17,6 +17,7 @@
 #include "bus.h"
 #include "log.h"
 #include "swproto.h"
+#include "wire.h"
 
 #define LINK_SOCKBUF (4 << 20)
 #define LINK_ANSWERS 16
@@ -271,28 +272,47 @@ void shim_link_counters(const struct shim_link *l, uint64_t *tx, uint64_t *rx)
 
 /* ---- in-process segments ------------------------------------------------------ */
 
-#define SEG_MAX_PORTS 8
+/*
+ * Cooperative segments run through sim/wire (a learning switch with the
+ * configured latency, seeded faults and capture), driven by the cooperative
+ * stepper: deterministic.  Threaded segments deliver at once (the device
+ * threads have no common clock to schedule deliveries on).
+ */
+#define SEG_MAX_PORTS 8		/* attaches over the segment's lifetime */
 
 struct seg_port {
-	struct shim_bus *bus;
+	struct shim_bus *bus;	/* NULL once the HCA left */
 	uint8_t mac[6];
 	uint32_t ipv4;
+	int wport;		/* sim/wire port, or -1 */
 };
 
 struct shim_segment {
 	struct shim_segment *next;
 	char name[32];
-	unsigned int nports;
+	unsigned int nports, nlive;
 	struct seg_port port[SEG_MAX_PORTS];
+	struct wire *w;		/* cooperative segments */
 };
 
 static pthread_mutex_t seg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shim_segment *segments;
 
+static void seg_rx(void *ctx, unsigned int port, const uint8_t *frame, size_t len, uint64_t now)
+{
+	struct seg_port *p = ctx;
+
+	(void)port;
+	(void)now;
+	if (p->bus)
+		shim_bus_rx(p->bus, frame, len);
+}
+
 struct shim_segment *shim_segment_join(const char *name, const uint8_t mac[6], uint32_t ipv4,
-				       struct shim_bus *bus)
+				       struct shim_bus *bus, const struct wire_config *wc)
 {
 	struct shim_segment *s;
+	struct seg_port *p;
 
 	pthread_mutex_lock(&seg_lock);
 	for (s = segments; s; s = s->next)
@@ -303,17 +323,30 @@ struct shim_segment *shim_segment_join(const char *name, const uint8_t mac[6], u
 		if (!s)
 			goto out;
 		snprintf(s->name, sizeof(s->name), "%s", name);
+		if (wc) {
+			s->w = wire_create(wc);
+			if (!s->w) {
+				shim_err("in-process wire %s: %s", name, strerror(errno));
+				free(s);
+				s = NULL;
+				goto out;
+			}
+		}
 		s->next = segments;
 		segments = s;
 	}
 	if (s->nports >= SEG_MAX_PORTS) {
+		shim_err("in-process wire %s: more than %d HCAs joined it", name, SEG_MAX_PORTS);
 		s = NULL;
 		goto out;
 	}
-	s->port[s->nports].bus = bus;
-	memcpy(s->port[s->nports].mac, mac, 6);
-	s->port[s->nports].ipv4 = ipv4;
+	p = &s->port[s->nports];
+	p->bus = bus;
+	memcpy(p->mac, mac, 6);
+	p->ipv4 = ipv4;
+	p->wport = s->w ? wire_attach(s->w, seg_rx, p) : -1;
 	s->nports++;
+	s->nlive++;
 out:
 	pthread_mutex_unlock(&seg_lock);
 	return s;
@@ -324,10 +357,11 @@ void shim_segment_leave(struct shim_segment *s, struct shim_bus *bus)
 	pthread_mutex_lock(&seg_lock);
 	for (unsigned int i = 0; i < s->nports; i++)
 		if (s->port[i].bus == bus) {
-			s->port[i] = s->port[--s->nports];
+			s->port[i].bus = NULL;
+			s->nlive--;
 			break;
 		}
-	if (!s->nports) {
+	if (!s->nlive) {
 		struct shim_segment **pp;
 
 		for (pp = &segments; *pp; pp = &(*pp)->next)
@@ -335,27 +369,107 @@ void shim_segment_leave(struct shim_segment *s, struct shim_bus *bus)
 				*pp = s->next;
 				break;
 			}
+		wire_destroy(s->w);
 		free(s);
 	}
 	pthread_mutex_unlock(&seg_lock);
 }
 
 void shim_segment_send(struct shim_segment *s, struct shim_bus *from, const uint8_t *frame,
-		       size_t len)
+		       size_t len, uint64_t now)
 {
+	struct seg_port *src = NULL;
+
 	if (len < 14)
 		return;
 	pthread_mutex_lock(&seg_lock);
-	for (unsigned int i = 0; i < s->nports; i++) {
-		struct seg_port *p = &s->port[i];
+	for (unsigned int i = 0; i < s->nports; i++)
+		if (s->port[i].bus == from)
+			src = &s->port[i];
+	/* A frame to our own MAC loops back inside the HCA (QPs of one HCA). */
+	if (src && !(frame[0] & 1) && !memcmp(frame, src->mac, 6)) {
+		shim_bus_rx(from, frame, len);
+	} else if (s->w && src) {
+		wire_send(s->w, (unsigned int)src->wport, frame, len, now);
+	} else {
+		for (unsigned int i = 0; i < s->nports; i++) {
+			struct seg_port *p = &s->port[i];
 
-		/* A frame to our own MAC loops back (QPs of one HCA talking to each other). */
-		if (p->bus == from && ((frame[0] & 1) || memcmp(frame, p->mac, 6)))
-			continue;
-		if ((frame[0] & 1) || !memcmp(frame, p->mac, 6))
-			shim_bus_rx(p->bus, frame, len);
+			if (p->bus && p != src && ((frame[0] & 1) || !memcmp(frame, p->mac, 6)))
+				shim_bus_rx(p->bus, frame, len);
+		}
 	}
 	pthread_mutex_unlock(&seg_lock);
+}
+
+unsigned int shim_segments_deliver(uint64_t now)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&seg_lock);
+	for (struct shim_segment *s = segments; s; s = s->next)
+		if (s->w)
+			n += wire_deliver(s->w, now);
+	pthread_mutex_unlock(&seg_lock);
+	return n;
+}
+
+uint64_t shim_segments_next_event(void)
+{
+	uint64_t t = UINT64_MAX;
+
+	pthread_mutex_lock(&seg_lock);
+	for (struct shim_segment *s = segments; s; s = s->next)
+		if (s->w) {
+			uint64_t ne = wire_next_event(s->w);
+
+			if (ne < t)
+				t = ne;
+		}
+	pthread_mutex_unlock(&seg_lock);
+	return t;
+}
+
+size_t shim_segments_pending(void)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&seg_lock);
+	for (struct shim_segment *s = segments; s; s = s->next)
+		if (s->w)
+			n += wire_pending(s->w);
+	pthread_mutex_unlock(&seg_lock);
+	return n;
+}
+
+int hcasim_shim_wire_counters(const char *name, uint64_t *sent, uint64_t *delivered,
+			      uint64_t *dropped);
+int hcasim_shim_wire_counters(const char *name, uint64_t *sent, uint64_t *delivered,
+			      uint64_t *dropped)
+{
+	struct wire_stats st;
+	int ret = shim_segment_stats(name, &st);
+
+	if (ret)
+		return -ret;
+	*sent = st.sent;
+	*delivered = st.delivered;
+	*dropped = st.dropped;
+	return 0;
+}
+
+int shim_segment_stats(const char *name, struct wire_stats *st)
+{
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&seg_lock);
+	for (struct shim_segment *s = segments; s; s = s->next)
+		if (!strcmp(s->name, name) && s->w) {
+			wire_get_stats(s->w, st);
+			ret = 0;
+		}
+	pthread_mutex_unlock(&seg_lock);
+	return ret;
 }
 
 int shim_segment_resolve(uint32_t ipv4, uint8_t mac[6])
@@ -365,7 +479,7 @@ int shim_segment_resolve(uint32_t ipv4, uint8_t mac[6])
 	pthread_mutex_lock(&seg_lock);
 	for (struct shim_segment *s = segments; s && ret; s = s->next)
 		for (unsigned int i = 0; i < s->nports; i++)
-			if (s->port[i].ipv4 == ipv4) {
+			if (s->port[i].bus && s->port[i].ipv4 == ipv4) {
 				memcpy(mac, s->port[i].mac, 6);
 				ret = 0;
 				break;

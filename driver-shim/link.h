@@ -19,6 +19,7 @@
 struct shim_bus;
 struct shim_link;
 struct shim_segment;
+struct wire_config;
 
 /* NULL on failure, with the reason in err. */
 struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint32_t ipv4,
@@ -34,11 +35,25 @@ int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsign
 /* Frames sent and received over the link. */
 void shim_link_counters(const struct shim_link *l, uint64_t *tx, uint64_t *rx);
 
+/*
+ * Join the in-process segment `name` (created on first use).  wc: run the
+ * segment through sim/wire with this configuration (cooperative mode), or
+ * NULL for immediate delivery (threaded mode); only the creator's counts.
+ */
 struct shim_segment *shim_segment_join(const char *name, const uint8_t mac[6], uint32_t ipv4,
-				       struct shim_bus *bus);
+				       struct shim_bus *bus, const struct wire_config *wc);
 void shim_segment_leave(struct shim_segment *s, struct shim_bus *bus);
+/* A frame transmitted by `from` at its device cycle `now`. */
 void shim_segment_send(struct shim_segment *s, struct shim_bus *from, const uint8_t *frame,
-		       size_t len);
+		       size_t len, uint64_t now);
+/* Cooperative segments: deliver everything due at `now`; the next due cycle. */
+unsigned int shim_segments_deliver(uint64_t now);
+uint64_t shim_segments_next_event(void);
+/* Frames in flight on cooperative segments. */
+size_t shim_segments_pending(void);
+/* Counters of a cooperative segment: 0 or -ENOENT. */
+struct wire_stats;
+int shim_segment_stats(const char *name, struct wire_stats *st);
 /* MAC of the HCA with ipv4 on any segment of this process: 0 or -ENOENT. */
 int shim_segment_resolve(uint32_t ipv4, uint8_t mac[6]);
 
