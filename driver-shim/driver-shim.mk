@@ -95,3 +95,10 @@ BENCH_TARGETS += bench-shim
 REGRESS_TARGETS += regress-shim
 HELP += "demo|two simulated HCAs in two processes run ibv_rc_pingpong and ib_write_bw (pcap in build/demo/)" \
         "bench-shim|ib_write_bw bandwidth through the driver shim (64 B, 64 KiB)"
+
+.PHONY: lint-shim
+lint-shim:
+	@for f in driver-shim/tests/*.sh driver-shim/demo.sh driver-shim/hcasim; do bash -n "$$f" || exit 1; done
+	@if command -v shellcheck >/dev/null; then shellcheck -S error driver-shim/tests/*.sh driver-shim/demo.sh driver-shim/hcasim; fi
+	@echo "lint-shim: OK"
+LINT_TARGETS += lint-shim

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: MIT
 # Shared helpers of the shim's script tests (sourced, not run).
 #
