@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # RC over a lossy switch: ibv_rc_pingpong through `hcasim switch` with seeded
-# drop, duplicate and reorder injection still completes with every byte
+# drop, duplicate, reorder and corruption (ICRC) injection still completes with every byte
 # validated (-c), because the simulated HCAs retransmit (go-back-N on PSN
 # sequence NAKs and ACK timeouts, duplicates re-ACKed).  The switch's own
 # counters show the faults really happened.  Faults hit the middle of the
@@ -16,7 +16,7 @@ for seed in $SEEDS; do
   for size in 1 8192; do
     what="seed $seed size $size"
     frames=$((2 * ITERS * ((size + 1023) / 1024 + 1)))	# data + ACKs of the run
-    start_switch --seed "$seed" --drop 0.05 --dup 0.02 --reorder 0.02 \
+    start_switch --seed "$seed" --drop 0.05 --dup 0.02 --reorder 0.02 --corrupt 0.02 \
       --fault-frames "10:$((frames * 3 / 4))" || { ok 1 "$what: switch"; continue; }
     port=$(free_port)
     run_pair "$port" ibv_rc_pingpong -g 1 -c -p "$port" -s "$size" -n "$ITERS" -- \
