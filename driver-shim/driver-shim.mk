@@ -14,7 +14,7 @@ $(eval $(call hca_test,shim_bus,driver-shim/tests/test_bus.c,hcashim hcasim))
 LDLIBS_shim_bus := -lpthread
 
 # Link order of a program holding a live simulated HCA.
-SHIM_LINK := hcashim hcadev hcafw hcamodel hcasim hcaroce
+SHIM_LINK := hcashim hcadev hcafw hcalockstep hcamodel hcasim hcaroce
 SHIM_TEST_SRCS := driver-shim/tests/shim_test.c
 $(eval $(call hca_test,shim_strings,driver-shim/tests/test_strings.c,$(SHIM_LINK)))
 LDLIBS_shim_strings := -ldl -lpthread
@@ -37,7 +37,7 @@ LDLIBS_shim_verbs_ex := -lpthread
 # after every fragment was read, hence the secondary expansion of this one
 # prerequisite list (no other rule uses `$$` in its prerequisites).
 SHIM_SO := $(BUILD)/lib/libhcasim-verbs.so
-SHIM_SO_DEPLIBS := hcadev hcafw hcamodel hcasim hcaroce
+SHIM_SO_DEPLIBS := hcadev hcafw hcalockstep hcamodel hcasim hcaroce
 SHIM_SO_DEP_SRCS = $(foreach l,$(SHIM_SO_DEPLIBS),$(LIB_SRCS_$(l)))
 SHIM_MAP := driver-shim/libibverbs.map
 
@@ -82,6 +82,7 @@ $(eval $(call shim_script_test,shim_pingpong,pingpong.sh))
 $(eval $(call shim_script_test,shim_pingpong_more,pingpong_more.sh))
 $(eval $(call shim_script_test,shim_perftest,perftest.sh))
 $(eval $(call shim_script_test,shim_faults,faults.sh))
+$(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 
 # ---- make demo / bench / regress ------------------------------------------------------------
 .PHONY: demo bench-shim regress-shim

@@ -36,7 +36,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hcasim run [--ip ADDR] [--mac MAC] [--backend NAME] [--switch PATH]\n"
 		"                  [--name DEV] [--seed N] [--config FILE] [--debug[=LEVEL]]\n"
-		"                  [--coop] [--pcap FILE] -- PROGRAM [ARGS...]\n"
+		"                  [--coop] [--pcap FILE] [--options K=V,...] -- PROGRAM [ARGS...]\n"
 		"       hcasim switch [--seed N] [--drop P] [--dup P] [--reorder P] [--corrupt P]\n"
 		"                     [--jitter P] [--latency CYCLES] [--fault-frames FIRST:LAST]\n"
 		"                     [--pcap FILE] [--pcap-out FILE] [--quiet] PATH\n"
@@ -86,6 +86,7 @@ static int cmd_run(int argc, char **argv)
 		{ "debug", optional_argument, NULL, 'd' },
 		{ "coop", no_argument, NULL, 'C' },
 		{ "pcap", required_argument, NULL, 'P' },
+		{ "options", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -135,6 +136,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'P':
 			setenv("HCASIM_PCAP", optarg, 1);
+			break;
+		case 'o':
+			setenv("HCASIM_OPTIONS", optarg, 1);
 			break;
 		case 'h':
 			usage(stdout);
