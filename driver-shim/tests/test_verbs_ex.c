@@ -34,8 +34,16 @@ static void test_qp_ex(void)
 	ia.cap.max_send_sge = 2;
 	ia.cap.max_recv_sge = 1;
 	ia.cap.max_inline_data = 32;
-	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	/* With only a PD, the header's wrapper goes to ibv_create_qp. */
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ia.pd = a.pd;
+	a.qp = ibv_create_qp_ex(a.ctx, &ia);
+	CHECK(a.qp != NULL && a.qp->qp_type == IBV_QPT_RC && ia.cap.max_send_wr >= 16,
+	      "ibv_create_qp_ex with only a PD");
+	CHECK(a.qp && ibv_qp_to_qp_ex(a.qp) == NULL, "no send ops asked: no qp_ex");
+	if (a.qp)
+		CHECK_EQ(ibv_destroy_qp(a.qp), 0, "destroy it");
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	ia.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ;
 	a.qp = ibv_create_qp_ex(a.ctx, &ia);
 	CHECK(a.qp != NULL, "ibv_create_qp_ex with send ops: %s", strerror(errno));
