@@ -318,7 +318,16 @@ static void ack_packet(struct model *m, struct model_qp *qp, const struct roce_p
 				retry(m, qp, RETRY_NAK_SEQ, qp->una_psn, 0);
 			break;
 		}
-		ack_through(m, qp, prev, &missing);
+		/*
+		 * The NAK acknowledges everything before its PSN (IB 9.7.5.1); a
+		 * READ/atomic before it still missing its response makes it an
+		 * implicit NAK first: retry from there, as for the other NAKs
+		 * (and as Linux rxe's check_psn does).
+		 */
+		if (!ack_through(m, qp, prev, &missing)) {
+			retry(m, qp, RETRY_IMPLICIT, missing, 0);
+			break;
+		}
 		if (qp->cur_state != HCA_QPS_ERR)
 			nak_error(m, qp, pkt->psn, val);
 		break;
