@@ -16,19 +16,6 @@
 static const uint16_t types[] = { HCA_OBJ_PD, HCA_OBJ_MR, HCA_OBJ_CQ, HCA_OBJ_QP, HCA_OBJ_SRQ,
 				  HCA_OBJ_EQ };
 
-static uint32_t pool_n(const struct fw_caps *c, uint16_t t)
-{
-	switch (t) {
-	case HCA_OBJ_PD: return c->n_pd;
-	case HCA_OBJ_MR: return c->n_mr;
-	case HCA_OBJ_CQ: return c->n_cq;
-	case HCA_OBJ_QP: return c->n_qp;
-	case HCA_OBJ_SRQ: return c->n_srq;
-	case HCA_OBJ_EQ: return c->n_eq;
-	default: return 0;
-	}
-}
-
 /* fw_obj() without the const cast at every call. */
 static const struct fw_obj_hdr *obj(const struct hca_fw *fw, uint16_t t, uint32_t i)
 {
@@ -96,7 +83,7 @@ int hca_fw_check(const struct hca_fw *fw)
 	const struct fw_state *s = &fw->s;
 
 	for (unsigned int t = 0; t < FW_ARRAY_SIZE(types); t++) {
-		for (uint32_t i = 0; i < pool_n(&s->caps, types[t]); i++) {
+		for (uint32_t i = 0; i < fw_pool_size(&s->caps, types[t]); i++) {
 			const struct fw_obj_hdr *h = obj(fw, types[t], i);
 			uint16_t idx;
 			if (!h->live)
@@ -144,7 +131,7 @@ unsigned int hca_fw_count(const struct hca_fw *fw, uint16_t type)
 
 	if (type == HCA_OBJ_CONTEXT)
 		return fw->s.ctx_ht.used;
-	for (uint32_t i = 0; i < pool_n(&fw->s.caps, type); i++)
+	for (uint32_t i = 0; i < fw_pool_size(&fw->s.caps, type); i++)
 		n += obj(fw, type, i)->live;
 	return n;
 }

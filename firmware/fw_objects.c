@@ -31,10 +31,8 @@ static uint32_t first_index(uint16_t type)
 	return type == HCA_OBJ_QP ? 2 : 1;
 }
 
-static uint32_t pool_size(struct hca_fw *fw, uint16_t type)
+uint32_t fw_pool_size(const struct fw_caps *c, uint16_t type)
 {
-	const struct fw_caps *c = &fw->s.caps;
-
 	switch (type) {
 	case HCA_OBJ_PD: return c->n_pd;
 	case HCA_OBJ_MR: return c->n_mr;
@@ -48,7 +46,7 @@ static uint32_t pool_size(struct hca_fw *fw, uint16_t type)
 
 int fw_obj_alloc(struct hca_fw *fw, uint16_t type)
 {
-	uint32_t n = pool_size(fw, type);
+	uint32_t n = fw_pool_size(&fw->s.caps, type);
 
 	for (uint32_t i = first_index(type); i < n; i++) {
 		struct fw_obj_hdr *h = fw_obj(fw, type, i);
@@ -97,7 +95,7 @@ void fw_ctx_teardown(struct hca_fw *fw, uint16_t slot)
 	struct fw_ctx *c = fw_ctx_of(fw, slot);
 
 	for (unsigned int t = 0; t < FW_ARRAY_SIZE(order); t++) {
-		uint32_t n = pool_size(fw, order[t]);
+		uint32_t n = fw_pool_size(&fw->s.caps, order[t]);
 		for (uint32_t i = first_index(order[t]); i < n; i++) {
 			struct fw_obj_hdr *h = fw_obj(fw, order[t], i);
 			uint32_t handle;

@@ -222,6 +222,8 @@ void fw_set_new(struct fw_bundle *b, uint16_t index);
 int fw_fail(struct fw_bundle *b, uint16_t attr_id, uint8_t reason, int err);
 
 /* ---- fw_objects.c: generic object plumbing ---- */
+/* Slots of an object type's pool in this build (0 for types without a pool). */
+uint32_t fw_pool_size(const struct fw_caps *c, uint16_t type);
 struct fw_obj_hdr *fw_obj(struct hca_fw *fw, uint16_t type, uint32_t index);
 /* Lowest free pool index of a type (>= first usable), or -1. */
 int fw_obj_alloc(struct hca_fw *fw, uint16_t type);
