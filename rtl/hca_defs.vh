@@ -60,4 +60,56 @@
 `define RXD_PAD         5'd16
 `define RXD_TOO_LONG    5'd17   // RTL only: frame larger than a receive buffer slot
 
+// Engine-private per-QP state words (hca_ctx RAMs, used by hca_seq).
+// Requester (send queue) state: offset and width of each field in bits.
+`define TXS_SQ_CI_O      0
+`define TXS_SQ_HEAD_O    16
+`define TXS_TX_WQE_O     32
+`define TXS_TX_PKT_O     48     // 24 bits: packet index within the cursor WQE
+`define TXS_PSN_NEXT_O   72     // 24
+`define TXS_UNA_O        96     // 24: oldest unacknowledged PSN
+`define TXS_RD_OUT_O     120    // 5: READ/atomic WQEs outstanding (later)
+`define TXS_RETRY_O      125    // 3
+`define TXS_RNR_O        128    // 3
+`define TXS_NAKV_O       131    // 1
+`define TXS_NAK_PSN_O    132    // 24
+`define TXS_DRAIN_O      156    // 1: SQD drain in progress
+`define TXS_W            160
+
+// Responder (receive) state.
+`define RXS_EPSN_O       0      // 24
+`define RXS_MSN_O        24     // 24
+`define RXS_SEQNAK_O     48     // 1
+`define RXS_MSG_O        49     // 2: message in progress (RESP_MSG_*)
+`define RXS_UCDROP_O     51     // 1
+`define RXS_RQ_CI_O      52     // 16
+`define RXS_COMMEST_O    68     // 1
+`define RXS_RWQE_V_O     69     // 1: a receive WQE is in progress
+`define RXS_RWQE_SRQ_O   70     // 1
+`define RXS_RWQE_IDX_O   71     // 16
+`define RXS_RWQE_NSGE_O  87     // 5
+`define RXS_RWQE_TOT_O   92     // 32
+`define RXS_RWQE_OFF_O   124    // 32
+`define RXS_MSG_LEN_O    156    // 32
+`define RXS_WR_LEN_O     188    // 32
+`define RXS_WR_IOVA_O    220    // 64
+`define RXS_RWQE_ADDR_O  284    // 64: IOVA of the receive WQE (refetch)
+`define RXS_RWQE_LOGS_O  348    // 4: log2 of its stride
+`define RXS_W            352
+
+`define RESP_MSG_NONE    2'd0
+`define RESP_MSG_SEND    2'd1
+`define RESP_MSG_WRITE   2'd2
+
+// Send-queue tracking entry (hca_seq outstanding table), one per started WQE.
+`define OW_ERR_O    0      // 1: failed locally, completes with status when oldest
+`define OW_STATUS_O 1      // 5
+`define OW_VERR_O   6      // 8
+`define OW_OP_O     14     // 3: HCA_WR_*
+`define OW_FLAGS_O  17     // 4: HCA_SEND_*
+`define OW_FPSN_O   21     // 24
+`define OW_NPSN_O   45     // 24
+`define OW_LEN_O    69     // 32
+`define OW_W        104
+
 `endif

@@ -9,13 +9,17 @@ RTL_WIDTHS  := 64 512
 RTL_SRCS    := $(sort $(wildcard rtl/*.sv))
 RTL_DEPS    := $(RTL_SRCS) rtl/hca_defs.vh $(SPEC_VH)
 RTL_BUILD   := $(BUILD)/rtl
-# Lint/synthesis tops (hca_top once the engine top exists).
-RTL_TOPS    ?= hca_icrc_beat
-RTL_SYNTH_TOP ?= hca_icrc_beat
-# Table depths for the synthesis check: small, so that memory mapping to
-# flip-flops stays quick; the full-size build is in `make regress`.
+# Lint/synthesis top.
+RTL_TOPS    ?= hca_top
+RTL_SYNTH_TOP ?= hca_top
+# Synthesis checks.  `make test` (rtl_synth): Yosys elaboration and process
+# conversion -- the step that infers latches -- plus `check -assert`, both
+# widths, default sizes (about a minute).  `make regress` (rtl-synth-full):
+# the whole generic `synth`, both widths, with small tables (generic synth
+# maps every table RAM to flip-flops, so the default sizes take very long).
 RTL_SYNTH_PARAMS ?=
-RTL_SYNTH_FULL_PARAMS ?=
+RTL_SYNTH_FULL_PARAMS ?= -set LOG_MAX_QP 4 -set LOG_MAX_CQ 4 -set LOG_MAX_SRQ 3 -set LOG_MAX_EQ 3 -set LOG_MAX_MR 4 \
+	-set LOG_OUTS 3 -set LOG_BUF 10
 # Verilator builds: modest C++ optimisation, one compile job (2 shared cores).
 VERILATOR_CFLAGS := -O1
 VERILATOR_BUILD := $(VERILATOR) --cc --exe --build -j 1 -O2 --x-assign fast --x-initial fast \
@@ -25,7 +29,7 @@ TESTS += rtl_lint rtl_synth rtl_crc64 rtl_crc512 rtl_hdr
 TEST_DEPS_rtl_lint :=
 TEST_CMD_rtl_lint = rtl/scripts/lint.sh "$(RTL_WIDTHS)" "$(RTL_TOPS)" $(RTL_SRCS)
 TEST_DEPS_rtl_synth :=
-TEST_CMD_rtl_synth = rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_PARAMS)" $(RTL_BUILD)/synth $(RTL_SRCS)
+TEST_CMD_rtl_synth = rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_PARAMS)" $(RTL_BUILD)/synth proc $(RTL_SRCS)
 
 # Unit testbenches.
 $(RTL_BUILD)/vectors.txt: rtl/tb/gen_vectors.py
@@ -55,6 +59,68 @@ TEST_CMD_rtl_hdr = $(RTL_BUILD)/tb_hdr/tb_hdr $(RTL_BUILD)/vectors.txt
 rtl-lint:
 	@rtl/scripts/lint.sh "$(RTL_WIDTHS)" "$(RTL_TOPS)" $(RTL_SRCS)
 rtl-synth:
-	@rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_PARAMS)" $(RTL_BUILD)/synth $(RTL_SRCS)
+	@rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_PARAMS)" $(RTL_BUILD)/synth proc $(RTL_SRCS)
+rtl-synth-full:
+	@rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_FULL_PARAMS)" $(RTL_BUILD)/synth-full full $(RTL_SRCS)
+REGRESS_TARGETS += rtl-synth-full
 LINT_TARGETS += rtl-lint
-HELP += "rtl-lint|verilator -Wall lint of the RTL at both widths" "rtl-synth|Yosys synthesis of the RTL (latch check)"
+HELP += "rtl-lint|verilator -Wall lint of the RTL at both widths" "rtl-synth|Yosys elaboration + process conversion of the RTL (latch check)" \
+	"rtl-synth-full|Yosys full generic synthesis at default table sizes (slow; part of regress)"
+
+# ---------------------------------------------------------------------------
+# The Verilated engine (both widths) and the "rtl" engine harness (sim/rtl/):
+# build/lib/libhcartl.a (and -san: the harness C with sanitizers, the
+# Verilated C++ as is).  Programs that link it also need $(RTL_LDLIBS).
+RTL_VERILATOR_ROOT := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
+RTL_VINC := -I$(RTL_VERILATOR_ROOT)/include -I$(RTL_VERILATOR_ROOT)/include/vltstd
+RTL_VFLAGS := --cc --build -j 1 -O2 --x-assign fast --x-initial fast --trace-fst -Wno-fatal \
+	-Irtl -Irtl/include --top-module hca_top
+RTL_VMAKE := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+RTL_LDLIBS := -lstdc++ -lz -lpthread
+RTL_CXXFLAGS := -O2 -std=c++17 -DVM_TRACE=1 -DVM_TRACE_FST=1 $(RTL_VINC) -Isim/rtl -Iinclude
+
+define rtl_width
+$(RTL_BUILD)/v$(1)/Vhca_top$(1)__ALL.a: $(RTL_DEPS)
+	@mkdir -p $$(@D)
+	$(VERILATOR) $(RTL_VFLAGS) -GDATA_W=$(1) --prefix Vhca_top$(1) --Mdir $$(@D) \
+		-MAKEFLAGS "$(RTL_VMAKE)" $(RTL_SRCS) > $$(@D)/build.log 2>&1 || { tail -30 $$(@D)/build.log; false; }
+$(RTL_BUILD)/sim/rtl_model_$(1).o: sim/rtl/rtl_model.cpp sim/rtl/rtl_model.h $(RTL_BUILD)/v$(1)/Vhca_top$(1)__ALL.a
+	@mkdir -p $$(@D)
+	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_BUILD)/v$(1) -DRTL_W=$(1) -DRTL_PREFIX=Vhca_top$(1) -c $$< -o $$@
+endef
+$(foreach w,$(RTL_WIDTHS),$(eval $(call rtl_width,$(w))))
+
+RTL_LIB_PARTS := $(foreach w,$(RTL_WIDTHS),$(RTL_BUILD)/sim/rtl_model_$(w).o $(RTL_BUILD)/v$(w)/Vhca_top$(w)__ALL.a)
+RTL_RUNTIME := $(addprefix $(RTL_BUILD)/v64/,verilated.o verilated_fst_c.o verilated_threads.o)
+# One archive per flavour; MRI scripts merge the Verilated archives in.
+define rtl_lib_rule
+$(BUILD)/lib/libhcartl$(1).a: $(2) $(RTL_LIB_PARTS) $(RTL_RUNTIME)
+	@mkdir -p $$(@D); rm -f $$@
+	{ echo "CREATE $$@"; for o in $(2) $(filter %.o,$(RTL_LIB_PARTS)) $(RTL_RUNTIME); do echo "ADDMOD $$$$o"; done; \
+	  for a in $(filter %.a,$(RTL_LIB_PARTS)); do echo "ADDLIB $$$$a"; done; echo SAVE; echo END; } | ar -M
+endef
+$(eval $(call rtl_lib_rule,,$(BUILD)/obj/sim/rtl/rtl_engine.o))
+$(eval $(call rtl_lib_rule,-san,$(BUILD)/san/sim/rtl/rtl_engine.o))
+# The Verilator runtime, compiled once with the 64-bit model's flags.
+$(RTL_RUNTIME) &: $(RTL_BUILD)/v64/Vhca_top64__ALL.a
+	$(MAKE) --no-print-directory -C $(RTL_BUILD)/v64 -f Vhca_top64.mk $(RTL_VMAKE) $(notdir $(RTL_RUNTIME)) \
+		>> $(RTL_BUILD)/v64/build.log 2>&1 || { tail -30 $(RTL_BUILD)/v64/build.log; false; }
+ALL_TARGETS += $(BUILD)/lib/libhcartl.a
+
+# Engine-level tests of the RTL through the "rtl" engine (sim/tb).
+RTL_TEST_LIBS := hcartl hcaroce hcasim
+define rtl_engine_test
+$$(eval $$(call hca_test,$(1),$(2),$(RTL_TEST_LIBS)))
+LDLIBS_$(1) := $(RTL_LDLIBS)
+endef
+$(eval $(call rtl_engine_test,rtl_regs,sim/rtl/tests/test_rtl_regs.c))
+TEST_ARGS_rtl_regs := --width 64
+$(eval $(call rtl_engine_test,rtl_regs512,sim/rtl/tests/test_rtl_regs.c))
+TEST_ARGS_rtl_regs512 := --width 512
+
+# The lockstep cosimulation (sim/lockstep.mk) picks the rtl engine up
+# through RTL_ENGINE_LIBS / RTL_ENGINE_LDLIBS once the RTL runs its plan.
+$(eval $(call rtl_engine_test,rtl_rc,sim/rtl/tests/test_rtl_rc.c))
+TEST_ARGS_rtl_rc := --width 64
+$(eval $(call rtl_engine_test,rtl_rc512,sim/rtl/tests/test_rtl_rc.c))
+TEST_ARGS_rtl_rc512 := --width 512

@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
 # Yosys generic synthesis of the RTL, once per datapath width, failing on any
 # error, on `check` problems and on any inferred latch.
-#   synth.sh <top> "<widths>" "<extra chparam settings>" <logdir> <sources...>
+#   synth.sh <top> "<widths>" "<extra chparam settings>" <logdir> proc|coarse|full <sources...>
+# proc:   elaboration and process conversion (`hierarchy -check; proc`),
+#         the step that infers latches, then `check -assert`;
+# coarse: `synth -run :fine` (elaboration, processes, FSM and memory
+#         inference, coarse optimisation) -- where latches are inferred --
+#         then `check -assert` and the latch check; full: the whole `synth`.
 # Last line: "P passed, F failed".
 set -uo pipefail
-top=$1 widths=$2 params=$3 logdir=$4; shift 4
+top=$1 widths=$2 params=$3 logdir=$4 mode=$5; shift 5
+case $mode in
+  proc) flow="hierarchy -check -top $top; proc; opt_clean" ;;
+  coarse) flow="synth -top $top -run :fine" ;;
+  full) flow="synth -top $top" ;;
+  *) echo "synth.sh: mode must be proc, coarse or full"; exit 2 ;;
+esac
 YOSYS=${YOSYS:-yosys}
 mkdir -p "$logdir"
 p=0 f=0
@@ -12,7 +23,7 @@ for w in $widths; do
   log=$logdir/synth_$w.log
   chp="chparam -set DATA_W $w $params $top"
   t0=$(date +%s)
-  $YOSYS -l "$log" -q -p "read_verilog -sv -Irtl -Irtl/include $*; $chp; synth -top $top; check -assert; stat; select -assert-none t:\$dlatch t:\$adlatch t:\$dlatchsr t:\$_DLATCH*; tee -o $logdir/stat_$w.txt stat" >/dev/null 2>&1
+  $YOSYS -l "$log" -q -p "read_verilog -sv -Irtl -Irtl/include $*; $chp; $flow; check -assert; select -assert-none t:\$dlatch t:\$adlatch t:\$dlatchsr t:\$_DLATCH*; tee -o $logdir/stat_$w.txt stat" >/dev/null 2>&1
   rc=$?
   dt=$(( $(date +%s) - t0 ))
   if [ $rc -ne 0 ]; then
@@ -21,7 +32,7 @@ for w in $widths; do
     echo "synth $top DATA_W=$w: FAILED: latch inferred"; grep "Latch inferred" "$log" | head -20; f=$((f + 1))
   else
     cells=$(grep -E "Number of cells" "$logdir/stat_$w.txt" | tail -1 | awk '{print $NF}')
-    echo "synth $top DATA_W=$w: ok, no latches, ${cells:-?} cells, ${dt}s"; p=$((p + 1))
+    echo "synth ($mode) $top DATA_W=$w: ok, no latches, ${cells:-?} cells, ${dt}s"; p=$((p + 1))
   fi
 done
 echo "$p passed, $f failed"

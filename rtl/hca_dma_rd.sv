@@ -1,0 +1,368 @@
+`include "hca_defs.vh"
+
+// DMA read front-end: the engine's two read clients on the one DMA read
+// channel.
+//
+//  * Fetch (WQEs): one read at a time into the fetch buffer fb (flip-flops,
+//    FB_BYTES; beats beyond it are dropped: a send WQE stride can be 1 KiB
+//    but the engine uses its first 64 + 256 bytes).
+//  * Gather (packet payload): pieces {iova, len, dst, index} queued by the
+//    sequencer; each is one DMA read with its own tag, several outstanding.
+//    Completions come back in any order by tag (each tag's beats contiguous,
+//    data packed from byte 0); every beat is rotated to its byte offset in
+//    the transmit buffer and written with byte enables, one word per cycle,
+//    plus one flush cycle when a piece's tail spills into a further word.
+//    A faulting piece is reported, the first one in piece order wins (that is
+//    the one the model's sequential gather would have stopped at).
+//  * Local copy (inline data): the same aligner fed from the fetch buffer.
+//
+// Completion protocol of the channel: dma_rd_cpl_* beats for one tag are
+// contiguous and end with last; a fault is a single beat with err = 1.
+// Soft reset orphans outstanding tags (their completions are drained and
+// dropped), so nothing is lost or misattributed across an ENGINE_CTRL.RESET.
+module hca_dma_rd #(
+    parameter int DATA_W   = 64,
+    parameter int RD_TAGS  = 8,
+    parameter int FB_BYTES = 320,       // fetch buffer 0: send WQE (64-byte header + 256)
+    parameter int FB1_BYTES = 320,      // fetch buffer 1: receive WQE (16 + 16 SGEs = 272, rounded to words)
+    parameter int TXBUF_AW = 10,        // transmit buffer word address bits
+    localparam int WB = DATA_W / 8,
+    localparam int TAG_W = $clog2(RD_TAGS + 1)
+) (
+    input  logic              clk,
+    input  logic              rst_n,
+    input  logic              ce,
+    input  logic              srst,
+    // fetch
+    input  logic              f_start,
+    input  logic              f_sel,         // 0: fb (send WQE), 1: fb1 (receive WQE)
+    input  logic [63:0]       f_addr,
+    input  logic [15:0]       f_len,
+    output logic              f_busy,
+    output logic              f_done,        // one cycle
+    output logic              f_err,         // with f_done
+    output logic [FB_BYTES*8-1:0] fb,
+    output logic [FB1_BYTES*8-1:0] fb1,
+    // gather
+    input  logic              g_push,
+    input  logic [63:0]       g_iova,
+    input  logic [15:0]       g_len,
+    input  logic [15:0]       g_dst,
+    input  logic [4:0]        g_idx,
+    output logic              g_full,
+    input  logic              g_close,       // no more pieces for this packet
+    output logic              g_done,        // one cycle: all pieces (and the local copy) done
+    output logic              g_fault,       // with g_done
+    output logic [63:0]       g_fault_iova,
+    // local copy from the fetch buffer (WB-aligned source)
+    input  logic              l_start,
+    input  logic [15:0]       l_src,
+    input  logic [15:0]       l_len,
+    input  logic [15:0]       l_dst,
+    // transmit buffer write port
+    output logic              tb_we,
+    output logic [TXBUF_AW-1:0] tb_addr,
+    output logic [DATA_W-1:0] tb_wdata,
+    output logic [WB-1:0]     tb_be,
+    // DMA read channel
+    output logic              rd_req_valid,
+    input  logic              rd_req_ready,
+    output logic [63:0]       rd_req_addr,
+    output logic [15:0]       rd_req_len,
+    output logic [TAG_W-1:0]  rd_req_tag,
+    input  logic              rd_cpl_valid,
+    output logic              rd_cpl_ready,
+    input  logic [TAG_W-1:0]  rd_cpl_tag,
+    input  logic [DATA_W-1:0] rd_cpl_data,
+    input  logic              rd_cpl_last,
+    input  logic              rd_cpl_err
+);
+  localparam int LW = $clog2(WB);
+  localparam logic [TAG_W-1:0] FETCH_TAG = TAG_W'(RD_TAGS);
+  localparam int FBW = (FB_BYTES + WB - 1) / WB;   // fetch buffer words
+  localparam int FB1W = (FB1_BYTES + WB - 1) / WB;
+
+  // ------------------------------------------------------------ fetch
+  logic        f_pend, f_issued, f_orphan, f_sel_q;
+  logic [63:0] f_addr_q;
+  logic [15:0] f_len_q;
+  logic [15:0] f_beat;
+  assign f_busy = f_pend;
+
+  // ------------------------------------------------------------ gather queue
+  logic        q_empty, q_pop;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [5:0]  q_count;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [63+16+16+5:0] q_dout;
+  hca_fifo #(.W(64 + 16 + 16 + 5), .DEPTH(32)) u_q (
+      .clk(clk), .rst_n(rst_n), .clr(srst), .push(g_push && ce), .din({g_iova, g_len, g_dst, g_idx}),
+      .pop(q_pop), .dout(q_dout), .empty(q_empty), .full(g_full), .count(q_count));
+
+  // per-tag bookkeeping
+  logic [RD_TAGS-1:0] t_busy, t_orphan;
+  logic [15:0]        t_len [0:RD_TAGS-1];
+  logic [15:0]        t_dst [0:RD_TAGS-1];
+  logic [4:0]         t_idx [0:RD_TAGS-1];
+  logic [63:0]        t_iova [0:RD_TAGS-1];
+
+  logic               free_v;
+  logic [TAG_W-1:0]   free_tag;
+  always_comb begin : pick_free
+    integer i;
+    free_v = 1'b0;
+    free_tag = '0;
+    for (i = RD_TAGS - 1; i >= 0; i = i - 1)
+      if (!t_busy[i]) begin
+        free_v = 1'b1;
+        free_tag = TAG_W'(i);
+      end
+  end
+
+  // request channel: fetch first
+  logic issue_f, issue_g;
+  always_comb begin
+    issue_f = f_pend && !f_issued;
+    issue_g = !issue_f && !q_empty && free_v;
+    rd_req_valid = issue_f || issue_g;
+    rd_req_addr  = issue_f ? f_addr_q : q_dout[37+64-1:37];
+    rd_req_len   = issue_f ? f_len_q : q_dout[36:21];
+    rd_req_tag   = issue_f ? FETCH_TAG : free_tag;
+  end
+  assign q_pop = ce && issue_g && rd_req_ready;
+
+  // packet accounting
+  logic [5:0] pushed, finished;
+  logic       closed, l_pend_q;
+  logic       fault_v;
+  logic [4:0] fault_idx;
+
+  // ------------------------------------------------------------ aligner
+  // One burst at a time: a DMA completion burst or the local copy.
+  logic              a_act, a_local, a_drop, a_flush;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [TAG_W-1:0]  a_tag;          // the fetch tag never enters the aligner
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [15:0]       a_dst, a_len, a_k;        // a_k: beat index within the burst
+  logic [DATA_W-1:0] a_prev;
+  logic [15:0]       l_src_q, l_len_q, l_dst_q;
+  logic              l_pend;
+
+  // input beat of the aligner
+  logic              in_v, in_last, in_err;
+  logic [DATA_W-1:0] in_data;
+  logic [15:0]       l_word, k_cur;
+  assign k_cur  = a_act ? a_k : 16'd0;
+  assign l_word = (l_src_q >> LW) + k_cur;
+  always_comb begin
+    in_v = 1'b0; in_last = 1'b0; in_err = 1'b0; in_data = rd_cpl_data;
+    if ((a_act && a_local && !a_flush) || (!a_act && l_pend)) begin
+      in_v = 1'b1;
+      in_data = fb_word(l_word);
+      in_last = ((k_cur << LW) + 16'(WB)) >= (a_act ? a_len : l_len_q);
+    end else if (!(a_act && a_flush) && rd_cpl_valid && rd_cpl_tag != FETCH_TAG &&
+                 !(l_pend && !a_act)) begin
+      in_v = 1'b1;
+      in_last = rd_cpl_last;
+      in_err = rd_cpl_err;
+    end
+  end
+
+  function automatic [DATA_W-1:0] fb_word(input [15:0] w);
+    integer j;
+    fb_word = '0;
+    for (j = 0; j < FBW; j = j + 1)
+      if (w == 16'(j)) fb_word = fb[DATA_W*j +: DATA_W];
+  endfunction
+
+  // burst parameters (a new burst takes them from its tag or the local request)
+  logic [15:0] b_dst, b_len;
+  logic        b_drop, b_start;
+  assign b_start = !a_act && (l_pend || (rd_cpl_valid && rd_cpl_tag != FETCH_TAG));
+  always_comb begin
+    b_dst  = l_pend ? l_dst_q : t_dst[rd_cpl_tag[$clog2(RD_TAGS)-1:0]];
+    b_len  = l_pend ? l_len_q : t_len[rd_cpl_tag[$clog2(RD_TAGS)-1:0]];
+    b_drop = !l_pend && t_orphan[rd_cpl_tag[$clog2(RD_TAGS)-1:0]];
+  end
+
+  // word write for the current beat (or the flush)
+  logic [2*DATA_W-1:0] pair;
+  logic [DATA_W-1:0]   rotated;
+  logic [15:0]         w_m;                     // word index within the burst
+  logic [15:0]         cur_dst, cur_len;
+  logic [LW-1:0]       cur_rot;
+  assign cur_dst = a_act ? a_dst : b_dst;
+  assign cur_len = a_act ? a_len : b_len;
+  assign cur_rot = cur_dst[LW-1:0];
+  assign w_m     = k_cur;
+  assign pair    = a_flush ? {{DATA_W{1'b0}}, a_prev} : {in_data, (a_act ? a_prev : {DATA_W{1'b0}})};
+  assign rotated = DATA_W'(pair >> {(LW+1)'(WB) - {1'b0, cur_rot}, 3'b000});
+
+  always_comb begin : be_calc
+    integer i;
+    logic [16:0] s;
+    for (i = 0; i < WB; i = i + 1) begin
+      s = {1'b0, w_m << LW} + 17'(i) - 17'(cur_rot);    // piece byte at this lane
+      tb_be[i] = !s[16] && s < {1'b0, cur_len};
+    end
+  end
+  assign tb_wdata = rotated;
+  assign tb_addr  = TXBUF_AW'((cur_dst >> LW) + w_m);
+
+  logic beat_go;       // an input beat is consumed this cycle
+  logic cur_drop;
+  assign cur_drop = a_act ? a_drop : b_drop;
+  assign beat_go  = ce && in_v && (a_act || b_start) && !(a_act && a_flush);
+  assign tb_we    = ((beat_go && !in_err) || (ce && a_act && a_flush)) && !cur_drop;
+
+  // a flush word is needed when the piece's bytes reach into the word after
+  // the last beat's word: rot + len > beats * WB
+  logic [16:0] nbeats_bytes;
+  logic        need_flush;
+  assign nbeats_bytes = {1'b0, ((cur_len + 16'(WB - 1)) >> LW) << LW};
+  assign need_flush   = ({1'b0, cur_len} + 17'(cur_rot)) > nbeats_bytes;
+
+  // completion-channel ready: fetch beats always; gather beats when the
+  // aligner can take them (not during a flush or a local copy)
+  assign rd_cpl_ready = (rd_cpl_tag == FETCH_TAG) ? 1'b1 :
+                        !(a_act && (a_flush || a_local)) && !(l_pend && !a_act);
+
+  // ------------------------------------------------------------ sequential
+  integer i;
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      f_pend <= 1'b0; f_issued <= 1'b0; f_orphan <= 1'b0; f_addr_q <= '0; f_len_q <= '0; f_beat <= '0;
+      f_sel_q <= 1'b0; fb1 <= '0;
+      f_done <= 1'b0; f_err <= 1'b0;
+      t_busy <= '0; t_orphan <= '0;
+      pushed <= '0; finished <= '0; closed <= 1'b0; fault_v <= 1'b0; fault_idx <= '0;
+      g_fault_iova <= '0; g_done <= 1'b0; g_fault <= 1'b0;
+      a_act <= 1'b0; a_local <= 1'b0; a_drop <= 1'b0; a_flush <= 1'b0; a_tag <= '0;
+      a_dst <= '0; a_len <= '0; a_k <= '0; a_prev <= '0;
+      l_pend <= 1'b0; l_pend_q <= 1'b0; l_src_q <= '0; l_len_q <= '0; l_dst_q <= '0;
+      fb <= '0;
+    end else begin
+      if (ce) begin
+        // one-cycle pulses, cleared on engine cycles only (a held engine
+        // must still see them)
+        f_done <= 1'b0;
+        g_done <= 1'b0;
+        // ---- fetch
+        if (f_start && !f_pend) begin
+          f_pend <= 1'b1; f_issued <= 1'b0; f_addr_q <= f_addr; f_len_q <= f_len; f_beat <= '0;
+          f_sel_q <= f_sel;
+        end
+        if (issue_f && rd_req_ready) f_issued <= 1'b1;
+        if (rd_cpl_valid && rd_cpl_tag == FETCH_TAG) begin
+          if (f_orphan) begin
+            if (rd_cpl_last) f_orphan <= 1'b0;
+          end else begin
+            if (!rd_cpl_err) begin
+              if (!f_sel_q) begin
+                for (i = 0; i < FBW; i = i + 1)
+                  if (f_beat == 16'(i)) fb[DATA_W*i +: DATA_W] <= rd_cpl_data;
+              end else begin
+                for (i = 0; i < FB1W; i = i + 1)
+                  if (f_beat == 16'(i)) fb1[DATA_W*i +: DATA_W] <= rd_cpl_data;
+              end
+              f_beat <= f_beat + 16'd1;
+            end
+            if (rd_cpl_last) begin
+              f_pend <= 1'b0;
+              f_done <= 1'b1;
+              f_err  <= rd_cpl_err;
+            end
+          end
+        end
+
+        // ---- gather issue
+        if (issue_g && rd_req_ready) begin
+          t_busy[free_tag[$clog2(RD_TAGS)-1:0]]   <= 1'b1;
+          t_orphan[free_tag[$clog2(RD_TAGS)-1:0]] <= 1'b0;
+          t_iova[free_tag[$clog2(RD_TAGS)-1:0]]   <= q_dout[37+64-1:37];
+          t_len[free_tag[$clog2(RD_TAGS)-1:0]]    <= q_dout[36:21];
+          t_dst[free_tag[$clog2(RD_TAGS)-1:0]]    <= q_dout[20:5];
+          t_idx[free_tag[$clog2(RD_TAGS)-1:0]]    <= q_dout[4:0];
+        end
+        if (g_push) pushed <= pushed + 6'd1;
+        if (g_close) closed <= 1'b1;
+        if (l_start) begin
+          l_pend <= 1'b1; l_pend_q <= 1'b1; l_src_q <= l_src; l_len_q <= l_len; l_dst_q <= l_dst;
+        end
+
+        // ---- aligner
+        if (a_act && a_flush) begin
+          a_act <= 1'b0; a_flush <= 1'b0;
+          if (a_local) begin
+            a_local <= 1'b0;
+            l_pend_q <= 1'b0;
+          end else if (!a_drop) begin
+            finished <= finished + 6'd1;
+            t_busy[a_tag[$clog2(RD_TAGS)-1:0]] <= 1'b0;
+          end else
+            t_busy[a_tag[$clog2(RD_TAGS)-1:0]] <= 1'b0;
+        end else if (beat_go) begin
+          if (!a_act) begin
+            a_act   <= 1'b1;
+            a_local <= l_pend;
+            a_drop  <= b_drop;
+            a_tag   <= rd_cpl_tag;
+            a_dst   <= b_dst;
+            a_len   <= b_len;
+            if (l_pend) l_pend <= 1'b0;
+          end
+          a_prev <= in_data;
+          a_k    <= k_cur + 16'd1;
+          if (in_last) begin
+            if (!in_err && !cur_drop && need_flush) begin
+              a_act   <= 1'b1;
+              a_flush <= 1'b1;
+              a_k     <= k_cur + 16'd1;
+            end else begin
+              a_act   <= 1'b0;
+              if (a_act ? a_local : l_pend) begin
+                a_local  <= 1'b0;
+                l_pend_q <= 1'b0;
+              end else begin
+                t_busy[(a_act ? a_tag[$clog2(RD_TAGS)-1:0] : rd_cpl_tag[$clog2(RD_TAGS)-1:0])] <= 1'b0;
+                if (!cur_drop) finished <= finished + 6'd1;
+              end
+            end
+            if (in_err && !cur_drop) begin : fault_rec
+              logic [$clog2(RD_TAGS)-1:0] tg;
+              tg = a_act ? a_tag[$clog2(RD_TAGS)-1:0] : rd_cpl_tag[$clog2(RD_TAGS)-1:0];
+              if (!fault_v || t_idx[tg] < fault_idx) begin
+                fault_v      <= 1'b1;
+                fault_idx    <= t_idx[tg];
+                g_fault_iova <= t_iova[tg];
+              end
+            end
+          end
+        end
+
+        // ---- packet done
+        if (closed && finished == pushed && q_empty && !l_pend_q && !a_act && !g_push && !g_close) begin
+          g_done  <= 1'b1;
+          g_fault <= fault_v;
+          closed  <= 1'b0;
+          pushed  <= '0;
+          finished <= '0;
+          fault_v <= 1'b0;
+        end
+      end
+
+      if (srst) begin
+        // orphan everything in flight; drop queued work
+        t_orphan <= t_busy;
+        f_orphan <= f_pend && f_issued;
+        f_pend <= 1'b0;
+        pushed <= '0; finished <= '0; closed <= 1'b0; fault_v <= 1'b0;
+        l_pend <= 1'b0; l_pend_q <= 1'b0;
+        if (a_act) a_drop <= 1'b1;
+        if (a_act && a_local) begin
+          a_act <= 1'b0; a_local <= 1'b0; a_flush <= 1'b0;
+        end
+      end
+    end
+  end
+endmodule

@@ -1,0 +1,168 @@
+`include "hca_defs.vh"
+
+// DMA write front-end: one write at a time, issued by the sequencer, which
+// waits for its response (so a fault is known before anything that depends
+// on it -- an ACK, a completion -- happens, as in the model).
+//
+// Sources: SMALL (up to 64 bytes from a register: CQE, EQE, UD GRH area) or
+// RXBUF (a byte range of the receive buffer: payload).  Data beats are packed
+// (beat k = bytes [addr + k*WB, ...)) with byte strobes for the tail, so a
+// receive-buffer range at any offset is rotated to lane 0 on the way out.
+// A zero-length write completes at once without touching the bus (the
+// model never calls dma_write for 0 bytes).
+module hca_dma_wr #(
+    parameter int DATA_W   = 64,
+    parameter int RXBUF_AW = 10,
+    localparam int WB = DATA_W / 8
+) (
+    input  logic              clk,
+    input  logic              rst_n,
+    input  logic              ce,
+    input  logic              srst,
+    input  logic              w_start,
+    input  logic [63:0]       w_addr,
+    input  logic [15:0]       w_len,
+    input  logic              w_rxbuf,       // 1: receive buffer, 0: w_small
+    input  logic [RXBUF_AW+$clog2(WB)-1:0] w_off,   // receive buffer byte address
+    input  logic [511:0]      w_small,
+    output logic              w_busy,
+    output logic              w_done,        // one cycle
+    output logic              w_err,         // with w_done
+    // receive buffer read port
+    output logic              rb_en,
+    output logic [RXBUF_AW-1:0] rb_addr,
+    input  logic [DATA_W-1:0] rb_data,
+    // DMA write channel
+    output logic              wr_req_valid,
+    input  logic              wr_req_ready,
+    output logic [63:0]       wr_req_addr,
+    output logic [15:0]       wr_req_len,
+    output logic              wr_dat_valid,
+    input  logic              wr_dat_ready,
+    output logic [DATA_W-1:0] wr_dat_data,
+    output logic [WB-1:0]     wr_dat_strb,
+    output logic              wr_dat_last,
+    input  logic              wr_rsp_valid,
+    input  logic              wr_rsp_err
+);
+  localparam int LW = $clog2(WB);
+  typedef enum logic [1:0] {S_IDLE, S_REQ, S_DATA, S_RSP} st_t;
+  st_t st;
+  logic        rxbuf, req_done, orphan;
+  logic [15:0] len, nbeats, beat;
+  logic [RXBUF_AW-1:0] word0;
+  logic [LW-1:0] rot;
+  logic [511:0] small_q;
+  logic [63:0]  addr;
+
+  assign w_busy       = (st != S_IDLE);
+  assign wr_req_valid = ce && (st == S_REQ || st == S_DATA) && !req_done;
+  assign wr_req_addr  = addr;
+  assign wr_req_len   = len;
+
+  // Receive-buffer words for the data beats: beat k needs words k and k+1
+  // (relative to word0).  A 4-deep word queue fed by reads issued ahead.
+  logic [DATA_W-1:0] wq [0:3];
+  logic [2:0]  wq_cnt;
+  logic [15:0] rd_issued;
+  logic        rd_inflight;
+  logic        rd_go, take;
+  assign rd_go   = ce && st == S_DATA && rxbuf && rd_issued <= nbeats &&
+                   ({1'b0, wq_cnt} + {3'b0, rd_inflight}) < 4'd4;
+  assign rb_en   = rd_go;
+  assign rb_addr = word0 + RXBUF_AW'(rd_issued);
+
+  logic have;
+  assign have = rxbuf ? (wq_cnt >= 3'd2) : 1'b1;
+  assign wr_dat_valid = ce && st == S_DATA && beat < nbeats && have;
+  assign take = wr_dat_valid && wr_dat_ready;
+
+  always_comb begin
+    if (rxbuf)
+      wr_dat_data = DATA_W'({wq[1], wq[0]} >> {rot, 3'b000});
+    else
+      wr_dat_data = DATA_W'(small_q >> {beat, LW'(0), 3'b000});
+  end
+  assign wr_dat_last = (beat + 16'd1 == nbeats);
+  always_comb begin : strb
+    integer i;
+    for (i = 0; i < WB; i = i + 1)
+      wr_dat_strb[i] = ((beat << LW) + 16'(i)) < len;
+  end
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      st <= S_IDLE; rxbuf <= 1'b0; req_done <= 1'b0; orphan <= 1'b0;
+      len <= '0; nbeats <= '0; beat <= '0; word0 <= '0; rot <= '0; small_q <= '0; addr <= '0;
+      wq_cnt <= '0; rd_issued <= '0; rd_inflight <= 1'b0;
+      w_done <= 1'b0; w_err <= 1'b0;
+      wq[0] <= '0; wq[1] <= '0; wq[2] <= '0; wq[3] <= '0;
+    end else begin
+      if (ce) begin
+        w_done <= 1'b0;     // pulse: cleared on engine cycles only
+        case (st)
+          S_IDLE:
+            if (w_start) begin
+              if (w_len == 16'd0) begin
+                w_done <= 1'b1;
+                w_err  <= 1'b0;
+              end else begin
+                st       <= S_REQ;
+                addr     <= w_addr;
+                len      <= w_len;
+                nbeats   <= (w_len + 16'(WB - 1)) >> LW;
+                rxbuf    <= w_rxbuf;
+                word0    <= w_off[RXBUF_AW+LW-1:LW];
+                rot      <= w_off[LW-1:0];
+                small_q    <= w_small;
+                beat     <= '0;
+                req_done <= 1'b0;
+                orphan   <= 1'b0;
+                wq_cnt   <= '0;
+                rd_issued <= '0;
+                rd_inflight <= 1'b0;
+              end
+            end
+          S_REQ, S_DATA: begin
+            if (wr_req_valid && wr_req_ready) req_done <= 1'b1;
+            st <= S_DATA;
+            // word queue: reads land one cycle after issue
+            begin : wq_upd
+              logic [2:0] c;
+              c = wq_cnt;
+              if (take && rxbuf) begin
+                wq[0] <= wq[1]; wq[1] <= wq[2]; wq[2] <= wq[3];
+                c = c - 3'd1;
+              end
+              if (rd_inflight) begin
+                // append at position c (after the shift above)
+                if (c == 3'd0) wq[0] <= rb_data;
+                else if (c == 3'd1) wq[1] <= rb_data;
+                else if (c == 3'd2) wq[2] <= rb_data;
+                else wq[3] <= rb_data;
+                c = c + 3'd1;
+              end
+              wq_cnt <= c;
+            end
+            rd_inflight <= rd_go;
+            if (rd_go) rd_issued <= rd_issued + 16'd1;
+            if (take) begin
+              beat <= beat + 16'd1;
+              if (wr_dat_last) st <= S_RSP;
+            end
+          end
+          S_RSP:
+            if (wr_rsp_valid) begin
+              st     <= S_IDLE;
+              w_done <= !orphan;
+              w_err  <= wr_rsp_err;
+            end
+          default: st <= S_IDLE;
+        endcase
+      end
+      // A reset does not cut a write in flight: the burst is finished (the
+      // host already accepted its address) and its response dropped.
+      if (srst && st != S_IDLE) orphan <= 1'b1;
+    end
+  end
+endmodule

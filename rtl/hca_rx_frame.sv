@@ -1,0 +1,192 @@
+`include "hca_defs.vh"
+
+// Receive framer: AXI4-Stream from the MAC into a two-slot receive buffer.
+// While a frame streams in it keeps the first HDR_CAP bytes for the parser,
+// counts its length, and computes the ICRC (hca_icrc_beat, region end from
+// the IPv4 total length as soon as bytes 16-17 have passed) and the sum of
+// the UDP datagram's 16-bit words (for a non-zero UDP checksum).  A frame
+// longer than a slot is kept truncated and flagged.  Slots fill and drain in
+// order; tready drops while both hold frames the sequencer has not released.
+module hca_rx_frame #(
+    parameter int DATA_W   = 64,
+    parameter int HDR_CAP  = 96,
+    parameter int SLOT_AW  = 7,          // words per slot = 2^SLOT_AW
+    localparam int WB = DATA_W / 8,
+    localparam int LW = $clog2(WB)
+) (
+    input  logic              clk,
+    input  logic              rst_n,
+    input  logic              ce,
+    input  logic              srst,
+    // AXI4-Stream from the MAC
+    input  logic [DATA_W-1:0] tdata,
+    input  logic [WB-1:0]     tkeep,
+    input  logic              tlast,
+    input  logic              tvalid,
+    output logic              tready,
+    // oldest complete frame
+    output logic              f_valid,
+    output logic              f_slot,
+    output logic [HDR_CAP*8-1:0] f_hdr,
+    output logic [15:0]       f_len,
+    output logic              f_too_long,
+    output logic              f_icrc_ok,
+    output logic [31:0]       f_udp_sum,
+    input  logic              f_release,
+    // buffer read port (hca_dma_wr)
+    input  logic              rb_en,
+    input  logic [SLOT_AW:0]  rb_addr,
+    output logic [DATA_W-1:0] rb_data
+);
+  localparam int SLOT_BYTES = (1 << SLOT_AW) * WB;
+
+  // per-slot results
+  logic [1:0]        s_full;
+  logic [HDR_CAP*8-1:0] s_hdr [0:1];
+  logic [15:0]       s_len [0:1];
+  logic [1:0]        s_long, s_ok;
+  logic [31:0]       s_sum [0:1];
+  logic              wslot, rslot;        // slot being filled / oldest to read
+
+  assign f_valid    = s_full[rslot];
+  assign f_slot     = rslot;
+  assign f_hdr      = s_hdr[rslot];
+  assign f_len      = s_len[rslot];
+  assign f_too_long = s_long[rslot];
+  assign f_icrc_ok  = s_ok[rslot];
+  assign f_udp_sum  = s_sum[rslot];
+
+  // frame in progress
+  logic [15:0]       bytes, boff;
+  logic [HDR_CAP*8-1:0] cap;
+  logic [31:0]       crc_q, rx_icrc, usum;
+  logic [15:0]       iplen_q;
+  logic              long_q;
+
+  assign tready = !s_full[wslot];
+  logic beat;
+  assign beat = ce && tvalid && tready;
+
+  // buffer
+  hca_ram_sdp #(.W(DATA_W), .DEPTH(2 << SLOT_AW)) u_buf (
+      .clk(clk), .wr_en(beat && boff < 16'(SLOT_BYTES)), .wr_addr({wslot, boff[SLOT_AW+LW-1:LW]}),
+      .wr_data(tdata), .wr_be(tkeep), .rd_en(rb_en && ce), .rd_addr(rb_addr), .rd_data(rb_data));
+
+  // valid bytes of this beat (tkeep is contiguous from lane 0)
+  logic [LW:0]       nvalid;
+  logic [DATA_W-1:0] dmask;
+  always_comb begin : keepcnt
+    integer i;
+    nvalid = '0;
+    for (i = 0; i < WB; i = i + 1)
+      if (tkeep[i]) nvalid = (LW+1)'(i + 1);
+    for (i = 0; i < WB; i = i + 1)
+      dmask[8*i +: 8] = tkeep[i] ? tdata[8*i +: 8] : 8'h00;
+  end
+
+  // IPv4 total length: from the capture, or from this beat while it passes
+  logic [15:0] iplen;
+  always_comb begin : iplen_sel
+    integer i;
+    logic [15:0] p;
+    iplen = iplen_q;
+    for (i = 0; i < WB; i = i + 1) begin
+      p = boff + 16'(i);
+      if (p == 16'd16) iplen[15:8] = dmask[8*i +: 8];
+      if (p == 16'd17) iplen[7:0] = dmask[8*i +: 8];
+    end
+  end
+  // until bytes 16-17 have passed, the region end is unknown (and beyond)
+  logic        iplen_known;
+  logic [15:0] crc_end, udp_end;
+  assign iplen_known = (boff + 16'(WB)) > 16'd17;
+  assign crc_end = iplen_known ? 16'd14 + iplen - 16'd4 : 16'hFFFF;
+  assign udp_end = iplen_known ? 16'd14 + iplen : 16'hFFFF;
+
+  logic [31:0] crc_n;
+  hca_icrc_beat #(.DATA_W(DATA_W)) u_icrc (.crc_in(crc_q), .data(dmask), .beat_off(boff),
+                                           .crc_end(crc_end), .crc_out(crc_n));
+
+  // received ICRC bytes and the UDP word sum of this beat (constant write
+  // indices: each ICRC byte picks its lane)
+  logic [31:0] icrc_n, usum_n;
+  always_comb begin : lanes
+    integer i, d;
+    logic [15:0] p, q;
+    logic [7:0] hi, lo;
+    icrc_n = rx_icrc;
+    for (d = 0; d < 4; d = d + 1) begin
+      p = crc_end + 16'(d);
+      q = p - boff;
+      if (p >= boff && q < 16'(WB)) icrc_n[8*d +: 8] = dmask[8*q[LW-1:0] +: 8];
+    end
+    usum_n = usum;
+    for (i = 0; i < WB; i = i + 2) begin
+      p = boff + 16'(i);
+      hi = (p >= 16'd34 && p < udp_end) ? dmask[8*i +: 8] : 8'h00;
+      lo = (p + 16'd1 >= 16'd34 && p + 16'd1 < udp_end) ? dmask[8*(i+1) +: 8] : 8'h00;
+      usum_n = usum_n + {16'b0, hi, lo};
+    end
+  end
+
+  // header capture of this beat: byte j of the capture comes from lane
+  // j mod WB of the beat at offset (j div WB) * WB
+  logic [HDR_CAP*8-1:0] cap_n;
+  always_comb begin : capture
+    integer j;
+    cap_n = cap;
+    for (j = 0; j < HDR_CAP; j = j + 1)
+      if (boff == 16'((j / WB) * WB)) cap_n[8*j +: 8] = dmask[8*(j % WB) +: 8];
+  end
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      s_full <= '0; s_long <= '0; s_ok <= '0; wslot <= 1'b0; rslot <= 1'b0;
+      bytes <= '0; boff <= '0; cap <= '0; crc_q <= '0; rx_icrc <= '0; usum <= '0; iplen_q <= '0;
+      long_q <= 1'b0;
+      s_len[0] <= '0; s_len[1] <= '0; s_sum[0] <= '0; s_sum[1] <= '0;
+      s_hdr[0] <= '0; s_hdr[1] <= '0;
+    end else begin
+      if (ce) begin
+        if (f_release && s_full[rslot]) begin
+          s_full[rslot] <= 1'b0;
+          rslot <= !rslot;
+        end
+        if (beat) begin
+          iplen_q <= iplen;
+          crc_q   <= crc_n;
+          rx_icrc <= icrc_n;
+          usum    <= usum_n;
+          if (boff >= 16'(SLOT_BYTES) || (boff + 16'(WB) > 16'(SLOT_BYTES) && !tlast)) long_q <= 1'b1;
+          if (tlast) begin
+            s_full[wslot] <= 1'b1;
+            s_hdr[wslot]  <= cap_n;
+            s_len[wslot]  <= bytes + {{(15-LW){1'b0}}, nvalid};
+            s_long[wslot] <= long_q || boff >= 16'(SLOT_BYTES) || bytes + {{(15-LW){1'b0}}, nvalid} > 16'(SLOT_BYTES);
+            s_ok[wslot]   <= (~crc_n == icrc_n);
+            s_sum[wslot]  <= usum_n;
+            wslot   <= !wslot;
+            bytes   <= '0;
+            boff    <= '0;
+            cap     <= '0;
+            crc_q   <= '0;
+            rx_icrc <= '0;
+            usum    <= '0;
+            iplen_q <= '0;
+            long_q  <= 1'b0;
+          end else begin
+            cap   <= cap_n;
+            bytes <= bytes + 16'(WB);
+            boff  <= boff + 16'(WB);
+          end
+        end
+      end
+      if (srst) begin
+        // frames already received are dropped (the model empties its queue);
+        // a frame arriving now is kept whole
+        s_full <= '0;
+        rslot  <= wslot;
+      end
+    end
+  end
+endmodule

@@ -1,0 +1,365 @@
+`include "hca_defs.vh"
+
+// hcasim HCA packet engine (docs/rtl.md).
+//
+//   BAR0 AXI4-Lite ----\                        /--> MSI-X (valid, vector)
+//   mgmt AXI4-Lite -----> hca_regs <-> hca_ctx <-> hca_seq --> fw_irq
+//                                                  |   |  \
+//                      DMA read  <-> hca_dma_rd ---+   |   hca_tx_frame --> MAC TX (AXI4-Stream)
+//                      DMA write <-> hca_dma_wr -------+   hca_rx_frame <-- MAC RX (AXI4-Stream)
+//
+// Single clock.  eng_hold freezes everything except the register side (the
+// two AXI4-Lite slaves, hca_regs and hca_ctx's command port) -- the
+// cosimulation harness holds the engine while it performs a register access,
+// so accesses take no engine time, as the backend interface requires; tie it
+// to 0 in a real design.  time_warp adds cycles to the device clock while
+// held (the harness skips idle time).  dbg_bug plants a test-only bug.
+module hca_top #(
+    parameter int DATA_W      = 64,
+    parameter int LOG_MAX_QP  = `HCA_CAP_LOG_MAX_QP,
+    parameter int LOG_MAX_CQ  = `HCA_CAP_LOG_MAX_CQ,
+    parameter int LOG_MAX_SRQ = `HCA_CAP_LOG_MAX_SRQ,
+    parameter int LOG_MAX_EQ  = `HCA_CAP_LOG_MAX_EQ,
+    parameter int LOG_MAX_MR  = `HCA_CAP_LOG_MAX_MR,
+    parameter int LOG_OUTS    = 5,       // started-but-unretired send WQEs per QP: 2^LOG_OUTS - 1
+    parameter int RD_TAGS     = 8,       // outstanding payload reads
+    parameter int LOG_BUF     = 13,      // transmit buffer and receive slot size: 2^LOG_BUF bytes
+    localparam int WB = DATA_W / 8,
+    localparam int LW = $clog2(WB),
+    localparam int TAG_W = $clog2(RD_TAGS + 1)
+) (
+    input  logic              clk,
+    input  logic              rst_n,
+    input  logic              eng_hold,
+    input  logic              time_warp,
+    input  logic [63:0]       time_warp_cycles,
+    input  logic [7:0]        dbg_bug,
+    // BAR0 (1 MiB) AXI4-Lite slave
+    input  logic              s_bar0_awvalid,
+    output logic              s_bar0_awready,
+    input  logic [19:0]       s_bar0_awaddr,
+    input  logic              s_bar0_wvalid,
+    output logic              s_bar0_wready,
+    input  logic [31:0]       s_bar0_wdata,
+    input  logic [3:0]        s_bar0_wstrb,
+    output logic              s_bar0_bvalid,
+    input  logic              s_bar0_bready,
+    output logic [1:0]        s_bar0_bresp,
+    input  logic              s_bar0_arvalid,
+    output logic              s_bar0_arready,
+    input  logic [19:0]       s_bar0_araddr,
+    output logic              s_bar0_rvalid,
+    input  logic              s_bar0_rready,
+    output logic [31:0]       s_bar0_rdata,
+    output logic [1:0]        s_bar0_rresp,
+    // management port (16 KiB) AXI4-Lite slave
+    input  logic              s_mgmt_awvalid,
+    output logic              s_mgmt_awready,
+    input  logic [13:0]       s_mgmt_awaddr,
+    input  logic              s_mgmt_wvalid,
+    output logic              s_mgmt_wready,
+    input  logic [31:0]       s_mgmt_wdata,
+    input  logic [3:0]        s_mgmt_wstrb,
+    output logic              s_mgmt_bvalid,
+    input  logic              s_mgmt_bready,
+    output logic [1:0]        s_mgmt_bresp,
+    input  logic              s_mgmt_arvalid,
+    output logic              s_mgmt_arready,
+    input  logic [13:0]       s_mgmt_araddr,
+    output logic              s_mgmt_rvalid,
+    input  logic              s_mgmt_rready,
+    output logic [31:0]       s_mgmt_rdata,
+    output logic [1:0]        s_mgmt_rresp,
+    // DMA master: reads
+    output logic              dma_rd_req_valid,
+    input  logic              dma_rd_req_ready,
+    output logic [63:0]       dma_rd_req_addr,
+    output logic [15:0]       dma_rd_req_len,
+    output logic [TAG_W-1:0]  dma_rd_req_tag,
+    input  logic              dma_rd_cpl_valid,
+    output logic              dma_rd_cpl_ready,
+    input  logic [TAG_W-1:0]  dma_rd_cpl_tag,
+    input  logic [DATA_W-1:0] dma_rd_cpl_data,
+    input  logic              dma_rd_cpl_last,
+    input  logic              dma_rd_cpl_err,
+    // DMA master: writes
+    output logic              dma_wr_req_valid,
+    input  logic              dma_wr_req_ready,
+    output logic [63:0]       dma_wr_req_addr,
+    output logic [15:0]       dma_wr_req_len,
+    output logic [TAG_W-1:0]  dma_wr_req_tag,
+    output logic              dma_wr_dat_valid,
+    input  logic              dma_wr_dat_ready,
+    output logic [DATA_W-1:0] dma_wr_dat_data,
+    output logic [WB-1:0]     dma_wr_dat_strb,
+    output logic              dma_wr_dat_last,
+    input  logic              dma_wr_rsp_valid,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [TAG_W-1:0]  dma_wr_rsp_tag,     // one write in flight: the tag is always 0
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  logic              dma_wr_rsp_err,
+    // MAC transmit (frames without FCS)
+    output logic [DATA_W-1:0] m_axis_tx_tdata,
+    output logic [WB-1:0]     m_axis_tx_tkeep,
+    output logic              m_axis_tx_tlast,
+    output logic              m_axis_tx_tvalid,
+    input  logic              m_axis_tx_tready,
+    // MAC receive
+    input  logic [DATA_W-1:0] s_axis_rx_tdata,
+    input  logic [WB-1:0]     s_axis_rx_tkeep,
+    input  logic              s_axis_rx_tlast,
+    input  logic              s_axis_rx_tvalid,
+    output logic              s_axis_rx_tready,
+    // interrupts
+    output logic              msix_valid,
+    output logic [4:0]        msix_vector,
+    output logic              fw_irq,
+    // harness view
+    output logic              busy,          // engine has work in hand
+    output logic [63:0]       cycle,         // device clock
+    output logic              soft_reset,    // an ENGINE_CTRL/CTRL reset happened this cycle
+    output logic [31:0]       dbg            // debug: sequencer state (docs/rtl.md)
+);
+  localparam int BUF_AW = LOG_BUF - LW;      // buffer words
+  localparam int HDR = 96;
+
+  logic ce;
+  assign ce = !eng_hold;
+
+  // ---------------------------------------------------------- register side
+  logic        b_req, b_we, b_ack, m_req, m_we, m_ack;
+  logic [19:0] b_addr;
+  logic [13:0] m_addr;
+  logic [31:0] b_wdata, b_rdata, m_wdata, m_rdata;
+
+  hca_axil_slave #(.ADDR_W(20)) u_bar0 (
+      .clk(clk), .rst_n(rst_n),
+      .awvalid(s_bar0_awvalid), .awready(s_bar0_awready), .awaddr(s_bar0_awaddr),
+      .wvalid(s_bar0_wvalid), .wready(s_bar0_wready), .wdata(s_bar0_wdata), .wstrb(s_bar0_wstrb),
+      .bvalid(s_bar0_bvalid), .bready(s_bar0_bready), .bresp(s_bar0_bresp),
+      .arvalid(s_bar0_arvalid), .arready(s_bar0_arready), .araddr(s_bar0_araddr),
+      .rvalid(s_bar0_rvalid), .rready(s_bar0_rready), .rdata(s_bar0_rdata), .rresp(s_bar0_rresp),
+      .req(b_req), .req_we(b_we), .req_addr(b_addr), .req_wdata(b_wdata), .ack(b_ack), .ack_rdata(b_rdata));
+  hca_axil_slave #(.ADDR_W(14)) u_mgmt (
+      .clk(clk), .rst_n(rst_n),
+      .awvalid(s_mgmt_awvalid), .awready(s_mgmt_awready), .awaddr(s_mgmt_awaddr),
+      .wvalid(s_mgmt_wvalid), .wready(s_mgmt_wready), .wdata(s_mgmt_wdata), .wstrb(s_mgmt_wstrb),
+      .bvalid(s_mgmt_bvalid), .bready(s_mgmt_bready), .bresp(s_mgmt_bresp),
+      .arvalid(s_mgmt_arvalid), .arready(s_mgmt_arready), .araddr(s_mgmt_araddr),
+      .rvalid(s_mgmt_rvalid), .rready(s_mgmt_rready), .rdata(s_mgmt_rdata), .rresp(s_mgmt_rresp),
+      .req(m_req), .req_we(m_we), .req_addr(m_addr), .req_wdata(m_wdata), .ack(m_ack), .ack_rdata(m_rdata));
+
+  logic        db_req, db_ack, cc_req, cc_ack, cc_rvalid, inj_req, inj_ack;
+  logic [6:0]  db_page;
+  logic [11:0] db_reg;
+  logic [31:0] db_val, inj_eqn, inj_element, inj_data;
+  logic [3:0]  cc_op, cc_type;
+  logic [23:0] cc_idx;
+  logic [2047:0] cc_wdata, cc_rdata;
+  logic [2:0]  cc_status, inj_status;
+  logic [15:0] inj_type;
+  logic        srst, enabled, port_up;
+  logic [47:0] port_mac;
+  logic        e_evt_valid, c_evt_valid, f_valid, f_write, x_fire, x_deliver;
+  logic [7:0]  e_evt_type, c_evt_type, f_client;
+  logic [31:0] e_evt_elem, c_evt_elem, stat_tx_bytes, stat_rx_bytes, x_masked, x_pba;
+  logic [`HCA_STAT_COUNT-1:0] stat_inc, seq_stat;
+  logic        c_stat_db_err, c_stat_eq_ovf;
+  logic [63:0] f_iova;
+  logic [4:0]  x_vec;
+
+  always_comb begin
+    stat_inc = seq_stat;
+    if (c_stat_db_err) stat_inc[`HCA_STAT_DB_ERR] = 1'b1;
+    if (c_stat_eq_ovf) stat_inc[`HCA_STAT_EQ_OVERFLOW] = 1'b1;
+  end
+  assign soft_reset = srst;
+
+  hca_regs #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
+             .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR)) u_regs (
+      .clk(clk), .rst_n(rst_n), .eng_ce(ce), .time_warp(time_warp), .time_warp_cycles(time_warp_cycles),
+      .b_req(b_req), .b_we(b_we), .b_addr(b_addr), .b_wdata(b_wdata), .b_ack(b_ack), .b_rdata(b_rdata),
+      .m_req(m_req), .m_we(m_we), .m_addr(m_addr), .m_wdata(m_wdata), .m_ack(m_ack), .m_rdata(m_rdata),
+      .db_req(db_req), .db_page(db_page), .db_reg(db_reg), .db_val(db_val), .db_ack(db_ack),
+      .cc_req(cc_req), .cc_op(cc_op), .cc_type(cc_type), .cc_idx(cc_idx), .cc_wdata(cc_wdata),
+      .cc_ack(cc_ack), .cc_status(cc_status), .cc_rvalid(cc_rvalid), .cc_rdata(cc_rdata),
+      .inj_req(inj_req), .inj_eqn(inj_eqn), .inj_type(inj_type), .inj_element(inj_element),
+      .inj_data(inj_data), .inj_ack(inj_ack), .inj_status(inj_status),
+      .srst(srst), .enabled(enabled), .port_up(port_up), .port_mac(port_mac), .cycle(cycle),
+      .e_evt_valid(e_evt_valid), .e_evt_type(e_evt_type), .e_evt_elem(e_evt_elem),
+      .c_evt_valid(c_evt_valid), .c_evt_type(c_evt_type), .c_evt_elem(c_evt_elem),
+      .stat_inc(stat_inc), .stat_tx_bytes(stat_tx_bytes), .stat_rx_bytes(stat_rx_bytes),
+      .f_valid(f_valid), .f_client(f_client), .f_write(f_write), .f_iova(f_iova),
+      .x_fire(x_fire), .x_deliver(x_deliver), .x_vec(x_vec), .x_masked(x_masked), .x_pba(x_pba),
+      .msix_valid(msix_valid), .msix_vector(msix_vector), .fw_irq(fw_irq));
+
+  // ---------------------------------------------------------- context store
+  logic [LOG_MAX_QP-1:0] e_qp_idx, e_busy_idx, e_qpc_idx, e_txs_idx, e_rxs_idx, qpc_written_idx;
+  logic [2:0]  e_qp_state, e_qp_state_val;
+  logic [15:0] e_qp_sq_pi, e_qp_rq_pi;
+  logic        e_qp_set_state, e_busy_set, e_busy_clr, e_qpc_en, e_txs_en, e_txs_we, e_rxs_en, e_rxs_we;
+  logic [(1<<LOG_MAX_QP)-1:0] qp_busy;
+  logic [1023:0] e_qpc_rdata;
+  logic [`TXS_W-1:0] e_txs_wdata, e_txs_rdata;
+  logic [`RXS_W-1:0] e_rxs_wdata, e_rxs_rdata;
+  logic [LOG_MAX_CQ-1:0] e_cq_idx;
+  logic        e_cq_valid, e_cq_err, e_cq_inc, e_cq_dec, e_cq_disarm, e_cq_set_err, e_cqc_en;
+  logic [31:0] e_cq_pi, e_cq_ci, e_eq_pi, e_eq_ci, e_srq_pi, e_srq_ci, e_ip;
+  logic [1:0]  e_cq_arm;
+  logic [255:0] e_cqc_rdata, e_eq_cfg, e_srq_cfg;
+  logic [LOG_MAX_EQ-1:0] e_eq_idx, e_inj_eqn;
+  logic        e_eq_valid, e_eq_armed, e_eq_failed, e_eq_inc, e_eq_dec, e_eq_disarm, e_eq_fail, e_eq_fp_clr;
+  logic [(1<<LOG_MAX_EQ)-1:0] eq_fire_pending;
+  logic        e_inj_valid, e_inj_pop;
+  logic [79:0] e_inj_eqe;
+  logic [LOG_MAX_SRQ-1:0] e_srq_idx;
+  logic        e_srq_valid, e_srq_armed, e_srq_inc, e_srq_disarm, e_srq_set_err;
+  logic        e_mr_en, e_mr_live, e_ip_ours, qpc_written;
+  logic [LOG_MAX_MR-1:0] e_mr_idx;
+  logic [511:0] e_mr_rdata;
+  logic [3:0]  e_gid_idx;
+  logic [127:0] e_gid;
+
+  hca_ctx #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
+            .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR)) u_ctx (
+      .clk(clk), .rst_n(rst_n), .eng_ce(ce), .srst(srst), .enabled(enabled),
+      .db_req(db_req), .db_page(db_page), .db_reg(db_reg), .db_val(db_val), .db_ack(db_ack),
+      .cc_req(cc_req), .cc_op(cc_op), .cc_type(cc_type), .cc_idx(cc_idx), .cc_wdata(cc_wdata),
+      .cc_ack(cc_ack), .cc_status(cc_status), .cc_rvalid(cc_rvalid), .cc_rdata(cc_rdata),
+      .inj_req(inj_req), .inj_eqn(inj_eqn), .inj_type(inj_type), .inj_element(inj_element),
+      .inj_data(inj_data), .inj_ack(inj_ack), .inj_status(inj_status),
+      .c_evt_valid(c_evt_valid), .c_evt_type(c_evt_type), .c_evt_elem(c_evt_elem),
+      .c_stat_db_err(c_stat_db_err), .c_stat_eq_ovf(c_stat_eq_ovf),
+      .qpc_written(qpc_written), .qpc_written_idx(qpc_written_idx),
+      .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
+      .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
+      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy(qp_busy),
+      .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx), .e_qpc_rdata(e_qpc_rdata),
+      .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx), .e_txs_wdata(e_txs_wdata),
+      .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we), .e_rxs_idx(e_rxs_idx),
+      .e_rxs_wdata(e_rxs_wdata), .e_rxs_rdata(e_rxs_rdata),
+      .e_cq_idx(e_cq_idx), .e_cq_valid(e_cq_valid), .e_cq_pi(e_cq_pi), .e_cq_ci(e_cq_ci),
+      .e_cq_arm(e_cq_arm), .e_cq_err(e_cq_err), .e_cq_inc(e_cq_inc), .e_cq_dec(e_cq_dec), .e_cq_disarm(e_cq_disarm),
+      .e_cq_set_err(e_cq_set_err), .e_cqc_en(e_cqc_en), .e_cqc_rdata(e_cqc_rdata),
+      .e_eq_idx(e_eq_idx), .e_eq_valid(e_eq_valid), .e_eq_cfg(e_eq_cfg), .e_eq_pi(e_eq_pi),
+      .e_eq_ci(e_eq_ci), .e_eq_armed(e_eq_armed), .e_eq_failed(e_eq_failed), .e_eq_inc(e_eq_inc), .e_eq_dec(e_eq_dec),
+      .e_eq_disarm(e_eq_disarm), .e_eq_fail(e_eq_fail), .e_eq_fp_clr(e_eq_fp_clr),
+      .eq_fire_pending(eq_fire_pending), .e_inj_valid(e_inj_valid), .e_inj_eqn(e_inj_eqn),
+      .e_inj_eqe(e_inj_eqe), .e_inj_pop(e_inj_pop),
+      .e_srq_idx(e_srq_idx), .e_srq_valid(e_srq_valid), .e_srq_cfg(e_srq_cfg), .e_srq_pi(e_srq_pi),
+      .e_srq_ci(e_srq_ci), .e_srq_armed(e_srq_armed), .e_srq_inc(e_srq_inc),
+      .e_srq_disarm(e_srq_disarm), .e_srq_set_err(e_srq_set_err),
+      .e_mr_en(e_mr_en), .e_mr_idx(e_mr_idx), .e_mr_rdata(e_mr_rdata), .e_mr_live(e_mr_live),
+      .e_gid_idx(e_gid_idx), .e_gid(e_gid), .e_ip(e_ip), .e_ip_ours(e_ip_ours));
+
+  // ---------------------------------------------------------- datapath
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic        d_f_busy;           // the sequencer waits for f_done instead
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic        d_f_start, d_f_sel, d_f_done, d_f_err, d_g_push, d_g_full, d_g_close, d_g_done, d_g_fault;
+  logic [63:0] d_f_addr, d_g_iova, d_g_fault_iova, d_w_addr;
+  logic [15:0] d_f_len, d_g_len, d_g_dst, d_l_src, d_l_len, d_l_dst, d_w_len;
+  logic [4:0]  d_g_idx;
+  logic        d_l_start, d_w_start, d_w_rxbuf, d_w_busy, d_w_done, d_w_err;
+  logic [BUF_AW+1+LW-1:0] d_w_off;
+  logic [511:0] d_w_small;
+  logic [320*8-1:0] fb, fb1;
+  logic        tb_we;
+  logic [BUF_AW-1:0] tb_addr;
+  logic [DATA_W-1:0] tb_wdata, rb_data;
+  logic [WB-1:0] tb_be;
+  logic        rb_en;
+  logic [BUF_AW:0] rb_addr;
+  logic        t_go, t_busy, t_sent;
+  logic [HDR*8-1:0] t_hdr, r_hdr;
+  logic [7:0]  t_hdr_len;
+  logic [15:0] t_pay_len, t_sent_len, r_len;
+  logic [1:0]  t_pad;
+  logic        r_valid, r_slot, r_too_long, r_icrc_ok, r_release;
+  logic [31:0] r_udp_sum;
+
+  hca_dma_rd #(.DATA_W(DATA_W), .RD_TAGS(RD_TAGS), .FB_BYTES(320), .FB1_BYTES(320), .TXBUF_AW(BUF_AW)) u_dma_rd (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
+      .f_start(d_f_start), .f_sel(d_f_sel), .f_addr(d_f_addr), .f_len(d_f_len), .f_busy(d_f_busy),
+      .f_done(d_f_done), .f_err(d_f_err), .fb(fb), .fb1(fb1),
+      .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx),
+      .g_full(d_g_full), .g_close(d_g_close), .g_done(d_g_done), .g_fault(d_g_fault),
+      .g_fault_iova(d_g_fault_iova),
+      .l_start(d_l_start), .l_src(d_l_src), .l_len(d_l_len), .l_dst(d_l_dst),
+      .tb_we(tb_we), .tb_addr(tb_addr), .tb_wdata(tb_wdata), .tb_be(tb_be),
+      .rd_req_valid(dma_rd_req_valid), .rd_req_ready(dma_rd_req_ready), .rd_req_addr(dma_rd_req_addr),
+      .rd_req_len(dma_rd_req_len), .rd_req_tag(dma_rd_req_tag),
+      .rd_cpl_valid(dma_rd_cpl_valid), .rd_cpl_ready(dma_rd_cpl_ready), .rd_cpl_tag(dma_rd_cpl_tag),
+      .rd_cpl_data(dma_rd_cpl_data), .rd_cpl_last(dma_rd_cpl_last), .rd_cpl_err(dma_rd_cpl_err));
+
+  hca_dma_wr #(.DATA_W(DATA_W), .RXBUF_AW(BUF_AW + 1)) u_dma_wr (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
+      .w_start(d_w_start), .w_addr(d_w_addr), .w_len(d_w_len), .w_rxbuf(d_w_rxbuf), .w_off(d_w_off),
+      .w_small(d_w_small), .w_busy(d_w_busy), .w_done(d_w_done), .w_err(d_w_err),
+      .rb_en(rb_en), .rb_addr(rb_addr), .rb_data(rb_data),
+      .wr_req_valid(dma_wr_req_valid), .wr_req_ready(dma_wr_req_ready), .wr_req_addr(dma_wr_req_addr),
+      .wr_req_len(dma_wr_req_len), .wr_dat_valid(dma_wr_dat_valid), .wr_dat_ready(dma_wr_dat_ready),
+      .wr_dat_data(dma_wr_dat_data), .wr_dat_strb(dma_wr_dat_strb), .wr_dat_last(dma_wr_dat_last),
+      .wr_rsp_valid(dma_wr_rsp_valid), .wr_rsp_err(dma_wr_rsp_err));
+  assign dma_wr_req_tag = '0;
+
+  hca_tx_frame #(.DATA_W(DATA_W), .HDR_MAX(HDR), .TXBUF_AW(BUF_AW)) u_tx (
+      .clk(clk), .rst_n(rst_n), .ce(ce),
+      .tb_we(tb_we), .tb_addr(tb_addr), .tb_wdata(tb_wdata), .tb_be(tb_be),
+      .go(t_go), .hdr(t_hdr), .hdr_len(t_hdr_len), .pay_len(t_pay_len), .pad(t_pad), .busy(t_busy),
+      .sent(t_sent), .sent_len(t_sent_len),
+      .tdata(m_axis_tx_tdata), .tkeep(m_axis_tx_tkeep), .tlast(m_axis_tx_tlast),
+      .tvalid(m_axis_tx_tvalid), .tready(m_axis_tx_tready));
+
+  hca_rx_frame #(.DATA_W(DATA_W), .HDR_CAP(HDR), .SLOT_AW(BUF_AW)) u_rx (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
+      .tdata(s_axis_rx_tdata), .tkeep(s_axis_rx_tkeep), .tlast(s_axis_rx_tlast),
+      .tvalid(s_axis_rx_tvalid), .tready(s_axis_rx_tready),
+      .f_valid(r_valid), .f_slot(r_slot), .f_hdr(r_hdr), .f_len(r_len), .f_too_long(r_too_long),
+      .f_icrc_ok(r_icrc_ok), .f_udp_sum(r_udp_sum), .f_release(r_release),
+      .rb_en(rb_en), .rb_addr(rb_addr), .rb_data(rb_data));
+
+  hca_seq #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
+            .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .HDR_MAX(HDR),
+            .RX_SLOT_AW(BUF_AW), .FB_BYTES(320), .FB1_BYTES(320)) u_seq (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up),
+      .port_mac(port_mac), .dbg_bug(dbg_bug), .busy(busy), .dbg(dbg),
+      .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
+      .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
+      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy(qp_busy),
+      .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx), .e_qpc_rdata(e_qpc_rdata),
+      .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx), .e_txs_wdata(e_txs_wdata),
+      .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we), .e_rxs_idx(e_rxs_idx),
+      .e_rxs_wdata(e_rxs_wdata), .e_rxs_rdata(e_rxs_rdata),
+      .e_cq_idx(e_cq_idx), .e_cq_valid(e_cq_valid), .e_cq_pi(e_cq_pi), .e_cq_ci(e_cq_ci),
+      .e_cq_arm(e_cq_arm), .e_cq_err(e_cq_err), .e_cq_inc(e_cq_inc), .e_cq_dec(e_cq_dec), .e_cq_disarm(e_cq_disarm),
+      .e_cq_set_err(e_cq_set_err), .e_cqc_en(e_cqc_en), .e_cqc_rdata(e_cqc_rdata),
+      .e_eq_idx(e_eq_idx), .e_eq_valid(e_eq_valid), .e_eq_cfg(e_eq_cfg), .e_eq_pi(e_eq_pi),
+      .e_eq_ci(e_eq_ci), .e_eq_armed(e_eq_armed), .e_eq_failed(e_eq_failed), .e_eq_inc(e_eq_inc), .e_eq_dec(e_eq_dec),
+      .e_eq_disarm(e_eq_disarm), .e_eq_fail(e_eq_fail), .e_eq_fp_clr(e_eq_fp_clr),
+      .eq_fire_pending(eq_fire_pending), .e_inj_valid(e_inj_valid), .e_inj_eqn(e_inj_eqn),
+      .e_inj_eqe(e_inj_eqe), .e_inj_pop(e_inj_pop),
+      .e_srq_idx(e_srq_idx), .e_srq_valid(e_srq_valid), .e_srq_cfg(e_srq_cfg), .e_srq_pi(e_srq_pi),
+      .e_srq_ci(e_srq_ci), .e_srq_armed(e_srq_armed), .e_srq_inc(e_srq_inc),
+      .e_srq_disarm(e_srq_disarm), .e_srq_set_err(e_srq_set_err),
+      .e_mr_en(e_mr_en), .e_mr_idx(e_mr_idx), .e_mr_rdata(e_mr_rdata), .e_mr_live(e_mr_live),
+      .e_gid_idx(e_gid_idx), .e_gid(e_gid), .e_ip(e_ip), .e_ip_ours(e_ip_ours),
+      .qpc_written(qpc_written), .qpc_written_idx(qpc_written_idx),
+      .e_evt_valid(e_evt_valid), .e_evt_type(e_evt_type), .e_evt_elem(e_evt_elem),
+      .stat_inc(seq_stat), .stat_tx_bytes(stat_tx_bytes), .stat_rx_bytes(stat_rx_bytes),
+      .f_valid(f_valid), .f_client(f_client), .f_write(f_write), .f_iova(f_iova),
+      .x_fire(x_fire), .x_deliver(x_deliver), .x_vec(x_vec), .x_masked(x_masked), .x_pba(x_pba),
+      .d_f_start(d_f_start), .d_f_sel(d_f_sel), .d_f_addr(d_f_addr), .d_f_len(d_f_len),
+      .d_f_done(d_f_done), .d_f_err(d_f_err), .fb(fb), .fb1(fb1),
+      .d_g_push(d_g_push), .d_g_iova(d_g_iova), .d_g_len(d_g_len), .d_g_dst(d_g_dst),
+      .d_g_idx(d_g_idx), .d_g_full(d_g_full), .d_g_close(d_g_close), .d_g_done(d_g_done),
+      .d_g_fault(d_g_fault), .d_g_fault_iova(d_g_fault_iova),
+      .d_l_start(d_l_start), .d_l_src(d_l_src), .d_l_len(d_l_len), .d_l_dst(d_l_dst),
+      .d_w_start(d_w_start), .d_w_addr(d_w_addr), .d_w_len(d_w_len), .d_w_rxbuf(d_w_rxbuf),
+      .d_w_off(d_w_off), .d_w_small(d_w_small), .d_w_busy(d_w_busy), .d_w_done(d_w_done),
+      .d_w_err(d_w_err),
+      .t_go(t_go), .t_hdr(t_hdr), .t_hdr_len(t_hdr_len), .t_pay_len(t_pay_len), .t_pad(t_pad),
+      .t_busy(t_busy), .t_sent(t_sent), .t_sent_len(t_sent_len),
+      .r_valid(r_valid), .r_slot(r_slot), .r_hdr(r_hdr), .r_len(r_len), .r_too_long(r_too_long),
+      .r_icrc_ok(r_icrc_ok), .r_udp_sum(r_udp_sum), .r_release(r_release));
+endmodule

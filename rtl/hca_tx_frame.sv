@@ -1,0 +1,145 @@
+`include "hca_defs.vh"
+
+// Transmit framer: the transmit buffer (written by hca_dma_rd with the
+// payload at its frame offset) and the AXI4-Stream MAC transmitter.
+//
+// For a frame it streams, beat by beat,
+//   header bytes (from hdr, hca_hdr_gen) | payload (buffer) | pad | ICRC | zeros to 60
+// computing the ICRC on the way (hca_icrc_beat) and inserting it right after
+// the pad, in the same beat when it fits, else in the next one.  Frames carry
+// no FCS (docs/wire.md 1).  Two-stage pipeline: buffer read, then compose
+// into the output register; one beat per cycle while tready.
+module hca_tx_frame #(
+    parameter int DATA_W   = 64,
+    parameter int HDR_MAX  = 96,
+    parameter int TXBUF_AW = 10,
+    localparam int WB = DATA_W / 8
+) (
+    input  logic              clk,
+    input  logic              rst_n,
+    input  logic              ce,
+    // buffer write port (hca_dma_rd)
+    input  logic              tb_we,
+    input  logic [TXBUF_AW-1:0] tb_addr,
+    input  logic [DATA_W-1:0] tb_wdata,
+    input  logic [WB-1:0]     tb_be,
+    // frame command
+    input  logic              go,
+    input  logic [HDR_MAX*8-1:0] hdr,
+    input  logic [7:0]        hdr_len,
+    input  logic [15:0]       pay_len,
+    input  logic [1:0]        pad,
+    output logic              busy,
+    output logic              sent,          // one cycle per frame, with its length
+    output logic [15:0]       sent_len,
+    // AXI4-Stream to the MAC
+    output logic [DATA_W-1:0] tdata,
+    output logic [WB-1:0]     tkeep,
+    output logic              tlast,
+    output logic              tvalid,
+    input  logic              tready
+);
+  localparam int LW = $clog2(WB);
+  localparam int MIN_FRAME = `HCA_WIRE_MIN_FRAME;
+
+  logic              act;
+  logic [HDR_MAX*8-1:0] hdr_q;
+  logic [15:0]       hlen, plen_end, crc_end, flen, nbeats, rd_b, s1_b;
+  logic              s1_v;
+  logic [DATA_W-1:0] rd_data;
+  logic [31:0]       crc_q, icrc_q;
+
+  // buffer
+  logic rd_en, adv2, adv1;
+  hca_ram_sdp #(.W(DATA_W), .DEPTH(1 << TXBUF_AW)) u_buf (
+      .clk(clk), .wr_en(tb_we && ce), .wr_addr(tb_addr), .wr_data(tb_wdata), .wr_be(tb_be),
+      .rd_en(rd_en), .rd_addr(TXBUF_AW'(rd_b)), .rd_data(rd_data));
+
+  // stage 2 (output register) takes stage 1 when free or draining
+  assign adv2  = ce && s1_v && (!tvalid || tready);
+  assign adv1  = ce && act && rd_b < nbeats && (!s1_v || adv2);
+  assign rd_en = adv1;
+
+  // compose beat s1_b
+  logic [15:0]       boff;
+  logic [DATA_W-1:0] comp, outb;
+  logic [HDR_MAX*8-1:0] hsh;
+  logic [31:0]       crc_n, icrc_n;
+  assign boff = s1_b << LW;
+  assign hsh  = hdr_q >> {boff, 3'b000};
+  always_comb begin : compose
+    integer i;
+    logic [15:0] p;
+    for (i = 0; i < WB; i = i + 1) begin
+      p = boff + 16'(i);
+      if (p < hlen)
+        comp[8*i +: 8] = hsh[8*i +: 8];
+      else if (p < plen_end)
+        comp[8*i +: 8] = rd_data[8*i +: 8];
+      else
+        comp[8*i +: 8] = 8'h00;
+    end
+  end
+  hca_icrc_beat #(.DATA_W(DATA_W)) u_icrc (.crc_in(crc_q), .data(comp), .beat_off(boff),
+                                           .crc_end(crc_end), .crc_out(crc_n));
+  assign icrc_n = ~crc_n;
+  always_comb begin : insert
+    integer i;
+    logic [15:0] p, d;
+    outb = comp;
+    for (i = 0; i < WB; i = i + 1) begin
+      p = boff + 16'(i);
+      d = p - crc_end;
+      if (p >= crc_end && d < 16'd4)
+        // ICRC bytes LSB first; bytes of a beat after the one that ended the
+        // CRC region come from the value registered with that beat
+        outb[8*i +: 8] = (crc_end > boff) ? icrc_n[8*d[1:0] +: 8] : icrc_q[8*d[1:0] +: 8];
+    end
+  end
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      act <= 1'b0; hdr_q <= '0; hlen <= '0; plen_end <= '0; crc_end <= '0; flen <= '0; nbeats <= '0;
+      rd_b <= '0; s1_b <= '0; s1_v <= 1'b0; crc_q <= '0; icrc_q <= '0;
+      tdata <= '0; tkeep <= '0; tlast <= 1'b0; tvalid <= 1'b0; sent <= 1'b0; sent_len <= '0;
+    end else begin
+      if (ce) begin
+        sent <= 1'b0;       // pulse: cleared on engine cycles only
+        if (go && !act) begin : start
+          logic [15:0] total;
+          total = {8'b0, hdr_len} + pay_len + {14'b0, pad} + 16'(`HCA_WIRE_ICRC_LEN);
+          act      <= 1'b1;
+          hdr_q    <= hdr;
+          hlen     <= {8'b0, hdr_len};
+          plen_end <= {8'b0, hdr_len} + pay_len;
+          crc_end  <= {8'b0, hdr_len} + pay_len + {14'b0, pad};
+          flen     <= (total < 16'(MIN_FRAME)) ? 16'(MIN_FRAME) : total;
+          nbeats   <= (((total < 16'(MIN_FRAME)) ? 16'(MIN_FRAME) : total) + 16'(WB - 1)) >> LW;
+          rd_b     <= '0;
+          crc_q    <= '0;
+          sent     <= 1'b1;
+          sent_len <= (total < 16'(MIN_FRAME)) ? 16'(MIN_FRAME) : total;
+        end
+        if (tvalid && tready) tvalid <= 1'b0;
+        if (adv1) rd_b <= rd_b + 16'd1;
+        if (adv1) begin
+          s1_v <= 1'b1;
+          s1_b <= rd_b;
+        end else if (adv2)
+          s1_v <= 1'b0;
+        if (adv2) begin : emit
+          integer i;
+          tdata  <= outb;
+          tvalid <= 1'b1;
+          tlast  <= (s1_b + 16'd1 == nbeats);
+          for (i = 0; i < WB; i = i + 1)
+            tkeep[i] <= (boff + 16'(i)) < flen;
+          crc_q <= crc_n;
+          if (crc_end > boff && crc_end <= boff + 16'(WB)) icrc_q <= icrc_n;
+          if (s1_b + 16'd1 == nbeats) act <= 1'b0;
+        end
+      end
+    end
+  end
+  assign busy = act || tvalid;
+endmodule

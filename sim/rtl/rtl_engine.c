@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "rtl" engine: cycle-level harness around the Verilated hca_top
+ * (rtl_model.h).  See rtl_engine.h and docs/rtl.md.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcasim/engine.h"
+#include "rtl_engine.h"
+#include "rtl_model.h"
+
+#define RTL_MAGIC 0x52544c45u	/* "RTLE" */
+#define AXIL_TIMEOUT 1000
+#define MAX_FRAME 16384
+
+struct rd_pend {
+	uint64_t due;
+	uint64_t key;		/* random tie-break: out-of-order completion */
+	uint8_t tag, err;
+	uint16_t len;
+	uint8_t *data;
+};
+
+struct wr_rsp {
+	uint64_t due;
+	uint8_t err;
+};
+
+struct rxf {
+	uint8_t *d;
+	size_t len;
+};
+
+struct rtl_engine {
+	uint32_t magic;
+	struct hca_host_ops host;
+	void *host_ctx;
+	struct rtl_model *m;
+	struct rtl_io io;
+	unsigned int wb;
+	uint64_t now;
+	char err[256];
+	uint64_t rng;
+	unsigned int rd_lat, rd_jitter, wr_lat;
+	uint8_t bug;
+	unsigned int debug;	/* HCASIM_RTL_DEBUG=N: state line every N cycles */
+	/* tracing */
+	bool trace_on, tracing;
+	uint64_t trace_from, trace_to;
+	/* DMA reads */
+	struct rd_pend *rq;
+	size_t rq_n, rq_cap;
+	bool cpl_active;
+	struct rd_pend cur;
+	unsigned int cur_beat, cur_beats;
+	/* DMA write being collected, and responses due */
+	bool w_req;
+	uint64_t w_addr;
+	uint16_t w_len;
+	bool w_done;
+	size_t w_got;
+	uint8_t wbuf[65536];
+	struct wr_rsp wr[16];
+	unsigned int wr_head, wr_n;
+	/* MAC */
+	uint8_t txbuf[MAX_FRAME];
+	size_t txlen;
+	struct rxf *rxq;
+	size_t rx_head, rx_n, rx_cap, rx_off;
+	struct rtl_engine_stats st;
+};
+
+#define to_rtl(e) ((struct rtl_engine *)(void *)(e))
+
+static void set_err(struct rtl_engine *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_err(struct rtl_engine *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->st.protocol_errors++;
+	if (r->err[0])
+		return;		/* keep the first */
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t rnd(struct rtl_engine *r)
+{
+	uint64_t x = r->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	r->rng = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* Harness-side inputs of a held cycle: no handshake can happen. */
+static void quiet_inputs(struct rtl_io *io)
+{
+	io->rd_req_ready = 0;
+	io->rd_cpl_valid = 0;
+	io->wr_req_ready = 0;
+	io->wr_dat_ready = 0;
+	io->wr_rsp_valid = 0;
+	io->tx_tready = 0;
+	io->rx_tvalid = 0;
+}
+
+static void trace_window(struct rtl_engine *r)
+{
+	bool on;
+
+	if (!r->trace_on)
+		return;
+	on = r->now >= r->trace_from && (r->trace_to == 0 || r->now <= r->trace_to);
+	if (on != r->tracing) {
+		r->tracing = on;
+		r->m->set_trace(r->m, on);
+	}
+}
+
+/* ------------------------------------------------------------ one cycle */
+
+static bool pick_completion(struct rtl_engine *r)
+{
+	size_t best = SIZE_MAX;
+
+	for (size_t i = 0; i < r->rq_n; i++) {
+		if (r->rq[i].due > r->now)
+			continue;
+		if (best == SIZE_MAX || r->rq[i].key < r->rq[best].key)
+			best = i;
+	}
+	if (best == SIZE_MAX)
+		return false;
+	r->cur = r->rq[best];
+	r->rq[best] = r->rq[--r->rq_n];
+	r->cpl_active = true;
+	r->cur_beat = 0;
+	r->cur_beats = r->cur.err ? 1 : (r->cur.len + r->wb - 1) / r->wb;
+	if (r->cur_beats == 0)
+		r->cur_beats = 1;
+	return true;
+}
+
+static void accept_read(struct rtl_engine *r)
+{
+	struct rd_pend p;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.tag = r->io.rd_req_tag;
+	p.len = r->io.rd_req_len;
+	p.due = r->now + r->rd_lat + (r->rd_jitter ? rnd(r) % (r->rd_jitter + 1) : 0);
+	p.key = rnd(r);
+	if (p.len == 0) {
+		set_err(r, "DMA read of 0 bytes at 0x%llx", (unsigned long long)r->io.rd_req_addr);
+		p.len = 1;
+	}
+	p.data = malloc(p.len);
+	if (!p.data) {
+		set_err(r, "out of memory");
+		return;
+	}
+	/* the read happens when the request is accepted (no byte moves on a fault) */
+	rc = r->host.dma_read(r->host_ctx, r->io.rd_req_addr, p.data, p.len);
+	p.err = rc != 0;
+	if (r->rq_n == r->rq_cap) {
+		size_t n = r->rq_cap ? 2 * r->rq_cap : 16;
+		struct rd_pend *q = realloc(r->rq, n * sizeof(*q));
+
+		if (!q) {
+			free(p.data);
+			set_err(r, "out of memory");
+			return;
+		}
+		r->rq = q;
+		r->rq_cap = n;
+	}
+	r->rq[r->rq_n++] = p;
+	r->st.dma_reads++;
+	if (r->debug)
+		fprintf(stderr, "[rtl %p @%llu] read tag %u addr 0x%llx len %u%s\n", (void *)r,
+			(unsigned long long)r->now, p.tag, (unsigned long long)r->io.rd_req_addr, p.len,
+			p.err ? " FAULT" : "");
+}
+
+static void finish_write(struct rtl_engine *r)
+{
+	int rc;
+
+	if (r->w_got != r->w_len)
+		set_err(r, "DMA write at 0x%llx: %zu data bytes for a %u-byte request",
+			(unsigned long long)r->w_addr, r->w_got, r->w_len);
+	rc = r->host.dma_write(r->host_ctx, r->w_addr, r->wbuf, r->w_got);
+	if (r->wr_n == 16) {
+		set_err(r, "DMA write responses overflow");
+	} else {
+		r->wr[(r->wr_head + r->wr_n) % 16] = (struct wr_rsp){ .due = r->now + r->wr_lat, .err = rc != 0 };
+		r->wr_n++;
+	}
+	r->w_req = false;
+	r->w_done = false;
+	r->w_got = 0;
+	r->st.dma_writes++;
+}
+
+static unsigned int keep_bytes(struct rtl_engine *r, uint64_t keep, const char *what)
+{
+	unsigned int n = 0;
+
+	while (n < r->wb && (keep >> n & 1))
+		n++;
+	if (r->wb < 64 ? (keep >> n) != 0 : (n < 64 && (keep >> n) != 0))
+		set_err(r, "%s: byte enables 0x%llx not contiguous from lane 0", what, (unsigned long long)keep);
+	return n;
+}
+
+static void cycle(struct rtl_engine *r)
+{
+	struct rtl_io *io = &r->io;
+
+	io->eng_hold = 0;
+	io->time_warp = 0;
+	io->rd_req_ready = 1;
+	io->wr_req_ready = 1;
+	io->wr_dat_ready = 1;
+	io->tx_tready = 1;
+
+	/* read completion beat */
+	if (!r->cpl_active)
+		pick_completion(r);
+	io->rd_cpl_valid = r->cpl_active;
+	if (r->cpl_active) {
+		size_t off = (size_t)r->cur_beat * r->wb, n;
+
+		io->rd_cpl_tag = r->cur.tag;
+		io->rd_cpl_err = r->cur.err;
+		io->rd_cpl_last = r->cur_beat + 1 == r->cur_beats;
+		memset(io->rd_cpl_data, 0, sizeof(io->rd_cpl_data));
+		if (!r->cur.err && off < r->cur.len) {
+			n = r->cur.len - off < r->wb ? r->cur.len - off : r->wb;
+			memcpy(io->rd_cpl_data, r->cur.data + off, n);
+		}
+	}
+	/* write response */
+	io->wr_rsp_valid = r->wr_n && r->wr[r->wr_head].due <= r->now;
+	io->wr_rsp_err = io->wr_rsp_valid ? r->wr[r->wr_head].err : 0;
+	/* receive beat */
+	io->rx_tvalid = r->rx_n != 0;
+	if (r->rx_n) {
+		struct rxf *f = &r->rxq[r->rx_head];
+		size_t n = f->len - r->rx_off < r->wb ? f->len - r->rx_off : r->wb;
+
+		memset(io->rx_tdata, 0, sizeof(io->rx_tdata));
+		memcpy(io->rx_tdata, f->d + r->rx_off, n);
+		io->rx_tkeep = n >= 64 ? ~0ull : (1ull << n) - 1;
+		io->rx_tlast = r->rx_off + n == f->len;
+	}
+
+	r->m->settle(r->m, io);
+
+	/* handshakes of this cycle */
+	if (io->rd_req_valid)
+		accept_read(r);
+	if (r->cpl_active && io->rd_cpl_ready) {
+		if (++r->cur_beat == r->cur_beats) {
+			if (r->debug)
+				fprintf(stderr, "[rtl %p @%llu] completion tag %u done\n", (void *)r,
+					(unsigned long long)r->now, r->cur.tag);
+			free(r->cur.data);
+			r->cpl_active = false;
+		}
+	}
+	if (io->wr_req_valid) {
+		if (r->w_req)
+			set_err(r, "DMA write request while one is in progress");
+		r->w_req = true;
+		r->w_addr = io->wr_req_addr;
+		r->w_len = io->wr_req_len;
+	}
+	if (io->wr_dat_valid) {
+		unsigned int n = keep_bytes(r, io->wr_dat_strb, "DMA write data");
+
+		if (!io->wr_dat_last && n != r->wb)
+			set_err(r, "DMA write data: partial beat before the last");
+		if (r->w_got + n <= sizeof(r->wbuf)) {
+			memcpy(r->wbuf + r->w_got, io->wr_dat_data, n);
+			r->w_got += n;
+		}
+		if (io->wr_dat_last)
+			r->w_done = true;
+	}
+	if (r->w_req && r->w_done)
+		finish_write(r);
+	if (io->wr_rsp_valid) {
+		r->wr_head = (r->wr_head + 1) % 16;
+		r->wr_n--;
+	}
+	if (io->tx_tvalid) {
+		unsigned int n = keep_bytes(r, io->tx_tkeep, "MAC transmit");
+
+		if (!io->tx_tlast && n != r->wb)
+			set_err(r, "MAC transmit: partial beat before tlast");
+		if (r->txlen + n <= sizeof(r->txbuf)) {
+			memcpy(r->txbuf + r->txlen, io->tx_tdata, n);
+			r->txlen += n;
+		} else
+			set_err(r, "MAC transmit: frame longer than %d bytes", MAX_FRAME);
+		if (io->tx_tlast) {
+			r->host.tx_frame(r->host_ctx, r->txbuf, r->txlen);
+			r->st.frames_tx++;
+			r->txlen = 0;
+		}
+	}
+	if (io->rx_tvalid && io->rx_tready) {
+		struct rxf *f = &r->rxq[r->rx_head];
+		size_t n = f->len - r->rx_off < r->wb ? f->len - r->rx_off : r->wb;
+
+		r->rx_off += n;
+		if (r->rx_off == f->len) {
+			free(f->d);
+			r->rx_head = (r->rx_head + 1) % r->rx_cap;
+			r->rx_n--;
+			r->rx_off = 0;
+			r->st.frames_rx++;
+		}
+	}
+
+	r->m->clock(r->m, io);
+	r->st.cycles_clocked++;
+	r->now = io->cycle;
+	if (r->debug && r->now % r->debug == 0)
+		fprintf(stderr, "[rtl %p @%llu] busy %u dbg 0x%08x rq %zu cpl %d w %d/%d rsp %u rx %zu tx %zu\n",
+			(void *)r, (unsigned long long)r->now, io->busy, io->dbg, r->rq_n, r->cpl_active, r->w_req,
+			r->w_done, r->wr_n, r->rx_n, r->txlen);
+	if (io->msix_valid) {
+		r->st.irqs++;
+		r->host.interrupt(r->host_ctx, io->msix_vector);
+	}
+	trace_window(r);
+}
+
+/* Nothing in the RTL or in the harness can change without new input. */
+static bool idle(const struct rtl_engine *r)
+{
+	return !r->io.busy && !r->rq_n && !r->cpl_active && !r->w_req && !r->w_done && !r->wr_n &&
+	       !r->rx_n && !r->txlen && !r->io.tx_tvalid && !r->io.rd_req_valid && !r->io.wr_req_valid &&
+	       !r->io.wr_dat_valid;
+}
+
+static void warp(struct rtl_engine *r, uint64_t n)
+{
+	struct rtl_io *io = &r->io;
+
+	quiet_inputs(io);
+	io->eng_hold = 1;
+	io->time_warp = 1;
+	io->time_warp_cycles = n;
+	r->m->clock(r->m, io);
+	io->time_warp = 0;
+	io->time_warp_cycles = 0;
+	io->eng_hold = 0;
+	r->m->settle(r->m, io);
+	r->st.cycles_skipped += n;
+	r->now = io->cycle;
+	trace_window(r);
+}
+
+/* ---------------------------------------------------- register accesses */
+
+static void held_clock(struct rtl_engine *r)
+{
+	quiet_inputs(&r->io);
+	r->io.eng_hold = 1;
+	r->m->clock(r->m, &r->io);
+	if (r->io.soft_reset) {
+		/* frames still queued in the harness were "received" before the
+		 * reset: drop them, except a frame already partly streamed in */
+		size_t keep = r->rx_off ? 1 : 0;
+
+		while (r->rx_n > keep) {
+			size_t i = (r->rx_head + r->rx_n - 1) % r->rx_cap;
+
+			free(r->rxq[i].d);
+			r->rx_n--;
+		}
+	}
+}
+
+static uint32_t axil(struct rtl_engine *r, bool mgmt, bool write, uint32_t addr, uint32_t val)
+{
+	struct rtl_io *io = &r->io;
+	uint8_t *awv = mgmt ? &io->m_awvalid : &io->b_awvalid, *wv = mgmt ? &io->m_wvalid : &io->b_wvalid;
+	uint8_t *arv = mgmt ? &io->m_arvalid : &io->b_arvalid;
+	uint8_t *bready = mgmt ? &io->m_bready : &io->b_bready, *rready = mgmt ? &io->m_rready : &io->b_rready;
+	uint32_t data = 0;
+	int n;
+
+	r->st.reg_accesses++;
+	quiet_inputs(io);
+	io->eng_hold = 1;
+	if (write) {
+		*awv = *wv = 1;
+		if (mgmt) {
+			io->m_awaddr = addr; io->m_wdata = val; io->m_wstrb = 0xF;
+		} else {
+			io->b_awaddr = addr; io->b_wdata = val; io->b_wstrb = 0xF;
+		}
+	} else {
+		*arv = 1;
+		if (mgmt)
+			io->m_araddr = addr;
+		else
+			io->b_araddr = addr;
+	}
+	for (n = 0; n < AXIL_TIMEOUT; n++) {
+		bool took;
+
+		r->m->settle(r->m, io);
+		took = write ? (mgmt ? io->m_awready : io->b_awready) : (mgmt ? io->m_arready : io->b_arready);
+		held_clock(r);
+		if (took)
+			break;
+	}
+	*awv = *wv = *arv = 0;
+	for (; n < AXIL_TIMEOUT; n++) {
+		bool done;
+
+		r->m->settle(r->m, io);
+		done = write ? (mgmt ? io->m_bvalid : io->b_bvalid) : (mgmt ? io->m_rvalid : io->b_rvalid);
+		if (done) {
+			data = mgmt ? io->m_rdata : io->b_rdata;
+			if (write)
+				*bready = 1;
+			else
+				*rready = 1;
+			held_clock(r);
+			*bready = *rready = 0;
+			break;
+		}
+		held_clock(r);
+	}
+	if (n >= AXIL_TIMEOUT)
+		set_err(r, "%s %s 0x%x: no AXI4-Lite response", mgmt ? "mgmt" : "bar0", write ? "write" : "read",
+			addr);
+	io->eng_hold = 0;
+	r->m->settle(r->m, io);
+	return data;
+}
+
+/* ----------------------------------------------------------- engine ops */
+
+static int opt_uint(const char *opts, const char *key, unsigned int *val)
+{
+	const char *p = opts;
+	size_t kl = strlen(key);
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			*val = (unsigned int)strtoul(p + kl + 1, NULL, 0);
+			return 1;
+		}
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+static int opt_str(const char *opts, const char *key, char *buf, size_t cap)
+{
+	const char *p = opts;
+	size_t kl = strlen(key);
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			size_t n = strcspn(p + kl + 1, ",");
+
+			if (n >= cap)
+				n = cap - 1;
+			memcpy(buf, p + kl + 1, n);
+			buf[n] = '\0';
+			return 1;
+		}
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit" };
+
+static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host_ops *host, void *host_ctx,
+		      struct hca_engine **out)
+{
+	struct rtl_engine *r;
+	unsigned int w = cfg && cfg->data_w ? cfg->data_w : 64;
+	const char *opts = cfg ? cfg->options : NULL;
+	char bug[32];
+
+	if (!host || !out || !host->dma_read || !host->dma_write || !host->tx_frame || !host->interrupt)
+		return -EINVAL;
+	if (w != 64 && w != 512)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->magic = RTL_MAGIC;
+	r->host = *host;
+	r->host_ctx = host_ctx;
+	r->m = w == 64 ? rtl_model_new_64() : rtl_model_new_512();
+	if (!r->m) {
+		free(r);
+		return -ENODEV;
+	}
+	r->wb = w / 8;
+	r->rng = (cfg ? cfg->seed : 0) * 0x9E3779B97F4A7C15ull + 0x1234567ull;
+	if (!r->rng)
+		r->rng = 1;
+	r->rd_lat = 24;
+	r->rd_jitter = 16;
+	r->wr_lat = 8;
+	opt_uint(opts, "rd_lat", &r->rd_lat);
+	opt_uint(opts, "rd_jitter", &r->rd_jitter);
+	opt_uint(opts, "wr_lat", &r->wr_lat);
+	if (getenv("HCASIM_RTL_DEBUG"))
+		r->debug = (unsigned int)strtoul(getenv("HCASIM_RTL_DEBUG"), NULL, 0);
+	if (opt_str(opts, "bug", bug, sizeof(bug))) {
+		size_t i;
+
+		for (i = 0; i < sizeof(bug_names) / sizeof(bug_names[0]); i++)
+			if (!strcmp(bug, bug_names[i]))
+				break;
+		if (i == sizeof(bug_names) / sizeof(bug_names[0])) {
+			r->m->destroy(r->m);
+			free(r);
+			return -EINVAL;
+		}
+		r->bug = (uint8_t)i;
+	}
+	r->io.dbg_bug = r->bug;
+	if (cfg && cfg->trace) {
+		if (r->m->trace_open(r->m, cfg->trace)) {
+			r->m->destroy(r->m);
+			free(r);
+			return -EIO;
+		}
+		r->trace_on = true;
+		r->trace_from = cfg->trace_from;
+		r->trace_to = cfg->trace_to;
+	}
+	/* power-on reset, engine held so the device clock starts at 0 */
+	r->io.rst_n = 0;
+	quiet_inputs(&r->io);
+	r->io.eng_hold = 1;
+	for (int i = 0; i < 4; i++)
+		r->m->clock(r->m, &r->io);
+	r->io.rst_n = 1;
+	r->m->clock(r->m, &r->io);
+	r->io.eng_hold = 0;
+	r->m->settle(r->m, &r->io);
+	r->now = r->io.cycle;
+	trace_window(r);
+	*out = (struct hca_engine *)(void *)r;
+	return 0;
+}
+
+static void rtl_destroy(struct hca_engine *e)
+{
+	struct rtl_engine *r = to_rtl(e);
+
+	if (!r)
+		return;
+	r->m->destroy(r->m);
+	for (size_t i = 0; i < r->rq_n; i++)
+		free(r->rq[i].data);
+	free(r->rq);
+	if (r->cpl_active)
+		free(r->cur.data);
+	for (size_t i = 0; i < r->rx_n; i++)
+		free(r->rxq[(r->rx_head + i) % r->rx_cap].d);
+	free(r->rxq);
+	r->magic = 0;
+	free(r);
+}
+
+static uint32_t rtl_bar0_read(struct hca_engine *e, uint32_t off)
+{
+	return axil(to_rtl(e), false, false, off, 0);
+}
+
+static void rtl_bar0_write(struct hca_engine *e, uint32_t off, uint32_t val)
+{
+	axil(to_rtl(e), false, true, off, val);
+}
+
+static uint32_t rtl_mgmt_read(struct hca_engine *e, uint32_t addr)
+{
+	return axil(to_rtl(e), true, false, addr, 0);
+}
+
+static void rtl_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t val)
+{
+	axil(to_rtl(e), true, true, addr, val);
+}
+
+static void rtl_rx_frame(struct hca_engine *e, const uint8_t *frame, size_t len)
+{
+	struct rtl_engine *r = to_rtl(e);
+	struct rxf f;
+
+	if (!frame || len == 0 || len > 65536)
+		return;
+	if (r->rx_n == r->rx_cap) {
+		size_t ncap = r->rx_cap ? 2 * r->rx_cap : 64;
+		struct rxf *n = malloc(ncap * sizeof(*n));
+
+		if (!n) {
+			set_err(r, "rx queue: out of memory");
+			return;
+		}
+		for (size_t i = 0; i < r->rx_n; i++)
+			n[i] = r->rxq[(r->rx_head + i) % r->rx_cap];
+		free(r->rxq);
+		r->rxq = n;
+		r->rx_cap = ncap;
+		r->rx_head = 0;
+	}
+	f.d = malloc(len);
+	if (!f.d) {
+		set_err(r, "rx frame: out of memory");
+		return;
+	}
+	memcpy(f.d, frame, len);
+	f.len = len;
+	r->rxq[(r->rx_head + r->rx_n) % r->rx_cap] = f;
+	r->rx_n++;
+}
+
+static void rtl_advance(struct hca_engine *e, uint64_t cycles)
+{
+	struct rtl_engine *r = to_rtl(e);
+	uint64_t end = r->now + cycles;
+
+	if (end < r->now)
+		end = UINT64_MAX;
+	while (r->now < end) {
+		if (idle(r)) {
+			warp(r, end - r->now);
+			break;
+		}
+		cycle(r);
+	}
+}
+
+static uint64_t rtl_now(struct hca_engine *e)
+{
+	return to_rtl(e)->now;
+}
+
+/*
+ * A busy RTL acts on its next clock edge: now + 1 (advancing by 0 cycles
+ * would do nothing, unlike the untimed model).  Idle: UINT64_MAX -- the RTL
+ * has no timers yet.
+ */
+static uint64_t rtl_next_event(struct hca_engine *e)
+{
+	struct rtl_engine *r = to_rtl(e);
+
+	return idle(r) ? UINT64_MAX : r->now + 1;
+}
+
+static int rtl_fw_irq(struct hca_engine *e)
+{
+	return to_rtl(e)->io.fw_irq;
+}
+
+static const char *rtl_last_error(struct hca_engine *e)
+{
+	return to_rtl(e)->err;
+}
+
+int rtl_engine_stats(struct hca_engine *e, struct rtl_engine_stats *st)
+{
+	struct rtl_engine *r = to_rtl(e);
+
+	if (!r || r->magic != RTL_MAGIC || !st)
+		return -EINVAL;
+	*st = r->st;
+	return 0;
+}
+
+const struct hca_engine_ops hca_rtl_engine_ops = {
+	.name = "rtl",
+	.create = rtl_create,
+	.destroy = rtl_destroy,
+	.bar0_read = rtl_bar0_read,
+	.bar0_write = rtl_bar0_write,
+	.mgmt_read = rtl_mgmt_read,
+	.mgmt_write = rtl_mgmt_write,
+	.rx_frame = rtl_rx_frame,
+	.advance = rtl_advance,
+	.now = rtl_now,
+	.next_event = rtl_next_event,
+	.fw_irq = rtl_fw_irq,
+	.last_error = rtl_last_error,
+};
+
+void hca_rtl_engine_register(void)
+{
+	hca_engine_register(&hca_rtl_engine_ops);
+}
+
+__attribute__((constructor)) static void rtl_ctor(void)
+{
+	hca_rtl_engine_register();
+}

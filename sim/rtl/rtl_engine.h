@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The "rtl" packet engine: the Verilated RTL (rtl/hca_top.sv) behind
+ * struct hca_engine_ops (include/hcasim/engine.h).  docs/rtl.md describes
+ * the harness; in short:
+ *
+ *  - hca_engine_config.data_w selects the build: 64 (also for 0) or 512.
+ *  - Register accesses are AXI4-Lite transactions run while the engine is
+ *    held (eng_hold), so they take no engine time; a context command has
+ *    completed when mgmt_write returns.
+ *  - DMA: a read is performed through the host callback when the RTL's
+ *    request is accepted and its completion returned after a latency;
+ *    completions of different requests come back out of order (seeded).
+ *    A faulting access is an error completion / response.
+ *  - Idle time is skipped (time warp) when the RTL reports no work.
+ *  - Options ("key=value,..."): rd_lat=N (cycles, default 24),
+ *    rd_jitter=N (default 16), wr_lat=N (default 8), bug=NAME (a planted
+ *    RTL bug for checker tests: hdr_bit (BTH MigReq inverted on requests),
+ *    hdr_se (SE inverted), udp_sport, drop_ack (no coalesced ACKs),
+ *    cqe_field (a CQE byte_len bit)).
+ *  - cfg->trace: FST waveform of cycles [trace_from, trace_to] (0 = end).
+ */
+#ifndef HCASIM_SIM_RTL_ENGINE_H
+#define HCASIM_SIM_RTL_ENGINE_H
+
+#include "hcasim/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const struct hca_engine_ops hca_rtl_engine_ops;
+
+/* Register "rtl" (idempotent; a constructor does it too when linked in). */
+void hca_rtl_engine_register(void);
+
+/* Harness statistics of one rtl engine (benchmarks). */
+struct rtl_engine_stats {
+	uint64_t cycles_clocked;	/* engine cycles actually simulated */
+	uint64_t cycles_skipped;	/* idle cycles jumped over */
+	uint64_t reg_accesses;
+	uint64_t dma_reads, dma_writes, frames_tx, frames_rx, irqs;
+	uint64_t protocol_errors;	/* RTL broke an interface rule (see last_error) */
+};
+int rtl_engine_stats(struct hca_engine *e, struct rtl_engine_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HCASIM_SIM_RTL_ENGINE_H */

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Thin C++ shim: one Verilated hca_top (width RTL_W, prefix RTL_PREFIX)
+ * behind the C interface of rtl_model.h.  Compiled once per width.  All the
+ * harness logic is C (rtl_engine.c); this file only copies ports.
+ */
+#include <cstdlib>
+#include <cstring>
+
+#include "verilated.h"
+#include "verilated_fst_c.h"
+#include "rtl_model.h"
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#include STR(RTL_PREFIX.h)
+
+typedef RTL_PREFIX Top;
+
+namespace {
+
+const int WB = RTL_W / 8;
+
+struct impl {
+	VerilatedContext *ctx;
+	Top *top;
+	VerilatedFstC *fst;
+	int tracing;
+	uint64_t ticks;		/* half cycles, the waveform time base */
+};
+
+// Byte-lane copies between C arrays and Verilator port types.
+inline void put(QData &d, const uint8_t *b)
+{
+	d = 0;
+	for (int i = 0; i < 8; i++) d |= (QData)b[i] << (8 * i);
+}
+template <std::size_t N> inline void put(VlWide<N> &d, const uint8_t *b)
+{
+	for (std::size_t w = 0; w < N; w++)
+		d[w] = (EData)b[4 * w] | (EData)b[4 * w + 1] << 8 | (EData)b[4 * w + 2] << 16 |
+		       (EData)b[4 * w + 3] << 24;
+}
+inline void get(const QData &d, uint8_t *b)
+{
+	for (int i = 0; i < 8; i++) b[i] = (uint8_t)(d >> (8 * i));
+}
+template <std::size_t N> inline void get(const VlWide<N> &d, uint8_t *b)
+{
+	for (std::size_t w = 0; w < N; w++)
+		for (int k = 0; k < 4; k++) b[4 * w + k] = (uint8_t)(d[w] >> (8 * k));
+}
+
+void drive(Top *t, const rtl_io *io)
+{
+	t->rst_n = io->rst_n;
+	t->eng_hold = io->eng_hold;
+	t->time_warp = io->time_warp;
+	t->time_warp_cycles = io->time_warp_cycles;
+	t->dbg_bug = io->dbg_bug;
+	t->s_bar0_awvalid = io->b_awvalid; t->s_bar0_awaddr = io->b_awaddr;
+	t->s_bar0_wvalid = io->b_wvalid; t->s_bar0_wdata = io->b_wdata; t->s_bar0_wstrb = io->b_wstrb;
+	t->s_bar0_bready = io->b_bready; t->s_bar0_arvalid = io->b_arvalid; t->s_bar0_araddr = io->b_araddr;
+	t->s_bar0_rready = io->b_rready;
+	t->s_mgmt_awvalid = io->m_awvalid; t->s_mgmt_awaddr = io->m_awaddr;
+	t->s_mgmt_wvalid = io->m_wvalid; t->s_mgmt_wdata = io->m_wdata; t->s_mgmt_wstrb = io->m_wstrb;
+	t->s_mgmt_bready = io->m_bready; t->s_mgmt_arvalid = io->m_arvalid; t->s_mgmt_araddr = io->m_araddr;
+	t->s_mgmt_rready = io->m_rready;
+	t->dma_rd_req_ready = io->rd_req_ready;
+	t->dma_rd_cpl_valid = io->rd_cpl_valid;
+	t->dma_rd_cpl_tag = io->rd_cpl_tag;
+	t->dma_rd_cpl_last = io->rd_cpl_last;
+	t->dma_rd_cpl_err = io->rd_cpl_err;
+	put(t->dma_rd_cpl_data, io->rd_cpl_data);
+	t->dma_wr_req_ready = io->wr_req_ready;
+	t->dma_wr_dat_ready = io->wr_dat_ready;
+	t->dma_wr_rsp_valid = io->wr_rsp_valid;
+	t->dma_wr_rsp_tag = 0;
+	t->dma_wr_rsp_err = io->wr_rsp_err;
+	t->m_axis_tx_tready = io->tx_tready;
+	t->s_axis_rx_tvalid = io->rx_tvalid;
+	t->s_axis_rx_tlast = io->rx_tlast;
+	t->s_axis_rx_tkeep = io->rx_tkeep;
+	put(t->s_axis_rx_tdata, io->rx_tdata);
+}
+
+void sample(const Top *t, rtl_io *io)
+{
+	io->b_awready = t->s_bar0_awready; io->b_wready = t->s_bar0_wready; io->b_bvalid = t->s_bar0_bvalid;
+	io->b_arready = t->s_bar0_arready; io->b_rvalid = t->s_bar0_rvalid; io->b_rdata = t->s_bar0_rdata;
+	io->m_awready = t->s_mgmt_awready; io->m_wready = t->s_mgmt_wready; io->m_bvalid = t->s_mgmt_bvalid;
+	io->m_arready = t->s_mgmt_arready; io->m_rvalid = t->s_mgmt_rvalid; io->m_rdata = t->s_mgmt_rdata;
+	io->rd_req_valid = t->dma_rd_req_valid;
+	io->rd_req_addr = t->dma_rd_req_addr;
+	io->rd_req_len = t->dma_rd_req_len;
+	io->rd_req_tag = t->dma_rd_req_tag;
+	io->rd_cpl_ready = t->dma_rd_cpl_ready;
+	io->wr_req_valid = t->dma_wr_req_valid;
+	io->wr_req_addr = t->dma_wr_req_addr;
+	io->wr_req_len = t->dma_wr_req_len;
+	io->wr_dat_valid = t->dma_wr_dat_valid;
+	io->wr_dat_last = t->dma_wr_dat_last;
+	io->wr_dat_strb = t->dma_wr_dat_strb;
+	get(t->dma_wr_dat_data, io->wr_dat_data);
+	io->tx_tvalid = t->m_axis_tx_tvalid;
+	io->tx_tlast = t->m_axis_tx_tlast;
+	io->tx_tkeep = t->m_axis_tx_tkeep;
+	get(t->m_axis_tx_tdata, io->tx_tdata);
+	io->rx_tready = t->s_axis_rx_tready;
+	io->msix_valid = t->msix_valid;
+	io->msix_vector = t->msix_vector;
+	io->fw_irq = t->fw_irq;
+	io->busy = t->busy;
+	io->soft_reset = t->soft_reset;
+	io->dbg = t->dbg;
+	io->cycle = t->cycle;
+}
+
+void m_settle(rtl_model *m, rtl_io *io)
+{
+	impl *p = (impl *)m->impl;
+	drive(p->top, io);
+	p->top->eval();
+	sample(p->top, io);
+}
+
+void m_clock(rtl_model *m, rtl_io *io)
+{
+	impl *p = (impl *)m->impl;
+	drive(p->top, io);
+	p->top->eval();
+	if (p->tracing && p->fst) p->fst->dump(p->ticks);
+	p->ticks++;
+	p->top->clk = 1;
+	p->top->eval();
+	if (p->tracing && p->fst) p->fst->dump(p->ticks);
+	p->ticks++;
+	p->top->clk = 0;
+	p->top->eval();
+	sample(p->top, io);
+}
+
+int m_trace_open(rtl_model *m, const char *path)
+{
+	impl *p = (impl *)m->impl;
+	if (p->fst) return 0;
+	p->fst = new VerilatedFstC;
+	p->top->trace(p->fst, 99);
+	p->fst->open(path);
+	return p->fst->isOpen() ? 0 : -1;
+}
+
+void m_trace_close(rtl_model *m)
+{
+	impl *p = (impl *)m->impl;
+	if (!p->fst) return;
+	p->fst->close();
+	delete p->fst;
+	p->fst = nullptr;
+}
+
+void m_set_trace(rtl_model *m, int on)
+{
+	((impl *)m->impl)->tracing = on;
+}
+
+void m_destroy(rtl_model *m)
+{
+	impl *p = (impl *)m->impl;
+	m_trace_close(m);
+	p->top->final();
+	delete p->top;
+	delete p->ctx;
+	delete p;
+	delete m;
+}
+
+} // namespace
+
+extern "C" rtl_model *CAT(rtl_model_new_, RTL_W)(void)
+{
+	impl *p = new impl;
+	p->ctx = new VerilatedContext;
+	p->ctx->traceEverOn(true);
+	p->top = new Top(p->ctx, "hca");
+	p->fst = nullptr;
+	p->tracing = 0;
+	p->ticks = 0;
+	p->top->clk = 0;
+	rtl_model *m = new rtl_model;
+	m->data_w = RTL_W;
+	m->impl = p;
+	m->settle = m_settle;
+	m->clock = m_clock;
+	m->trace_open = m_trace_open;
+	m->trace_close = m_trace_close;
+	m->set_trace = m_set_trace;
+	m->destroy = m_destroy;
+	(void)WB;
+	return m;
+}

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/*
+ * RC data path between two RTL engines: SEND, SEND_WITH_IMM, RDMA WRITE and
+ * RDMA WRITE_WITH_IMM of many lengths at several path MTUs, SGE gather and
+ * scatter, inline data, unsignaled WQEs; data compared byte by byte, CQEs
+ * field by field, and every frame on the wire decoded by the packet codec
+ * and checked against the IB packetisation rules of docs/wire.md section 2-3
+ * (opcode sequence, PSNs, PMTU payloads, pad, RETH/ImmDt placement, AckReq,
+ * ACK coalescing and MSN).
+ *
+ *   rtl_rc [--width 64|512] [--options rtl-engine-options]
+ */
+#include "rtl_t.h"
+
+/* Frames of one message sent by node `src`, starting at capture index `from`. */
+static void check_message(struct rt *t, unsigned int from, unsigned int src, uint8_t wr, uint32_t len,
+			  uint32_t pmtu, uint32_t psn0, uint32_t imm, const char *what)
+{
+	bool send = wr == HCA_WR_SEND || wr == HCA_WR_SEND_WITH_IMM;
+	bool imm_op = wr == HCA_WR_SEND_WITH_IMM || wr == HCA_WR_RDMA_WRITE_WITH_IMM;
+	uint32_t npkt = len ? (len + pmtu - 1) / pmtu : 1, k = 0;
+	uint8_t base = send ? HCA_BTH_OP_RC_SEND_FIRST : HCA_BTH_OP_RC_RDMA_WRITE_FIRST;
+
+	for (unsigned int i = from; i < t->cap.n && k < npkt; i++) {
+		const struct roce_pkt *p = &t->cap.pkt[i];
+		bool first = k == 0, last = k + 1 == npkt;
+		uint8_t op;
+		uint32_t plen = last ? len - k * pmtu : pmtu;
+
+		if (t->cap.src[i] != src || (p->opcode == HCA_BTH_OP_RC_ACKNOWLEDGE))
+			continue;
+		if (first && last)
+			op = base + (imm_op ? 5 : 4);
+		else if (first)
+			op = base;
+		else if (last)
+			op = base + (imm_op ? 3 : 2);
+		else
+			op = base + 1;
+		if (p->opcode != op || p->psn != ((psn0 + k) & 0xffffff) || p->paylen != plen ||
+		    p->padcnt != (4 - plen % 4) % 4 || p->ackreq != (last || k % 32 == 31) || !p->migreq || p->se ||
+		    p->pkey != 0xffff || p->dqpn != t->qp[!src]->qpn ||
+		    p->sport != (0xC000 | (t->qp[src]->qpn & 0x3fff))) {
+			CHECK(0, "%s: packet %u: opcode 0x%02x (want 0x%02x) psn 0x%06x (want 0x%06x) paylen %u "
+				 "(want %u) pad %u ackreq %d migreq %d pkey 0x%x dqpn %u sport 0x%x", what, k,
+			      p->opcode, op, p->psn, (psn0 + k) & 0xffffff, p->paylen, plen, p->padcnt, p->ackreq,
+			      p->migreq, p->pkey, p->dqpn, p->sport);
+			return;
+		}
+		if (!send && first && (p->reth.len != len || p->reth.va != t->mr[!src]->va + 64 ||
+				       p->reth.rkey != t->mr[!src]->rkey)) {
+			CHECK(0, "%s: RETH va 0x%llx rkey 0x%x len %u", what, (unsigned long long)p->reth.va,
+			      p->reth.rkey, p->reth.len);
+			return;
+		}
+		if (imm_op && last && p->imm != __builtin_bswap32(imm)) {
+			CHECK(0, "%s: ImmDt 0x%08x", what, p->imm);
+			return;
+		}
+		k++;
+	}
+	CHECK_EQ(k, npkt, what);
+}
+
+static void one(struct rt *t, uint8_t wr, uint32_t len, uint32_t pmtu, const char *what)
+{
+	bool send = wr == HCA_WR_SEND || wr == HCA_WR_SEND_WITH_IMM;
+	bool consume = wr != HCA_WR_RDMA_WRITE;
+	uint32_t imm = 0xA1B2C3D4u ^ len;
+	struct tb_sge s = rt_sge(t->mr[0], 0, len), r = rt_sge(t->mr[1], 64, 65536 + 4096);
+	struct tb_send_wr w = { .opcode = wr, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1, .imm = imm,
+				.raddr = t->mr[1]->va + 64, .rkey = t->mr[1]->rkey };
+	struct hca_qpc q0 = tb_qp_query(t->qp[0]), q1 = tb_qp_query(t->qp[1]);
+	unsigned int from = t->cap.n;
+	struct hca_cqe c = { 0 };
+	int idx, ridx = -1;
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "%s %u bytes, PMTU %u", what, len, pmtu);
+	rt_fill(t->mr[0]->buf, len, len * 7 + wr);
+	memset(t->mr[1]->buf, 0xEE, len + 128);
+	if (consume)
+		ridx = tb_post_recv(t->qp[1], &r, 1);
+	idx = tb_post_send(t->qp[0], &w);
+	CHECK(tb_cq_wait(t->scq[0], &c, RT_WAIT), "%s: send completion", msg);
+	CHECK_EQ(c.status, HCA_WC_SUCCESS, msg);
+	CHECK_EQ(c.opcode, send ? HCA_WC_OP_SEND : HCA_WC_OP_RDMA_WRITE, msg);
+	CHECK_EQ(c.wqe_index, idx, msg);
+	CHECK_EQ(c.qpn, t->qp[0]->qpn, msg);
+	CHECK_EQ(c.byte_len, 0, msg);
+	if (consume) {
+		CHECK(tb_cq_wait(t->rcq[1], &c, RT_WAIT), "%s: receive completion", msg);
+		CHECK_EQ(c.status, HCA_WC_SUCCESS, msg);
+		CHECK_EQ(c.opcode, send ? HCA_WC_OP_RECV : HCA_WC_OP_RECV_RDMA_WITH_IMM, msg);
+		CHECK_EQ(c.byte_len, len, msg);
+		CHECK_EQ(c.wqe_index, ridx, msg);
+		CHECK_EQ(c.qpn, t->qp[1]->qpn, msg);
+		CHECK_EQ(c.wc_flags, wr == HCA_WR_SEND ? 0 : HCA_WC_FLAG_WITH_IMM, msg);
+		CHECK_EQ(c.imm_data, wr == HCA_WR_SEND ? 0 : imm, msg);
+		CHECK_EQ(c.is_srq, 0, msg);
+	}
+	CHECK(rt_check(t->mr[1]->buf + 64, len, len * 7 + wr), "%s: data", msg);
+	CHECK(t->mr[1]->buf[63] == 0xEE && t->mr[1]->buf[64 + len] == 0xEE, "%s: nothing written around", msg);
+	check_message(t, from, 0, wr, len, pmtu, q0.sq_psn_next, imm, msg);
+	/* the responder ACKs the last packet (and every 32nd) with the MSN after it */
+	{
+		unsigned int acks = 0;
+		uint32_t npkt = len ? (len + pmtu - 1) / pmtu : 1;
+
+		tb_run(t->tb, RT_WAIT);
+		for (unsigned int i = from; i < t->cap.n; i++) {
+			const struct roce_pkt *p = &t->cap.pkt[i];
+
+			if (t->cap.src[i] != 1)
+				continue;
+			if (p->opcode != HCA_BTH_OP_RC_ACKNOWLEDGE || p->aeth.syndrome != 0x1F) {
+				CHECK(0, "%s: node 1 sent opcode 0x%02x syndrome 0x%02x", msg, p->opcode, p->aeth.syndrome);
+				continue;
+			}
+			acks++;
+			if (p->psn == ((q0.sq_psn_next + npkt - 1) & 0xffffff))
+				CHECK_EQ(p->aeth.msn, (q1.msn + 1) & 0xffffff, "MSN of the final ACK");
+		}
+		CHECK_EQ(acks, (npkt + 31) / 32 + (npkt % 32 == 0 ? 0 : 0), msg);
+	}
+	q0 = tb_qp_query(t->qp[0]);
+	CHECK_EQ(q0.sq_ci, q0.sq_pi, "all send WQEs retired");
+}
+
+static void per_mtu(uint8_t mtu)
+{
+	static const uint32_t lens[] = { 0, 1, 3, 4, 255, 256, 257, 1023, 1024, 1025, 4096, 4097, 10000 };
+	struct tb_qp_attr a;
+	struct rt t;
+	uint32_t pmtu = 128u << mtu;
+
+	tb_qp_attr_default(&a);
+	a.path_mtu = mtu;
+	if (rt_setup(&t, HCA_QPT_RC, &a)) {
+		CHECK(0, "setup");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		if (mtu != HCA_MTU_1024 && lens[i] > 4097)
+			continue;
+		one(&t, HCA_WR_SEND, lens[i], pmtu, "SEND");
+		one(&t, HCA_WR_RDMA_WRITE, lens[i], pmtu, "WRITE");
+		if (lens[i] % 3 == 0 || mtu == HCA_MTU_1024) {
+			one(&t, HCA_WR_SEND_WITH_IMM, lens[i], pmtu, "SEND_IMM");
+			one(&t, HCA_WR_RDMA_WRITE_WITH_IMM, lens[i], pmtu, "WRITE_IMM");
+		}
+	}
+	CHECK_EQ(t.cap.bad, 0, "every frame decodes (codec: ICRC, lengths, opcodes)");
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_RX_DROP_ICRC) + tb_stat(t.n[1], HCA_STAT_RX_DROP_MALFORMED), 0,
+		 "receiver dropped nothing");
+	rt_teardown(&t);
+}
+
+/* Three-SGE gather into a two-SGE scatter; inline; unsignaled WQEs. */
+static void sges_inline_unsignaled(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s[3], r[2];
+	struct tb_send_wr w;
+	uint8_t inl[200];
+	int idx;
+	struct tb_qp_cap cap = { .max_inline = 256 };
+
+	if (rt_setup_cap(&t, HCA_QPT_RC, NULL, &cap)) {
+		CHECK(0, "setup");
+		return;
+	}
+	rt_fill(t.mr[0]->buf, 8192, 99);
+	memset(t.mr[1]->buf, 0, 16384);
+	s[0] = rt_sge(t.mr[0], 0, 100);
+	s[1] = rt_sge(t.mr[0], 1000, 0);	/* empty SGE: skipped */
+	s[2] = rt_sge(t.mr[0], 2000, 1900);
+	r[0] = rt_sge(t.mr[1], 4096, 1500);
+	r[1] = rt_sge(t.mr[1], 8192 + 3, 1000);
+	tb_post_recv(t.qp[1], r, 2);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = s, .num_sge = 3 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(tb_cq_wait(t.rcq[1], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS && c.byte_len == 2000,
+	      "gather/scatter receive completion (status %u, %u bytes)", c.status, c.byte_len);
+	CHECK(!memcmp(t.mr[1]->buf + 4096, t.mr[0]->buf, 100), "SGE 0 -> first scatter piece");
+	CHECK(!memcmp(t.mr[1]->buf + 4096 + 100, t.mr[0]->buf + 2000, 1400), "SGE 2 -> rest of scatter SGE 0");
+	CHECK(!memcmp(t.mr[1]->buf + 8192 + 3, t.mr[0]->buf + 2000 + 1400, 500), "SGE 2 tail -> scatter SGE 1");
+	CHECK(t.mr[1]->buf[8192 + 3 + 500] == 0 && t.mr[1]->buf[8192 + 2] == 0, "scatter bounds");
+	CHECK(tb_cq_wait(t.scq[0], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS, "send completion");
+
+	/* inline SEND */
+	rt_fill(inl, sizeof(inl), 5);
+	r[0] = rt_sge(t.mr[1], 0, 4096);
+	tb_post_recv(t.qp[1], r, 1);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .inline_data = inl,
+				 .inline_len = sizeof(inl) };
+	tb_post_send(t.qp[0], &w);
+	CHECK(tb_cq_wait(t.rcq[1], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS && c.byte_len == sizeof(inl),
+	      "inline receive");
+	CHECK(!memcmp(t.mr[1]->buf, inl, sizeof(inl)), "inline data");
+	CHECK(tb_cq_wait(t.scq[0], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS, "inline send completion");
+
+	/* unsignaled WQEs complete silently; the signaled one after them reports its index */
+	for (int i = 0; i < 5; i++) {
+		s[0] = rt_sge(t.mr[0], (uint64_t)i * 64, 64);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = i == 4 ? HCA_SEND_SIGNALED : 0,
+					 .sge = s, .num_sge = 1, .raddr = t.mr[1]->va + 65536 + (uint64_t)i * 64,
+					 .rkey = t.mr[1]->rkey };
+		idx = tb_post_send(t.qp[0], &w);
+	}
+	CHECK(tb_cq_wait(t.scq[0], &c, RT_WAIT) && c.wqe_index == idx, "only the signaled WQE completes");
+	tb_run(t.tb, RT_WAIT);
+	CHECK(!tb_cq_poll(t.scq[0], &c), "no CQE for unsignaled WQEs");
+	CHECK(!memcmp(t.mr[1]->buf + 65536, t.mr[0]->buf, 320), "five WRITEs landed");
+	rt_teardown(&t);
+}
+
+/* Many WQEs in flight: ACK coalescing, the outstanding table, in-order retirement. */
+static void pipeline(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	int got = 0, in_order = 1, last = -1;
+
+	if (rt_setup(&t, HCA_QPT_RC, NULL)) {
+		CHECK(0, "setup");
+		return;
+	}
+	rt_fill(t.mr[0]->buf, 1 << 19, 3);
+	for (int i = 0; i < 48; i++) {
+		struct tb_sge s = rt_sge(t.mr[0], (uint64_t)i * 5000, 5000);
+		struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+					.num_sge = 1, .raddr = t.mr[1]->va + (uint64_t)i * 5000,
+					.rkey = t.mr[1]->rkey };
+
+		tb_post_send(t.qp[0], &w);
+		if (i % 16 == 15) {
+			/* drain some completions while more are posted */
+			while (tb_cq_poll(t.scq[0], &c)) {
+				in_order &= (int)c.wqe_index == last + 1 && c.status == HCA_WC_SUCCESS;
+				last = c.wqe_index;
+				got++;
+			}
+		}
+	}
+	while (got < 48 && tb_cq_wait(t.scq[0], &c, RT_WAIT)) {
+		in_order &= (int)c.wqe_index == last + 1 && c.status == HCA_WC_SUCCESS;
+		last = c.wqe_index;
+		got++;
+	}
+	CHECK_EQ(got, 48, "48 WRITEs completed");
+	CHECK(in_order, "completions in order, all successful");
+	CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 48 * 5000), "240000 bytes landed");
+	CHECK_EQ(t.cap.bad, 0, "every frame decodes");
+	rt_teardown(&t);
+}
+
+int main(int argc, char **argv)
+{
+	rt_args(argc, argv);
+	per_mtu(HCA_MTU_1024);
+	per_mtu(HCA_MTU_256);
+	per_mtu(HCA_MTU_4096);
+	sges_inline_unsignaled();
+	pipeline();
+	return check_done();
+}
