@@ -39,6 +39,7 @@ module hca_dma_rd #(
     input  logic [63:0]       f_addr,
     input  logic [15:0]       f_len,
     output logic              f_busy,
+    output logic              busy,          // anything in flight
     output logic              f_done,        // one cycle
     output logic              f_err,         // with f_done
     output logic [FB_BYTES*8-1:0] fb,
@@ -78,6 +79,27 @@ module hca_dma_rd #(
     input  logic              rd_cpl_err
 );
   localparam int LW = $clog2(WB);
+
+  // Completion input register: the channel's beat is registered before use,
+  // so nothing below depends combinationally on the DMA inputs.
+  logic              c_valid, c_last, c_err, c_take;
+  logic [TAG_W-1:0]  c_tag;
+  logic [DATA_W-1:0] c_data;
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      c_valid <= 1'b0; c_last <= 1'b0; c_err <= 1'b0; c_tag <= '0; c_data <= '0;
+    end else if (ce) begin
+      if (rd_cpl_valid && rd_cpl_ready) begin
+        c_valid <= 1'b1;
+        c_tag   <= rd_cpl_tag;
+        c_data  <= rd_cpl_data;
+        c_last  <= rd_cpl_last;
+        c_err   <= rd_cpl_err;
+      end else if (c_take)
+        c_valid <= 1'b0;
+    end
+  end
+
   localparam logic [TAG_W-1:0] FETCH_TAG = TAG_W'(RD_TAGS);
   localparam int FBW = (FB_BYTES + WB - 1) / WB;   // fetch buffer words
   localparam int FB1W = (FB1_BYTES + WB - 1) / WB;
@@ -155,16 +177,16 @@ module hca_dma_rd #(
   assign k_cur  = a_act ? a_k : 16'd0;
   assign l_word = (l_src_q >> LW) + k_cur;
   always_comb begin
-    in_v = 1'b0; in_last = 1'b0; in_err = 1'b0; in_data = rd_cpl_data;
+    in_v = 1'b0; in_last = 1'b0; in_err = 1'b0; in_data = c_data;
     if ((a_act && a_local && !a_flush) || (!a_act && l_pend)) begin
       in_v = 1'b1;
       in_data = fb_word(l_word);
       in_last = ((k_cur << LW) + 16'(WB)) >= (a_act ? a_len : l_len_q);
-    end else if (!(a_act && a_flush) && rd_cpl_valid && rd_cpl_tag != FETCH_TAG &&
+    end else if (!(a_act && a_flush) && c_valid && c_tag != FETCH_TAG &&
                  !(l_pend && !a_act)) begin
       in_v = 1'b1;
-      in_last = rd_cpl_last;
-      in_err = rd_cpl_err;
+      in_last = c_last;
+      in_err = c_err;
     end
   end
 
@@ -178,11 +200,11 @@ module hca_dma_rd #(
   // burst parameters (a new burst takes them from its tag or the local request)
   logic [15:0] b_dst, b_len;
   logic        b_drop, b_start;
-  assign b_start = !a_act && (l_pend || (rd_cpl_valid && rd_cpl_tag != FETCH_TAG));
+  assign b_start = !a_act && (l_pend || (c_valid && c_tag != FETCH_TAG));
   always_comb begin
-    b_dst  = l_pend ? l_dst_q : t_dst[rd_cpl_tag[$clog2(RD_TAGS)-1:0]];
-    b_len  = l_pend ? l_len_q : t_len[rd_cpl_tag[$clog2(RD_TAGS)-1:0]];
-    b_drop = !l_pend && t_orphan[rd_cpl_tag[$clog2(RD_TAGS)-1:0]];
+    b_dst  = l_pend ? l_dst_q : t_dst[c_tag[$clog2(RD_TAGS)-1:0]];
+    b_len  = l_pend ? l_len_q : t_len[c_tag[$clog2(RD_TAGS)-1:0]];
+    b_drop = !l_pend && t_orphan[c_tag[$clog2(RD_TAGS)-1:0]];
   end
 
   // word write for the current beat (or the flush)
@@ -224,8 +246,12 @@ module hca_dma_rd #(
 
   // completion-channel ready: fetch beats always; gather beats when the
   // aligner can take them (not during a flush or a local copy)
-  assign rd_cpl_ready = (rd_cpl_tag == FETCH_TAG) ? 1'b1 :
-                        !(a_act && (a_flush || a_local)) && !(l_pend && !a_act);
+  assign busy = c_valid || a_act || f_pend || (|t_busy) || l_pend || l_pend_q || !q_empty || closed;
+
+  // the registered beat is taken by the fetch buffer (always) or the aligner
+  assign c_take = c_valid && ce && ((c_tag == FETCH_TAG) ? 1'b1 :
+                                    !(a_act && (a_flush || a_local)) && !(l_pend && !a_act));
+  assign rd_cpl_ready = !c_valid || c_take;
 
   // ------------------------------------------------------------ sequential
   integer i;
@@ -253,24 +279,24 @@ module hca_dma_rd #(
           f_sel_q <= f_sel;
         end
         if (issue_f && rd_req_ready) f_issued <= 1'b1;
-        if (rd_cpl_valid && rd_cpl_tag == FETCH_TAG) begin
+        if (c_valid && c_tag == FETCH_TAG) begin
           if (f_orphan) begin
-            if (rd_cpl_last) f_orphan <= 1'b0;
+            if (c_last) f_orphan <= 1'b0;
           end else begin
-            if (!rd_cpl_err) begin
+            if (!c_err) begin
               if (!f_sel_q) begin
                 for (i = 0; i < FBW; i = i + 1)
-                  if (f_beat == 16'(i)) fb[DATA_W*i +: DATA_W] <= rd_cpl_data;
+                  if (f_beat == 16'(i)) fb[DATA_W*i +: DATA_W] <= c_data;
               end else begin
                 for (i = 0; i < FB1W; i = i + 1)
-                  if (f_beat == 16'(i)) fb1[DATA_W*i +: DATA_W] <= rd_cpl_data;
+                  if (f_beat == 16'(i)) fb1[DATA_W*i +: DATA_W] <= c_data;
               end
               f_beat <= f_beat + 16'd1;
             end
-            if (rd_cpl_last) begin
+            if (c_last) begin
               f_pend <= 1'b0;
               f_done <= 1'b1;
-              f_err  <= rd_cpl_err;
+              f_err  <= c_err;
             end
           end
         end
@@ -306,7 +332,7 @@ module hca_dma_rd #(
             a_act   <= 1'b1;
             a_local <= l_pend;
             a_drop  <= b_drop;
-            a_tag   <= rd_cpl_tag;
+            a_tag   <= c_tag;
             a_dst   <= b_dst;
             a_len   <= b_len;
             if (l_pend) l_pend <= 1'b0;
@@ -324,13 +350,13 @@ module hca_dma_rd #(
                 a_local  <= 1'b0;
                 l_pend_q <= 1'b0;
               end else begin
-                t_busy[(a_act ? a_tag[$clog2(RD_TAGS)-1:0] : rd_cpl_tag[$clog2(RD_TAGS)-1:0])] <= 1'b0;
+                t_busy[(a_act ? a_tag[$clog2(RD_TAGS)-1:0] : c_tag[$clog2(RD_TAGS)-1:0])] <= 1'b0;
                 if (!cur_drop) finished <= finished + 6'd1;
               end
             end
             if (in_err && !cur_drop) begin : fault_rec
               logic [$clog2(RD_TAGS)-1:0] tg;
-              tg = a_act ? a_tag[$clog2(RD_TAGS)-1:0] : rd_cpl_tag[$clog2(RD_TAGS)-1:0];
+              tg = a_act ? a_tag[$clog2(RD_TAGS)-1:0] : c_tag[$clog2(RD_TAGS)-1:0];
               if (!fault_v || t_idx[tg] < fault_idx) begin
                 fault_v      <= 1'b1;
                 fault_idx    <= t_idx[tg];

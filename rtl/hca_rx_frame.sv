@@ -24,6 +24,7 @@ module hca_rx_frame #(
     input  logic              tlast,
     input  logic              tvalid,
     output logic              tready,
+    output logic              busy,          // a frame is being received
     // oldest complete frame
     output logic              f_valid,
     output logic              f_slot,
@@ -63,25 +64,42 @@ module hca_rx_frame #(
   logic [15:0]       iplen_q;
   logic              long_q;
 
-  assign tready = !s_full[wslot];
+  // Input register: the beat is registered before use (nothing depends
+  // combinationally on the MAC inputs).  One bubble after a frame's last
+  // beat, while the slot switch happens.
+  logic              c_valid, c_last;
+  logic [DATA_W-1:0] c_data;
+  logic [WB-1:0]     c_keep;
+  assign tready = !s_full[wslot] && !(c_valid && c_last);
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      c_valid <= 1'b0; c_last <= 1'b0; c_data <= '0; c_keep <= '0;
+    end else if (ce) begin
+      c_valid <= tvalid && tready;
+      c_data  <= tdata;
+      c_keep  <= tkeep;
+      c_last  <= tlast;
+    end
+  end
   logic beat;
-  assign beat = ce && tvalid && tready;
+  assign beat = ce && c_valid;
+  assign busy = c_valid || boff != 16'h0;
 
   // buffer
   hca_ram_sdp #(.W(DATA_W), .DEPTH(2 << SLOT_AW)) u_buf (
       .clk(clk), .wr_en(beat && boff < 16'(SLOT_BYTES)), .wr_addr({wslot, boff[SLOT_AW+LW-1:LW]}),
-      .wr_data(tdata), .wr_be(tkeep), .rd_en(rb_en && ce), .rd_addr(rb_addr), .rd_data(rb_data));
+      .wr_data(c_data), .wr_be(c_keep), .rd_en(rb_en && ce), .rd_addr(rb_addr), .rd_data(rb_data));
 
-  // valid bytes of this beat (tkeep is contiguous from lane 0)
+  // valid bytes of this beat (c_keep is contiguous from lane 0)
   logic [LW:0]       nvalid;
   logic [DATA_W-1:0] dmask;
   always_comb begin : keepcnt
     integer i;
     nvalid = '0;
     for (i = 0; i < WB; i = i + 1)
-      if (tkeep[i]) nvalid = (LW+1)'(i + 1);
+      if (c_keep[i]) nvalid = (LW+1)'(i + 1);
     for (i = 0; i < WB; i = i + 1)
-      dmask[8*i +: 8] = tkeep[i] ? tdata[8*i +: 8] : 8'h00;
+      dmask[8*i +: 8] = c_keep[i] ? c_data[8*i +: 8] : 8'h00;
   end
 
   // IPv4 total length: from the capture, or from this beat while it passes
@@ -157,8 +175,8 @@ module hca_rx_frame #(
           crc_q   <= crc_n;
           rx_icrc <= icrc_n;
           usum    <= usum_n;
-          if (boff >= 16'(SLOT_BYTES) || (boff + 16'(WB) > 16'(SLOT_BYTES) && !tlast)) long_q <= 1'b1;
-          if (tlast) begin
+          if (boff >= 16'(SLOT_BYTES) || (boff + 16'(WB) > 16'(SLOT_BYTES) && !c_last)) long_q <= 1'b1;
+          if (c_last) begin
             s_full[wslot] <= 1'b1;
             s_hdr[wslot]  <= cap_n;
             s_len[wslot]  <= bytes + {{(15-LW){1'b0}}, nvalid};

@@ -123,6 +123,10 @@ module hca_top #(
   localparam int BUF_AW = LOG_BUF - LW;      // buffer words
   localparam int HDR = 96;
 
+  // the engine is busy while any unit has work in hand
+  logic seq_busy, rd_busy, rx_busy;
+  assign busy = seq_busy || rd_busy || rx_busy;
+
   logic ce;
   assign ce = !eng_hold;
 
@@ -281,6 +285,7 @@ module hca_top #(
   hca_dma_rd #(.DATA_W(DATA_W), .RD_TAGS(RD_TAGS), .FB_BYTES(320), .FB1_BYTES(320), .TXBUF_AW(BUF_AW)) u_dma_rd (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .f_start(d_f_start), .f_sel(d_f_sel), .f_addr(d_f_addr), .f_len(d_f_len), .f_busy(d_f_busy),
+      .busy(rd_busy),
       .f_done(d_f_done), .f_err(d_f_err), .fb(fb), .fb1(fb1),
       .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx),
       .g_full(d_g_full), .g_close(d_g_close), .g_done(d_g_done), .g_fault(d_g_fault),
@@ -314,7 +319,7 @@ module hca_top #(
   hca_rx_frame #(.DATA_W(DATA_W), .HDR_CAP(HDR), .SLOT_AW(BUF_AW)) u_rx (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .tdata(s_axis_rx_tdata), .tkeep(s_axis_rx_tkeep), .tlast(s_axis_rx_tlast),
-      .tvalid(s_axis_rx_tvalid), .tready(s_axis_rx_tready),
+      .tvalid(s_axis_rx_tvalid), .tready(s_axis_rx_tready), .busy(rx_busy),
       .f_valid(r_valid), .f_slot(r_slot), .f_hdr(r_hdr), .f_len(r_len), .f_too_long(r_too_long),
       .f_icrc_ok(r_icrc_ok), .f_udp_sum(r_udp_sum), .f_release(r_release),
       .rb_en(rb_en), .rb_addr(rb_addr), .rb_data(rb_data));
@@ -323,7 +328,7 @@ module hca_top #(
             .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .HDR_MAX(HDR),
             .RX_SLOT_AW(BUF_AW), .FB_BYTES(320), .FB1_BYTES(320)) u_seq (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up),
-      .port_mac(port_mac), .dbg_bug(dbg_bug), .busy(busy), .dbg(dbg),
+      .port_mac(port_mac), .dbg_bug(dbg_bug), .busy(seq_busy), .dbg(dbg),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
       .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy(qp_busy),

@@ -7,7 +7,7 @@
 #   rtl_hdr       hca_hdr_gen + hca_rx_parse vs scapy frames and defects
 RTL_WIDTHS  := 64 512
 RTL_SRCS    := $(sort $(wildcard rtl/*.sv))
-RTL_DEPS    := $(RTL_SRCS) rtl/hca_defs.vh $(SPEC_VH)
+RTL_DEPS    := $(RTL_SRCS) rtl/hca_defs.vh rtl/hca_crc32_tab.vh $(SPEC_VH)
 RTL_BUILD   := $(BUILD)/rtl
 # Lint/synthesis top.
 RTL_TOPS    ?= hca_top
@@ -25,7 +25,9 @@ VERILATOR_CFLAGS := -O1
 VERILATOR_BUILD := $(VERILATOR) --cc --exe --build -j 1 -O2 --x-assign fast --x-initial fast \
 	-Irtl -Irtl/include -CFLAGS "$(VERILATOR_CFLAGS) -I$(CURDIR)/tests -I$(CURDIR)/include"
 
-TESTS += rtl_lint rtl_synth rtl_crc64 rtl_crc512 rtl_hdr
+TESTS += rtl_lint rtl_synth rtl_crctab rtl_crc64 rtl_crc512 rtl_hdr
+TEST_DEPS_rtl_crctab :=
+TEST_CMD_rtl_crctab = rtl/scripts/check_crc_tab.sh
 TEST_DEPS_rtl_lint :=
 TEST_CMD_rtl_lint = rtl/scripts/lint.sh "$(RTL_WIDTHS)" "$(RTL_TOPS)" $(RTL_SRCS)
 TEST_DEPS_rtl_synth :=
