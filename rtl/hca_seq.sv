@@ -1287,6 +1287,18 @@ module hca_seq #(
         S_RT1: begin
           ow <= ow_rdata;
           if (ow_rdata[`OW_ERR_O]) begin
+            // Publish the error state before the CQE becomes visible: a driver
+            // that polls the error CQE and then queries the QP sees ERR/SQE.
+            // The local `st` keeps the old state, so the event decisions
+            // below (QP_FATAL on a lost CQE, LAST_WQE_REACHED) stay as in
+            // the model, which posts the CQE first and then moves the QP.
+            if (c_rc) begin
+              if (st != QPS_ERR && st != QPS_RESET) begin
+                s_qp_set <= 1'b1; s_qp_val <= QPS_ERR;
+              end
+            end else if (st == QPS_RTS || st == QPS_SQD) begin
+              s_qp_set <= 1'b1; s_qp_val <= QPS_SQE;
+            end
             cs_status <= ow_rdata[`OW_STATUS_O +: 5];
             cs_verr   <= ow_rdata[`OW_VERR_O +: 8];
             cs_force  <= 1'b0;
@@ -1771,7 +1783,8 @@ module hca_seq #(
             rxs[`RXS_EPSN_O +: 24] <= p_psn + 24'd1;
             if (ro_start) begin
               if (r_msg != `RESP_MSG_NONE) abort = 1'b1;
-            end else if (r_ucdrop || r_msg == `RESP_MSG_NONE || ((r_msg == `RESP_MSG_SEND) != ro_send)) begin
+            end else if (abort || r_ucdrop || r_msg == `RESP_MSG_NONE || ((r_msg == `RESP_MSG_SEND) != ro_send)) begin
+              // a gap just aborted the message (uc_drop set): the middle/last is dropped too
               abort = 1'b1;
               drop  = 1'b1;
             end

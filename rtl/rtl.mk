@@ -120,6 +120,16 @@ TEST_ARGS_rtl_regs := --width 64
 $(eval $(call rtl_engine_test,rtl_regs512,sim/rtl/tests/test_rtl_regs.c))
 TEST_ARGS_rtl_regs512 := --width 512
 
+# Error paths in lockstep against the model (needs the model and lockstep libraries).
+RTL_LS_LIBS := hcalockstep hcartl hcamodel hcaroce hcasim
+define rtl_ls_test
+$$(eval $$(call hca_test,$(1),$(2),$(RTL_LS_LIBS)))
+LDLIBS_$(1) := $(RTL_LDLIBS)
+TEST_ARGS_$(1) := $(3)
+endef
+$(eval $(call rtl_ls_test,rtl_errors,sim/rtl/tests/test_rtl_errors.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_errors512,sim/rtl/tests/test_rtl_errors.c,--width 512))
+
 # The lockstep cosimulation (sim/lockstep.mk) picks the rtl engine up
 # through RTL_ENGINE_LIBS / RTL_ENGINE_LDLIBS once the RTL runs its plan.
 $(eval $(call rtl_engine_test,rtl_rc,sim/rtl/tests/test_rtl_rc.c))

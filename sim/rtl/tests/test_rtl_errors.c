@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Error and corner paths of the RTL engine, each run as a "lockstep" device
+ * (reference: the C model, DUT: the RTL) so that any difference from the
+ * golden model is a divergence, and each checked against the rules of
+ * docs/programming.md / wire.md on its own:
+ *   bad rkey / missing REMOTE_WRITE / bounds at the responder (NAK remote
+ *   access, both QPs to ERR, QP_ACCESS_ERR, flushes), SEND longer than the
+ *   receive WQE (LOC_LEN_ERR + NAK invalid request), local key / PD /
+ *   bounds / malformed WQEs at the requester, a gather DMA fault, a receive
+ *   SGE with a bad key, CQ overflow, QP to ERR by firmware with posted WQEs
+ *   (flush order), duplicate request frames, COMM_EST, CQ arming and COMP
+ *   events, UC data path, UD with the GRH area and Q_Key drops, SRQ with its
+ *   limit event.
+ *
+ *   rtl_errors [--width 64|512] [--engine rtl|lockstep]
+ */
+#include "rtl_t.h"
+#include "lockstep.h"
+
+extern void hca_model_engine_register(void);
+
+static const char *engine = "lockstep";
+
+static void ls_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
+{
+	rt_engine_config(ctx, node, ec);
+	if (!strcmp(engine, "lockstep"))
+		ec->options = "quiet=1";
+}
+
+static int setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
+		 unsigned int cq_log)
+{
+	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+
+	memset(t, 0, sizeof(*t));
+	t->tb = tb_create(&c);
+	if (!t->tb)
+		return -1;
+	tb_set_filter(t->tb, rt_cap_filter, &t->cap);
+	for (int i = 0; i < 2; i++) {
+		t->n[i] = tb_node(t->tb, (unsigned int)i);
+		t->pd[i] = tb_pd_alloc(t->n[i]);
+		t->scq[i] = tb_cq_create(t->n[i], cq_log, NULL);
+		t->rcq[i] = tb_cq_create(t->n[i], cq_log, NULL);
+		t->qp[i] = tb_qp_create(t->n[i], type, t->pd[i], t->scq[i], t->rcq[i], NULL, cap);
+		t->mr[i] = tb_mr_reg(t->n[i], t->pd[i], 1 << 20, RT_ACC_ALL);
+	}
+	if (type == HCA_QPT_UD)
+		return tb_qp_ud_ready(t->qp[0], attr) | tb_qp_ud_ready(t->qp[1], attr);
+	return tb_connect_pair(t->qp[0], t->qp[1], attr);
+}
+
+/* End of a scenario: run idle, the lockstep engines must finish clean. */
+static void finish(struct rt *t, const char *what)
+{
+	tb_run(t->tb, RT_WAIT);
+	for (int i = 0; i < 2; i++) {
+		struct hca_engine *e = t->n[i]->eng;
+
+		if (lockstep_is(e)) {
+			const struct sb_divergence *d;
+
+			CHECK(lockstep_finish(e, what), "%s: node %d matches the model", what, i);
+			d = lockstep_divergence(e);
+			if (d)
+				printf("---- %s, node %d:\n%s\n", what, i, d->report);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		free(t->scq[i]);
+		free(t->rcq[i]);
+		free(t->qp[i]);
+		free(t->mr[i]);
+	}
+	tb_destroy(t->tb);
+}
+
+static int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
+{
+	memset(c, 0, sizeof(*c));
+	return tb_cq_wait(cq, c, RT_WAIT);
+}
+
+static int count_evt(struct tb_node *n, uint8_t type, uint32_t element)
+{
+	uint8_t ty;
+	uint32_t el;
+	int k = 0;
+
+	while (tb_evt_pop(n, &ty, &el))
+		k += ty == type && el == element;
+	return k;
+}
+
+/* ---------------------------------------------------------------- responder */
+
+static void remote_access(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct tb_qp_attr a;
+
+	/* bad rkey */
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	tb_evt_clear(t.n[0]);
+	tb_evt_clear(t.n[1]);
+	s = rt_sge(t.mr[0], 0, 300);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey ^ 0x100 };
+	tb_post_send(t.qp[0], &w);
+	w.rkey = t.mr[1]->rkey;
+	tb_post_send(t.qp[0], &w);		/* flushed after the first fails */
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR &&
+	      c.vendor_err == HCA_VENDOR_ERR_NAK_REM_ACCESS, "bad rkey: REM_ACCESS_ERR (status %u)", c.status);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_WR_FLUSH_ERR && c.opcode == HCA_WC_OP_SEND,
+	      "next WQE flushed (status %u)", c.status);
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "requester QP in ERR");
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_ERR, "responder QP in ERR");
+	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_QP_ACCESS_ERR, t.qp[1]->qpn), 1, "QP_ACCESS_ERR at the responder");
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_TX_NAK), 1, "one NAK");
+	finish(&t, "bad rkey");
+
+	/* the responder QP lacks REMOTE_WRITE */
+	tb_qp_attr_default(&a);
+	a.access = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ;
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	s = rt_sge(t.mr[0], 0, 8);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR, "no REMOTE_WRITE: REM_ACCESS_ERR");
+	finish(&t, "QP without REMOTE_WRITE");
+
+	/* out of the MR's bounds */
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	s = rt_sge(t.mr[0], 0, 4096);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va + (1 << 20) - 100, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR, "bounds: REM_ACCESS_ERR");
+	CHECK(t.mr[1]->buf[(1 << 20) - 1] == 0, "nothing written");
+	finish(&t, "WRITE beyond the MR");
+}
+
+static void recv_too_short(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	tb_evt_clear(t.n[1]);
+	s = rt_sge(t.mr[0], 0, 3000);
+	r = rt_sge(t.mr[1], 0, 2000);
+	tb_post_recv(t.qp[1], &r, 1);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_LOC_LEN_ERR && c.vendor_err == HCA_VENDOR_ERR_LENGTH,
+	      "receiver: LOC_LEN_ERR (status %u)", c.status);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_INV_REQ_ERR, "sender: REM_INV_REQ_ERR (status %u)",
+	      c.status);
+	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_QP_REQ_ERR, t.qp[1]->qpn), 1, "QP_REQ_ERR");
+	finish(&t, "SEND longer than the receive WQE");
+}
+
+static void recv_bad_key(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	s = rt_sge(t.mr[0], 0, 100);
+	r = rt_sge(t.mr[1], 0, 200);
+	r.lkey ^= 0x300;
+	tb_post_recv(t.qp[1], &r, 1);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_LKEY,
+	      "receive SGE with a bad key: LOC_PROT_ERR/LKEY (status %u vendor %u)", c.status, c.vendor_err);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR, "sender: REM_ACCESS_ERR");
+	finish(&t, "receive SGE with a bad key");
+}
+
+/* ---------------------------------------------------------------- requester */
+
+static void local_errors(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	uint64_t tx0;
+
+	/* bad lkey: nothing sent, LOC_PROT_ERR/LKEY, QP to ERR */
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	tx0 = tb_stat(t.n[0], HCA_STAT_TX_FRAMES);
+	s = rt_sge(t.mr[0], 0, 100);
+	s.lkey ^= 0x500;
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = 0, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_LKEY,
+	      "bad lkey: LOC_PROT_ERR/LKEY even unsignaled (status %u vendor %u)", c.status, c.vendor_err);
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_TX_FRAMES), tx0, "nothing sent");
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "QP to ERR");
+	finish(&t, "bad lkey");
+
+	/* out of bounds, PD mismatch (another PD's MR) */
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	s = rt_sge(t.mr[0], (1 << 20) - 10, 100);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_BOUNDS,
+	      "SGE beyond its MR: LOC_PROT_ERR/BOUNDS (vendor %u)", c.vendor_err);
+	finish(&t, "SGE out of bounds");
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	{
+		uint32_t pd2 = tb_pd_alloc(t.n[0]);
+		struct tb_mr *m2 = tb_mr_reg(t.n[0], pd2, 4096, RT_ACC_ALL);
+
+		s = rt_sge(m2, 0, 100);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+		tb_post_send(t.qp[0], &w);
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_PD,
+		      "another PD's MR: LOC_PROT_ERR/PD (vendor %u)", c.vendor_err);
+		free(m2);
+	}
+	finish(&t, "PD mismatch");
+
+	/* malformed WQEs: wqe_index, num_sge beyond the stride, unknown opcode */
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	{
+		uint8_t wqe[64];
+		struct hca_wqe_ctrl_seg *ctl = (struct hca_wqe_ctrl_seg *)wqe;
+
+		memset(wqe, 0, sizeof(wqe));
+		ctl->opcode = HCA_WR_SEND;
+		ctl->send_flags = HCA_SEND_SIGNALED;
+		ctl->wqe_index = 7;	/* should be 0 */
+		tb_post_send_raw(t.qp[0], wqe, sizeof(wqe));
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_QP_OP_ERR && c.vendor_err == HCA_VENDOR_ERR_BAD_WQE,
+		      "wrong wqe_index: LOC_QP_OP_ERR/BAD_WQE (status %u vendor %u)", c.status, c.vendor_err);
+		CHECK_EQ(c.wqe_index, 0, "reported at the engine's index");
+	}
+	finish(&t, "wrong wqe_index");
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	{
+		uint8_t wqe[64];
+		struct hca_wqe_ctrl_seg *ctl = (struct hca_wqe_ctrl_seg *)wqe;
+
+		memset(wqe, 0, sizeof(wqe));
+		ctl->opcode = HCA_WR_SEND;
+		ctl->send_flags = HCA_SEND_SIGNALED;
+		ctl->num_sge = 15;	/* the default stride holds 4 */
+		tb_post_send_raw(t.qp[0], wqe, sizeof(wqe));
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_QP_OP_ERR, "num_sge beyond the stride");
+	}
+	finish(&t, "num_sge beyond the stride");
+
+	/* a signaled good WRITE, then a bad one: the good one completes first */
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	s = rt_sge(t.mr[0], 0, 5000);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	s.lkey ^= 0x700;
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == 0, "earlier WQE completes first");
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.wqe_index == 1, "then the failed one");
+	finish(&t, "failed WQE behind a good one");
+}
+
+static void gather_fault(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct hca_mrc m;
+	uint64_t iova;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	/* an MR whose second page is not mapped in the IOMMU */
+	tb_alloc(t.n[0], 4096, &iova);
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = 0x42;
+	m.access = HCA_ACCESS_LOCAL_WRITE;
+	m.pdn = t.pd[0];
+	m.va = 0x5000000;
+	m.length = 16384;
+	m.dma_addr = iova;
+	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	s = (struct tb_sge){ .addr = 0x5000000, .len = 6000, .lkey = 900u << 8 | 0x42 };
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_DMA_FAULT,
+	      "gather fault: LOC_PROT_ERR/DMA_FAULT (status %u vendor %u)", c.status, c.vendor_err);
+	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) >= 1, "DMA_FAULT counted");
+	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO) & 0xff01,
+		 HCA_DMA_CLIENT_PAYLOAD << 8, "first fault: payload read");
+	finish(&t, "gather DMA fault");
+}
+
+/* ---------------------------------------------------------------- completions */
+
+static void cq_overflow(void)
+{
+	struct rt t;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct hca_cqc cq;
+	struct tb_qp_attr a;
+
+	/* 4-entry CQs; no retransmission timer (timeout 0 = infinite, IB
+	 * 9.7.6.1.3): the RTL has no timers yet and the lost ACK would make the
+	 * model retransmit */
+	tb_qp_attr_default(&a);
+	a.timeout = 0;
+	setup(&t, HCA_QPT_RC, &a, NULL, 2);
+	tb_evt_clear(t.n[1]);
+	s = rt_sge(t.mr[0], 0, 16);
+	r = rt_sge(t.mr[1], 0, 64);
+	for (int i = 0; i < 6; i++) {
+		tb_post_recv(t.qp[1], &r, 1);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = 0, .sge = &s, .num_sge = 1 };
+		tb_post_send(t.qp[0], &w);
+	}
+	tb_run(t.tb, RT_WAIT);
+	tb_ctx_read(t.n[1], HCA_CTX_TYPE_CQC, t.rcq[1]->cqn, &cq, sizeof(cq));
+	CHECK_EQ(cq.error, 1, "receive CQ in error after the fifth completion");
+	CHECK_EQ(cq.pi, 4, "four CQEs written");
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_CQ_OVERFLOW), 1, "CQ_OVERFLOW counted once");
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_ERR, "QP to ERR");
+	{
+		uint8_t ty;
+		uint32_t el;
+		int cqerr = 0, fatal = 0;
+
+		while (tb_evt_pop(t.n[1], &ty, &el)) {
+			cqerr += ty == HCA_EVENT_CQ_ERR && el == t.rcq[1]->cqn;
+			fatal += ty == HCA_EVENT_QP_FATAL && el == t.qp[1]->qpn;
+		}
+		CHECK(cqerr == 1 && fatal == 1, "CQ_ERR and QP_FATAL (%d, %d)", cqerr, fatal);
+	}
+	finish(&t, "CQ overflow");
+}
+
+static void flush_by_firmware(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	/* receives posted on node 0, sends posted while the peer is gone */
+	r = rt_sge(t.mr[0], 0, 64);
+	tb_post_recv(t.qp[0], &r, 1);
+	tb_post_recv(t.qp[0], &r, 1);
+	tb_qp_modify(t.qp[1], HCA_QPS_RESET, 0);
+	s = rt_sge(t.mr[0], 0, 64);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	w.flags = 0;
+	tb_post_send(t.qp[0], &w);
+	tb_run(t.tb, 100000);
+	tb_qp_modify(t.qp[0], HCA_QPS_ERR, 0);
+	for (int i = 0; i < 2; i++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_WR_FLUSH_ERR && c.wqe_index == i &&
+		      c.opcode == HCA_WC_OP_SEND && c.byte_len == 0 && c.vendor_err == HCA_VENDOR_ERR_FLUSH,
+		      "send WQE %d flushed (also unsignaled)", i);
+	for (int i = 0; i < 2; i++)
+		CHECK(wait_cqe(t.rcq[0], &c) && c.status == HCA_WC_WR_FLUSH_ERR && c.wqe_index == i &&
+		      c.opcode == HCA_WC_OP_RECV, "receive WQE %d flushed", i);
+	/* newly posted work on an ERR QP is flushed too */
+	tb_post_recv(t.qp[0], &r, 1);
+	CHECK(wait_cqe(t.rcq[0], &c) && c.status == HCA_WC_WR_FLUSH_ERR && c.wqe_index == 2, "late receive flushed");
+	finish(&t, "ERR by firmware");
+}
+
+static void duplicates_and_comm_est(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct tb_qp_attr a;
+
+	/* node 1 stays in RTR: COMM_EST on the first packet */
+	tb_qp_attr_default(&a);
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	tb_qp_modify(t.qp[1], HCA_QPS_RTR, 0);
+	tb_evt_clear(t.n[1]);
+	s = rt_sge(t.mr[0], 0, 64);
+	r = rt_sge(t.mr[1], 0, 64);
+	tb_post_recv(t.qp[1], &r, 1);
+	tb_post_recv(t.qp[1], &r, 1);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS, "receive in RTR");
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS, "second receive");
+	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_COMM_EST, t.qp[1]->qpn), 1, "COMM_EST once");
+	finish(&t, "COMM_EST");
+}
+
+static void duplicate_requests(void)
+{
+	/* a duplicate is answered with an ACK for ePSN - 1 and not executed again:
+	 * replay node 0's frames into node 1 by hand */
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	uint8_t frame[256];
+	size_t flen = 0;
+	uint32_t dup0;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	s = rt_sge(t.mr[0], 0, 32);
+	r = rt_sge(t.mr[1], 0, 64);
+	tb_post_recv(t.qp[1], &r, 1);
+	tb_post_recv(t.qp[1], &r, 1);
+	rt_fill(t.mr[0]->buf, 32, 1);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS, "first delivery");
+	/* rebuild the same request with the codec and inject it into node 1 */
+	{
+		struct roce_pkt p;
+
+		for (unsigned int i = 0; i < t.cap.n; i++)
+			if (t.cap.src[i] == 0)
+				p = t.cap.pkt[i];
+		flen = roce_build(&p, t.mr[0]->buf, 32, frame, sizeof(frame));
+	}
+	dup0 = tb_stat(t.n[1], HCA_STAT_RX_DUP);
+	t.n[1]->ops->rx_frame(t.n[1]->eng, frame, flen);
+	tb_run(t.tb, RT_WAIT);
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_RX_DUP) - dup0, 1, "duplicate counted");
+	CHECK(!tb_cq_poll(t.rcq[1], &c), "duplicate not executed (no second receive completion)");
+	CHECK(t.cap.n >= 3 && t.cap.src[t.cap.n - 1] == 1 && t.cap.pkt[t.cap.n - 1].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE,
+	      "duplicate re-ACKed");
+	finish(&t, "duplicate request");
+}
+
+static void arming(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct hca_eqe e;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct tb_eq *eq;
+	struct tb_cq *cq;
+	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+	uint64_t irq0;
+
+	memset(&t, 0, sizeof(t));
+	t.tb = tb_create(&cfg);
+	for (int i = 0; i < 2; i++) {
+		t.n[i] = tb_node(t.tb, (unsigned int)i);
+		t.pd[i] = tb_pd_alloc(t.n[i]);
+		t.mr[i] = tb_mr_reg(t.n[i], t.pd[i], 1 << 16, RT_ACC_ALL);
+	}
+	eq = tb_eq_create(t.n[1], 4, 5);
+	cq = tb_cq_create(t.n[1], 4, eq);
+	t.scq[0] = tb_cq_create(t.n[0], 4, NULL);
+	t.rcq[0] = tb_cq_create(t.n[0], 4, NULL);
+	t.scq[1] = cq;
+	t.rcq[1] = tb_cq_create(t.n[1], 4, NULL);
+	t.qp[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
+	t.qp[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.rcq[1], cq, NULL, NULL);
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	s = rt_sge(t.mr[0], 0, 16);
+	r = rt_sge(t.mr[1], 0, 64);
+	for (int i = 0; i < 3; i++)
+		tb_post_recv(t.qp[1], &r, 1);
+	irq0 = t.n[1]->irq[5];
+	/* arm-solicited: an unsolicited SEND raises nothing, a solicited one does */
+	tb_cq_arm(cq, true);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(cq, &c) && c.status == HCA_WC_SUCCESS, "unsolicited receive");
+	tb_run(t.tb, RT_WAIT);
+	CHECK(!tb_eq_poll(eq, &e), "no event for an unsolicited completion");
+	w.flags = HCA_SEND_SIGNALED | HCA_SEND_SOLICITED;
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(cq, &c) && c.status == HCA_WC_SUCCESS, "solicited receive");
+	tb_run(t.tb, RT_WAIT);
+	CHECK(tb_eq_poll(eq, &e) && e.type == HCA_EQE_TYPE_COMP && e.element == cq->cqn, "COMP EQE for the CQ");
+	CHECK_EQ(t.n[1]->irq[5] - irq0, 1, "vector 5 fired");
+	/* disarmed now: the next solicited completion raises nothing */
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(cq, &c), "third receive");
+	tb_run(t.tb, RT_WAIT);
+	CHECK(!tb_eq_poll(eq, &e), "disarmed: no second event");
+	free(eq);
+	finish(&t, "CQ arming");
+}
+
+/* ---------------------------------------------------------------- UC / UD / SRQ */
+
+static int drop_second_uc(struct rt_cap *c, unsigned int src, const struct roce_pkt *p)
+{
+	static int n;
+
+	(void)c;
+	if (src != 0 || p->opcode != HCA_BTH_OP_UC_SEND_MIDDLE)
+		return 0;
+	return ++n == 1;	/* lose the first MIDDLE packet */
+}
+
+static void uc(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct tb_qp_attr a;
+
+	tb_qp_attr_default(&a);
+	a.path_mtu = HCA_MTU_256;
+	setup(&t, HCA_QPT_UC, &a, NULL, 10);
+	rt_fill(t.mr[0]->buf, 8192, 11);
+	s = rt_sge(t.mr[0], 0, 1000);
+	r = rt_sge(t.mr[1], 0, 4096);
+	tb_post_recv(t.qp[1], &r, 1);
+	tb_post_recv(t.qp[1], &r, 1);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "UC send completes when sent");
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 1000, "UC receive");
+	CHECK(rt_check(t.mr[1]->buf, 1000, 11), "UC data");
+	/* UC RDMA WRITE with immediate */
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE_WITH_IMM, .flags = HCA_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1, .imm = 0x01020304, .raddr = t.mr[1]->va + 8192, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.opcode == HCA_WC_OP_RECV_RDMA_WITH_IMM &&
+	      c.imm_data == 0x01020304, "UC WRITE with immediate");
+	CHECK(!memcmp(t.mr[1]->buf + 8192, t.mr[0]->buf, 1000), "UC WRITE data");
+	CHECK(t.cap.n > 0 && t.cap.pkt[0].ackreq == 0, "UC: no AckReq");
+	for (unsigned int i = 0; i < t.cap.n; i++)
+		if (t.cap.src[i] == 1) {
+			CHECK(0, "UC responder sent a frame");
+			break;
+		}
+	/* a lost middle packet drops the message; the receive WQE serves the next */
+	t.cap.drop = drop_second_uc;
+	memset(t.mr[1]->buf, 0, 4096);
+	tb_post_recv(t.qp[1], &r, 1);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	s = rt_sge(t.mr[0], 2000, 100);
+	tb_post_send(t.qp[0], &w);
+	tb_run(t.tb, RT_WAIT);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 100, "next message delivered");
+	CHECK(!tb_cq_poll(t.rcq[1], &c), "the damaged message never completes");
+	{
+		/* its first packet landed (256 B, of which the next message
+		 * overwrote 100 B); the packets after the gap wrote nothing */
+		int clean = 1;
+
+		for (int i = 256; i < 4096; i++)
+			clean &= t.mr[1]->buf[i] == 0;
+		CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf + 2000, 100), "next message's data");
+		CHECK(!memcmp(t.mr[1]->buf + 100, t.mr[0]->buf + 100, 156), "first packet of the damaged message");
+		CHECK(clean, "nothing written after the gap");
+	}
+	finish(&t, "UC");
+}
+
+static void ud(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+
+	setup(&t, HCA_QPT_UD, NULL, NULL, 10);
+	rt_fill(t.mr[0]->buf, 4096, 21);
+	s = rt_sge(t.mr[0], 0, 500);
+	r = rt_sge(t.mr[1], 0, 2048);
+	tb_post_recv(t.qp[1], &r, 1);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND_WITH_IMM, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .imm = 0xaabbccdd, .ud_dest = t.qp[1], .ud_qkey = 0x11111111 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "UD send completion");
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS, "UD receive (status %u)", c.status);
+	CHECK_EQ(c.byte_len, 40 + 500, "byte_len includes the 40-byte GRH area");
+	CHECK_EQ(c.wc_flags, HCA_WC_FLAG_GRH | HCA_WC_FLAG_WITH_IMM, "GRH and IMM flags");
+	CHECK_EQ(c.src_qp, t.qp[0]->qpn, "src_qp from DETH");
+	CHECK(rt_check(t.mr[1]->buf + 40, 500, 21), "UD payload after the GRH area");
+	{
+		static const uint8_t z[20];
+
+		CHECK(!memcmp(t.mr[1]->buf, z, 20) && t.mr[1]->buf[20] == 0x45, "GRH area: 20 zeros, then IPv4");
+	}
+	/* wrong Q_Key: dropped and counted */
+	tb_post_recv(t.qp[1], &r, 1);
+	w.ud_qkey = 0x22222222;
+	tb_post_send(t.qp[0], &w);
+	tb_run(t.tb, RT_WAIT);
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_RX_DROP_QKEY), 1, "Q_Key mismatch dropped");
+	CHECK(!tb_cq_poll(t.rcq[1], &c), "no completion for the dropped datagram");
+	finish(&t, "UD");
+}
+
+static void srq(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct tb_srq *q;
+	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+
+	memset(&t, 0, sizeof(t));
+	t.tb = tb_create(&cfg);
+	tb_set_filter(t.tb, rt_cap_filter, &t.cap);
+	for (int i = 0; i < 2; i++) {
+		t.n[i] = tb_node(t.tb, (unsigned int)i);
+		t.pd[i] = tb_pd_alloc(t.n[i]);
+		t.scq[i] = tb_cq_create(t.n[i], 6, NULL);
+		t.rcq[i] = tb_cq_create(t.n[i], 6, NULL);
+		t.mr[i] = tb_mr_reg(t.n[i], t.pd[i], 1 << 16, RT_ACC_ALL);
+	}
+	q = tb_srq_create(t.n[1], t.pd[1], 4, 2, 2);
+	t.qp[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
+	t.qp[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], q, NULL);
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	tb_evt_clear(t.n[1]);
+	r = rt_sge(t.mr[1], 0, 256);
+	for (int i = 0; i < 4; i++)
+		tb_srq_post(q, &r, 1);
+	s = rt_sge(t.mr[0], 0, 100);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	for (int i = 0; i < 3; i++)
+		tb_post_send(t.qp[0], &w);
+	for (int i = 0; i < 3; i++)
+		CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.is_srq == 1 && c.wqe_index == i,
+		      "SRQ receive %d", i);
+	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_SRQ_LIMIT_REACHED, q->srqn), 1, "SRQ_LIMIT_REACHED once");
+	free(q);
+	finish(&t, "SRQ");
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+			engine = argv[++i];
+	rt_args(argc, argv);
+	hca_model_engine_register();
+	hca_lockstep_engine_register();
+	printf("engine %s\n", engine);
+	remote_access();
+	recv_too_short();
+	recv_bad_key();
+	local_errors();
+	gather_fault();
+	cq_overflow();
+	flush_by_firmware();
+	duplicates_and_comm_est();
+	duplicate_requests();
+	arming();
+	uc();
+	ud();
+	srq();
+	return check_done();
+}
