@@ -75,18 +75,28 @@ HELP += "rtl-lint|verilator -Wall lint of the RTL at both widths" "rtl-synth|Yos
 # Verilated C++ as is).  Programs that link it also need $(RTL_LDLIBS).
 RTL_VERILATOR_ROOT := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 RTL_VINC := -I$(RTL_VERILATOR_ROOT)/include -I$(RTL_VERILATOR_ROOT)/include/vltstd
+# Everything is compiled position-independent, so that the same objects also
+# go into shared libraries (the driver shim's preloadable libhcasim-verbs.so).
 RTL_VFLAGS := --cc --build -j 1 -O2 --x-assign fast --x-initial fast --trace-fst -Wno-fatal \
-	-Irtl -Irtl/include --top-module hca_top
+	-Irtl -Irtl/include --top-module hca_top -CFLAGS -fPIC
 RTL_VMAKE := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 RTL_LDLIBS := -lstdc++ -lz -lpthread
-RTL_CXXFLAGS := -O2 -std=c++17 -DVM_TRACE=1 -DVM_TRACE_FST=1 $(RTL_VINC) -Isim/rtl -Iinclude
+RTL_CXXFLAGS := -O2 -fPIC -std=c++17 -DVM_TRACE=1 -DVM_TRACE_FST=1 $(RTL_VINC) -Isim/rtl -Iinclude
+
+# The Verilated models are rebuilt when these flags change (stamp rewritten
+# at parse time only when its contents differ).
+RTL_FLAGS_STAMP := $(RTL_BUILD)/vflags.stamp
+RTL_FLAGS_TEXT := $(RTL_VFLAGS) | $(RTL_VMAKE) | $(RTL_CXXFLAGS)
+$(shell mkdir -p $(RTL_BUILD) && { echo '$(RTL_FLAGS_TEXT)' | cmp -s - $(RTL_FLAGS_STAMP) || \
+	echo '$(RTL_FLAGS_TEXT)' > $(RTL_FLAGS_STAMP); })
 
 define rtl_width
-$(RTL_BUILD)/v$(1)/Vhca_top$(1)__ALL.a: $(RTL_DEPS)
+$(RTL_BUILD)/v$(1)/Vhca_top$(1)__ALL.a: $(RTL_DEPS) $(RTL_FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$(VERILATOR) $(RTL_VFLAGS) -GDATA_W=$(1) --prefix Vhca_top$(1) --Mdir $$(@D) \
 		-MAKEFLAGS "$(RTL_VMAKE)" $(RTL_SRCS) > $$(@D)/build.log 2>&1 || { tail -30 $$(@D)/build.log; false; }
-$(RTL_BUILD)/sim/rtl_model_$(1).o: sim/rtl/rtl_model.cpp sim/rtl/rtl_model.h $(RTL_BUILD)/v$(1)/Vhca_top$(1)__ALL.a
+$(RTL_BUILD)/sim/rtl_model_$(1).o: sim/rtl/rtl_model.cpp sim/rtl/rtl_model.h $(RTL_BUILD)/v$(1)/Vhca_top$(1)__ALL.a \
+		$(RTL_FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$(CXX) $(RTL_CXXFLAGS) -I$(RTL_BUILD)/v$(1) -DRTL_W=$(1) -DRTL_PREFIX=Vhca_top$(1) -c $$< -o $$@
 endef
@@ -103,11 +113,20 @@ $(BUILD)/lib/libhcartl$(1).a: $(2) $(RTL_LIB_PARTS) $(RTL_RUNTIME)
 endef
 $(eval $(call rtl_lib_rule,,$(BUILD)/obj/sim/rtl/rtl_engine.o))
 $(eval $(call rtl_lib_rule,-san,$(BUILD)/san/sim/rtl/rtl_engine.o))
+# libhcartl-pic.a: for shared objects (-fPIC throughout, no sanitizers).  A
+# shared library that wants the "rtl" engine links $(RTL_PIC_LIB) with
+# -Wl,-u,hca_rtl_engine_register and $(RTL_LDLIBS).
+RTL_PIC_LIB := $(BUILD)/lib/libhcartl-pic.a
+$(RTL_BUILD)/pic/rtl_engine.o: sim/rtl/rtl_engine.c $(SPEC_H)
+	@mkdir -p $(@D)
+	$(CC) $(HCA_CFLAGS) -fPIC $(CFLAGS_sim) -MMD -MP -c $< -o $@
+-include $(RTL_BUILD)/pic/rtl_engine.d
+$(eval $(call rtl_lib_rule,-pic,$(RTL_BUILD)/pic/rtl_engine.o))
 # The Verilator runtime, compiled once with the 64-bit model's flags.
 $(RTL_RUNTIME) &: $(RTL_BUILD)/v64/Vhca_top64__ALL.a
 	$(MAKE) --no-print-directory -C $(RTL_BUILD)/v64 -f Vhca_top64.mk $(RTL_VMAKE) $(notdir $(RTL_RUNTIME)) \
 		>> $(RTL_BUILD)/v64/build.log 2>&1 || { tail -30 $(RTL_BUILD)/v64/build.log; false; }
-ALL_TARGETS += $(BUILD)/lib/libhcartl.a
+ALL_TARGETS += $(BUILD)/lib/libhcartl.a $(RTL_PIC_LIB)
 
 # Engine-level tests of the RTL through the "rtl" engine (sim/tb).
 RTL_TEST_LIBS := hcartl hcaroce hcasim
