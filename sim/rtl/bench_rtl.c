@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: MIT
+/*
+ * make bench-rtl: cycle-level performance of the RTL engine (docs/rtl.md,
+ * "Performance").  Two "rtl" engines of one datapath width on the simulated
+ * wire, one RC QP pair (PMTU 4096), RDMA WRITE of 64 B .. 64 KiB:
+ *
+ *  - latency of a single message on an idle pair: device cycles from the SQ
+ *    doorbell write to the first byte of the first frame on the wire, and
+ *    from the doorbell to the CQE being visible in host memory;
+ *  - streaming: N messages back to back with D WQEs outstanding (a new one
+ *    is posted in the cycle a completion is seen); steady-state cycles per
+ *    message (the first D completions are the ramp and are not counted),
+ *    payload bytes per cycle, and the requester's wire beats per message.
+ *
+ * Every run is checked (CQE status, opcode and order, target memory against
+ * the source, the number of data frames -- no retransmissions -- and every
+ * frame decodes with the packet codec); a failed check makes the exit status
+ * non-zero.  The cycle numbers are deterministic; the wall-clock line is not.
+ * The same runs go through the model engine for the checks only: the model
+ * is untimed, so its cycle numbers mean nothing and are not printed.
+ *
+ *   bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N]
+ *             [--depth D] [--latency CYCLES] [--options rtl-options]
+ *             [--no-model] [--quick]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../model/model.h"
+#include "../../model/roce_hdr.h"
+#include "check.h"
+#include "rtl/rtl_engine.h"
+#include "tb.h"
+
+#define MAX_SIZES 16
+#define WAIT_LIMIT 50000000ull
+#define ACC_ALL (HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ)
+#define STAMP_NONE UINT64_MAX
+
+struct opts {
+	unsigned int widths[4], nwidths;
+	uint32_t sizes[MAX_SIZES];
+	unsigned int nsizes;
+	unsigned int messages;		/* 0 = by size */
+	unsigned int depth;
+	uint64_t latency;
+	const char *rtl_options;
+	bool model;
+};
+
+/* One size's results. */
+struct result {
+	uint32_t size, pkts;
+	uint64_t lat_wire, lat_cqe;	/* single message, device cycles */
+	unsigned int msgs, counted;	/* streamed / in the steady-state window */
+	double cyc_per_msg, bytes_per_cyc, beats_per_msg;
+};
+
+struct bench {
+	const char *engine;
+	unsigned int width, wb;		/* bits, bytes per beat */
+	struct tb *tb;
+	struct tb_node *n[2];
+	struct tb_cq *scq[2], *rcq[2];
+	struct tb_qp *qp[2];
+	struct tb_mr *src, *dst;
+	/* wire observation (the transmit filter) */
+	bool armed;			/* record the first data frame's first beat */
+	uint64_t first_beat;
+	uint64_t data_frames, data_beats, acks, naks, other, bad;
+};
+
+static const char *g_rtl_options;
+
+static void engine_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
+{
+	const struct bench *b = ctx;
+
+	(void)node;
+	ec->data_w = b->width;
+	if (!strcmp(b->engine, "rtl"))
+		ec->options = g_rtl_options;
+}
+
+static uint64_t eng_now(struct tb_node *n)
+{
+	return n->ops->now(n->eng);
+}
+
+/*
+ * Called when an engine hands a whole frame to the wire.  The rtl harness
+ * calls it in the cycle of the frame's last beat (eng_now is that cycle,
+ * before its clock edge); the transmit framer streams a frame at one beat
+ * per cycle without gaps (hca_tx_frame: buffered payload, tready always
+ * high), so its first byte left beats-1 cycles earlier.
+ */
+static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, uint64_t now)
+{
+	struct bench *b = ctx;
+	struct roce_pkt p;
+	const struct roce_opcode_info *oi;
+	uint64_t beats = (*len + b->wb - 1) / b->wb;
+
+	(void)now;
+	if (roce_parse(frame, *len, &p) != ROCE_OK) {
+		b->bad++;
+		return TB_PASS;
+	}
+	oi = roce_opcode(p.opcode);
+	if (src == 0 && oi && (oi->flags & ROCE_OP_WRITE) && (oi->flags & ROCE_OP_REQ)) {
+		b->data_frames++;
+		b->data_beats += beats;
+		if (b->armed && b->first_beat == STAMP_NONE) {
+			uint64_t k = eng_now(b->n[0]);
+
+			b->first_beat = strcmp(b->engine, "rtl") ? k : k - (beats - 1);
+		}
+	} else if (src == 1 && p.opcode == HCA_BTH_OP_RC_ACKNOWLEDGE) {
+		if (p.aeth.syndrome == 0x1F)
+			b->acks++;
+		else
+			b->naks++;
+	} else {
+		b->other++;
+	}
+	return TB_PASS;
+}
+
+static void obs_reset(struct bench *b)
+{
+	b->armed = false;
+	b->first_beat = STAMP_NONE;
+	b->data_frames = b->data_beats = b->acks = b->naks = b->other = b->bad = 0;
+}
+
+static uint8_t pat(uint32_t seed, uint64_t i)
+{
+	uint64_t x = (seed + 1) * 0x9E3779B97F4A7C15ull + i * 0xBF58476D1CE4E5B9ull;
+
+	x ^= x >> 29;
+	return (uint8_t)(x ^ (x >> 17));
+}
+
+static void fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = pat(seed, i);
+}
+
+static int setup(struct bench *b, const char *engine, unsigned int width, uint64_t latency, size_t mr_len)
+{
+	struct tb_config c = { .engine = engine, .nodes = 2, .latency = latency, .engine_config = engine_config,
+			       .engine_config_ctx = b };
+	struct tb_qp_attr a;
+
+	memset(b, 0, sizeof(*b));
+	b->engine = engine;
+	b->width = width;
+	b->wb = width / 8;
+	b->tb = tb_create(&c);
+	if (!b->tb)
+		return -1;
+	obs_reset(b);
+	tb_set_filter(b->tb, tx_filter, b);
+	for (int i = 0; i < 2; i++) {
+		uint32_t pd;
+
+		b->n[i] = tb_node(b->tb, (unsigned int)i);
+		pd = tb_pd_alloc(b->n[i]);
+		b->scq[i] = tb_cq_create(b->n[i], 10, NULL);
+		b->rcq[i] = tb_cq_create(b->n[i], 10, NULL);
+		b->qp[i] = tb_qp_create(b->n[i], HCA_QPT_RC, pd, b->scq[i], b->rcq[i], NULL, NULL);
+		if (i == 0)
+			b->src = tb_mr_reg(b->n[i], pd, mr_len, ACC_ALL);
+		else
+			b->dst = tb_mr_reg(b->n[i], pd, mr_len, ACC_ALL);
+	}
+	tb_qp_attr_default(&a);
+	a.path_mtu = HCA_MTU_4096;
+	return tb_connect_pair(b->qp[0], b->qp[1], &a);
+}
+
+static void teardown(struct bench *b)
+{
+	if (!strcmp(b->engine, "rtl")) {
+		for (int i = 0; i < 2; i++) {
+			struct rtl_engine_stats st;
+
+			CHECK(rtl_engine_stats(b->n[i]->eng, &st) == 0 && st.protocol_errors == 0,
+			      "node %d: no RTL interface violations (%s)", i, b->n[i]->ops->last_error(b->n[i]->eng));
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		free(b->scq[i]);
+		free(b->rcq[i]);
+		free(b->qp[i]);
+	}
+	free(b->src);
+	free(b->dst);
+	tb_destroy(b->tb);
+}
+
+static uint64_t sim_cycles(struct bench *b)
+{
+	uint64_t c = 0;
+
+	if (strcmp(b->engine, "rtl"))
+		return tb_now(b->tb);
+	for (int i = 0; i < 2; i++) {
+		struct rtl_engine_stats st;
+
+		if (rtl_engine_stats(b->n[i]->eng, &st) == 0)
+			c += st.cycles_clocked;
+	}
+	return c;
+}
+
+static int post_write(struct bench *b, uint64_t off, uint32_t len)
+{
+	struct tb_sge s = { .addr = b->src->va + off, .len = len, .lkey = b->src->lkey };
+	struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				.raddr = b->dst->va + off, .rkey = b->dst->rkey };
+
+	return tb_post_send(b->qp[0], &w);
+}
+
+static bool cqe_ok(struct bench *b, const struct hca_cqe *c, int idx, const char *what)
+{
+	bool ok = c->status == HCA_WC_SUCCESS && c->opcode == HCA_WC_OP_RDMA_WRITE && c->wqe_index == idx &&
+		  c->qpn == b->qp[0]->qpn;
+
+	CHECK(ok, "%s: CQE status %s opcode %u wqe_index %u (want %d) qpn %u", what,
+	      hca_wc_status_name(c->status), c->opcode, c->wqe_index, idx, c->qpn);
+	return ok;
+}
+
+static void wire_checks(struct bench *b, uint64_t frames, const char *what)
+{
+	uint32_t retx = tb_stat(b->n[0], HCA_STAT_RETRANSMIT);
+	uint32_t drops = tb_stat(b->n[1], HCA_STAT_RX_DROP_ICRC) + tb_stat(b->n[1], HCA_STAT_RX_DROP_MALFORMED) +
+			 tb_stat(b->n[1], HCA_STAT_RX_SEQ_ERR) + tb_stat(b->n[1], HCA_STAT_RX_DUP);
+
+	CHECK(b->data_frames == frames && b->bad == 0 && b->other == 0 && b->naks == 0 && b->acks > 0 &&
+	      retx == 0 && drops == 0,
+	      "%s: %llu data frames (want %llu), %llu undecodable, %llu unexpected, %llu NAKs, %llu ACKs, "
+	      "%u retransmissions, %u receiver drops/duplicates", what, (unsigned long long)b->data_frames,
+	      (unsigned long long)frames, (unsigned long long)b->bad, (unsigned long long)b->other,
+	      (unsigned long long)b->naks, (unsigned long long)b->acks, retx, drops);
+}
+
+/* Single message on an idle pair. */
+static void latency_run(struct bench *b, struct result *r)
+{
+	uint32_t len = r->size;
+	uint64_t db, clk;
+	struct hca_cqe c = { 0 };
+	char what[64];
+	int idx;
+
+	snprintf(what, sizeof(what), "%s/%u latency %u B", b->engine, b->width, len);
+	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle before the run", what);
+	fill(b->src->buf, len, len);
+	memset(b->dst->buf, 0xEE, (size_t)len + 64);
+	obs_reset(b);
+	b->armed = true;
+	/* the device cycle counter (BAR0 CLOCK; register accesses take no engine time) */
+	clk = tb_bar0_read(b->n[0], HCA_INIT_CLOCK_LO);
+	clk |= (uint64_t)tb_bar0_read(b->n[0], HCA_INIT_CLOCK_HI) << 32;
+	db = eng_now(b->n[0]);
+	CHECK(clk == db, "%s: CLOCK register %llu = engine cycle %llu", what, (unsigned long long)clk,
+	      (unsigned long long)db);
+	idx = post_write(b, 0, len);
+	if (!tb_cq_wait(b->scq[0], &c, WAIT_LIMIT)) {
+		CHECK(0, "%s: no completion", what);
+		return;
+	}
+	r->lat_cqe = eng_now(b->n[0]) - db;
+	cqe_ok(b, &c, idx, what);
+	CHECK(b->first_beat != STAMP_NONE && b->first_beat >= db, "%s: first frame seen", what);
+	r->lat_wire = b->first_beat - db;
+	CHECK(!memcmp(b->dst->buf, b->src->buf, len) && b->dst->buf[len] == 0xEE, "%s: target data", what);
+	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle after the run", what);
+	wire_checks(b, r->pkts, what);
+}
+
+/* N messages back to back, `depth` outstanding. */
+static void stream_run(struct bench *b, struct result *r, unsigned int depth)
+{
+	uint32_t len = r->size;
+	unsigned int n = r->msgs, posted = 0, done = 0;
+	size_t total = (size_t)len * n;
+	uint64_t *t = calloc(n, sizeof(*t));
+	int *idx = calloc(n, sizeof(*idx));
+	uint64_t limit;
+	bool order = true;
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s/%u stream %u x %u B", b->engine, b->width, n, len);
+	if (!t || !idx) {
+		CHECK(0, "%s: out of memory", what);
+		free(t);
+		free(idx);
+		return;
+	}
+	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle before the run", what);
+	fill(b->src->buf, total, len ^ 0x5A5A);
+	memset(b->dst->buf, 0, total);
+	obs_reset(b);
+	limit = tb_now(b->tb) + WAIT_LIMIT;
+	while (done < n) {
+		struct hca_cqe c;
+
+		while (posted < n && posted - done < depth) {
+			idx[posted] = post_write(b, (uint64_t)posted * len, len);
+			posted++;
+		}
+		if (tb_cq_poll(b->scq[0], &c)) {
+			t[done] = eng_now(b->n[0]);
+			if (order && !cqe_ok(b, &c, idx[done], what))
+				order = false;
+			done++;
+			continue;
+		}
+		if (!tb_step(b->tb, limit)) {
+			CHECK(0, "%s: stalled after %u completions", what, done);
+			break;
+		}
+	}
+	if (done == n) {
+		unsigned int w = depth < n ? depth : n - 1;
+
+		r->counted = n - w;
+		r->cyc_per_msg = (double)(t[n - 1] - t[w - 1]) / r->counted;
+		r->bytes_per_cyc = r->cyc_per_msg > 0 ? len / r->cyc_per_msg : 0;
+		CHECK(order, "%s: %u completions in order, all successful", what, n);
+		CHECK(!memcmp(b->dst->buf, b->src->buf, total), "%s: target data (%zu bytes)", what, total);
+		CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle after the run", what);
+		r->beats_per_msg = (double)b->data_beats / n;
+		wire_checks(b, (uint64_t)r->pkts * n, what);
+	}
+	free(t);
+	free(idx);
+}
+
+static unsigned int msgs_for(const struct opts *o, uint32_t size)
+{
+	if (o->messages)
+		return o->messages;
+	/* steady-state window: enough messages that the ramp is a small part */
+	return o->depth + (size <= 4096 ? 64 : 32);
+}
+
+static void size_str(char *buf, size_t cap, uint32_t s)
+{
+	if (s >= 1024 && s % 1024 == 0)
+		snprintf(buf, cap, "%u KiB", s / 1024);
+	else
+		snprintf(buf, cap, "%u B", s);
+}
+
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* All sizes on one engine at one width; prints the table for the rtl engine. */
+static void run_width(const struct opts *o, const char *engine, unsigned int width)
+{
+	struct result res[MAX_SIZES];
+	struct bench b;
+	size_t mr_len = 0;
+	unsigned long fails = check_failures();
+	double t0 = wall(), dt;
+	uint64_t cyc;
+
+	for (unsigned int i = 0; i < o->nsizes; i++) {
+		size_t need = (size_t)o->sizes[i] * msgs_for(o, o->sizes[i]) + 4096;
+
+		if (need > mr_len)
+			mr_len = need;
+	}
+	if (setup(&b, engine, width, o->latency, mr_len)) {
+		CHECK(0, "%s/%u: setup", engine, width);
+		return;
+	}
+	for (unsigned int i = 0; i < o->nsizes; i++) {
+		struct result *r = &res[i];
+
+		memset(r, 0, sizeof(*r));
+		r->size = o->sizes[i];
+		r->pkts = r->size ? (r->size + 4095) / 4096 : 1;
+		r->msgs = msgs_for(o, r->size);
+		latency_run(&b, r);
+		stream_run(&b, r, o->depth);
+	}
+	dt = wall() - t0;
+	cyc = sim_cycles(&b);
+	teardown(&b);
+	fails = check_failures() - fails;
+
+	if (strcmp(engine, "rtl")) {
+		(void)width;
+		printf("%s engine: the same runs, checks %s (%.2f s wall).  The model is untimed: it emits a "
+		       "message's\n  frames in the doorbell's cycle and has no datapath width, so its cycle "
+		       "counts would measure\n  only the wire latency; none are printed.\n", engine,
+		       fails ? "FAILED" : "passed", dt);
+		return;
+	}
+	printf("rtl engine, DATA_W=%u (%u B/beat), RC RDMA WRITE, PMTU 4096, wire latency %llu cycles, "
+	       "stream depth %u%s%s\n", width, b.wb, (unsigned long long)o->latency, o->depth,
+	       o->rtl_options ? ", options " : "", o->rtl_options ? o->rtl_options : "");
+	printf("  %-7s %4s | %8s %8s | %5s %9s %8s %9s %6s\n", "size", "pkts", "db->wire", "db->CQE", "msgs",
+	       "cyc/msg", "B/cycle", "beats/msg", "wire%");
+	for (unsigned int i = 0; i < o->nsizes; i++) {
+		const struct result *r = &res[i];
+		char s[16];
+
+		size_str(s, sizeof(s), r->size);
+		printf("  %-7s %4u | %8llu %8llu | %5u %9.1f %8.2f %9.1f %5.0f%%\n", s, r->pkts,
+		       (unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg,
+		       r->bytes_per_cyc, r->beats_per_msg,
+		       r->cyc_per_msg > 0 ? 100.0 * r->beats_per_msg / r->cyc_per_msg : 0.0);
+	}
+	printf("  checks %s; %llu engine cycles simulated (both nodes) in %.2f s wall: %.0f cycles/s\n\n",
+	       fails ? "FAILED" : "passed", (unsigned long long)cyc, dt, dt > 0 ? cyc / dt : 0.0);
+	fflush(stdout);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N] [--depth D]\n"
+			"                 [--latency CYCLES] [--options rtl-options] [--no-model] [--quick]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const uint32_t def_sizes[] = { 64, 256, 1024, 4096, 16384, 65536 };
+	struct opts o = { .depth = 16, .latency = 250, .model = true };
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--width") && v) {
+			if (o.nwidths < 4)
+				o.widths[o.nwidths++] = (unsigned int)atoi(v);
+			i++;
+		} else if (!strcmp(a, "--sizes") && v) {
+			char *dup = strdup(v), *save = NULL;
+
+			for (char *tok = strtok_r(dup, ",", &save); tok && o.nsizes < MAX_SIZES;
+			     tok = strtok_r(NULL, ",", &save))
+				o.sizes[o.nsizes++] = (uint32_t)strtoul(tok, NULL, 0);
+			free(dup);
+			i++;
+		} else if (!strcmp(a, "--messages") && v) {
+			o.messages = (unsigned int)atoi(v);
+			i++;
+		} else if (!strcmp(a, "--depth") && v) {
+			o.depth = (unsigned int)atoi(v);
+			i++;
+		} else if (!strcmp(a, "--latency") && v) {
+			o.latency = strtoull(v, NULL, 0);
+			i++;
+		} else if (!strcmp(a, "--options") && v) {
+			o.rtl_options = v;
+			i++;
+		} else if (!strcmp(a, "--no-model")) {
+			o.model = false;
+		} else if (!strcmp(a, "--quick")) {
+			/* the make-test sanity run: one tiny size, a short stream */
+			o.sizes[0] = 64;
+			o.nsizes = 1;
+			o.messages = 8;
+			o.depth = 4;
+		} else {
+			usage();
+		}
+	}
+	if (!o.nwidths) {
+		o.widths[o.nwidths++] = 64;
+		o.widths[o.nwidths++] = 512;
+	}
+	if (!o.nsizes) {
+		memcpy(o.sizes, def_sizes, sizeof(def_sizes));
+		o.nsizes = sizeof(def_sizes) / sizeof(def_sizes[0]);
+	}
+	for (unsigned int i = 0; i < o.nsizes; i++)
+		if (o.sizes[i] == 0 || o.sizes[i] > (1u << 24))
+			usage();
+	if (o.depth < 1 || o.depth > 63 || o.messages == 1)
+		usage();
+	if (!o.latency)
+		o.latency = 250;
+	g_rtl_options = o.rtl_options;
+	hca_rtl_engine_register();
+	hca_model_engine_register();
+
+	for (unsigned int i = 0; i < o.nwidths; i++) {
+		if (o.widths[i] != 64 && o.widths[i] != 512)
+			usage();
+		run_width(&o, "rtl", o.widths[i]);
+	}
+	if (o.model)
+		run_width(&o, "model", 64);
+	return check_done();
+}
