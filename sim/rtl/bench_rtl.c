@@ -12,9 +12,10 @@
  *    message (the first D completions are the ramp and are not counted),
  *    payload bytes per cycle, and the requester's wire beats per message.
  *
- * Every run is checked (CQE status, opcode and order, target memory against
- * the source, the number of data frames -- no retransmissions -- and every
- * frame decodes with the packet codec); a failed check makes the exit status
+ * Every run is checked (CQE status, opcode, byte_len and order, target
+ * memory against the source, the number of data frames -- no retransmissions
+ * -- with consecutive PSNs, MigReq and the peer's QPN, and every frame
+ * decodes with the packet codec); a failed check makes the exit status
  * non-zero.  The cycle numbers are deterministic; the wall-clock line is not.
  * The same runs go through the model engine for the checks only: the model
  * is untimed, so its cycle numbers mean nothing and are not printed.
@@ -70,6 +71,9 @@ struct bench {
 	bool armed;			/* record the first data frame's first beat */
 	uint64_t first_beat;
 	uint64_t data_frames, data_beats, acks, naks, other, bad;
+	uint64_t hdr_bad;		/* requests: PSN not consecutive, MigReq clear, wrong QP */
+	bool psn_valid;
+	uint32_t psn_next;
 };
 
 static const char *g_rtl_options;
@@ -112,6 +116,10 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 	if (src == 0 && oi && (oi->flags & ROCE_OP_WRITE) && (oi->flags & ROCE_OP_REQ)) {
 		b->data_frames++;
 		b->data_beats += beats;
+		if ((b->psn_valid && p.psn != b->psn_next) || !p.migreq || p.dqpn != b->qp[1]->qpn)
+			b->hdr_bad++;
+		b->psn_valid = true;
+		b->psn_next = (p.psn + 1) & 0xffffff;
 		if (b->armed && b->first_beat == STAMP_NONE) {
 			uint64_t k = eng_now(b->n[0]);
 
@@ -132,7 +140,8 @@ static void obs_reset(struct bench *b)
 {
 	b->armed = false;
 	b->first_beat = STAMP_NONE;
-	b->data_frames = b->data_beats = b->acks = b->naks = b->other = b->bad = 0;
+	b->data_frames = b->data_beats = b->acks = b->naks = b->other = b->bad = b->hdr_bad = 0;
+	b->psn_valid = false;
 }
 
 static uint8_t pat(uint32_t seed, uint64_t i)
@@ -229,10 +238,10 @@ static int post_write(struct bench *b, uint64_t off, uint32_t len)
 static bool cqe_ok(struct bench *b, const struct hca_cqe *c, int idx, const char *what)
 {
 	bool ok = c->status == HCA_WC_SUCCESS && c->opcode == HCA_WC_OP_RDMA_WRITE && c->wqe_index == idx &&
-		  c->qpn == b->qp[0]->qpn;
+		  c->qpn == b->qp[0]->qpn && c->byte_len == 0;
 
-	CHECK(ok, "%s: CQE status %s opcode %u wqe_index %u (want %d) qpn %u", what,
-	      hca_wc_status_name(c->status), c->opcode, c->wqe_index, idx, c->qpn);
+	CHECK(ok, "%s: CQE status %s opcode %u wqe_index %u (want %d) qpn %u byte_len %u", what,
+	      hca_wc_status_name(c->status), c->opcode, c->wqe_index, idx, c->qpn, c->byte_len);
 	return ok;
 }
 
@@ -242,11 +251,12 @@ static void wire_checks(struct bench *b, uint64_t frames, const char *what)
 	uint32_t drops = tb_stat(b->n[1], HCA_STAT_RX_DROP_ICRC) + tb_stat(b->n[1], HCA_STAT_RX_DROP_MALFORMED) +
 			 tb_stat(b->n[1], HCA_STAT_RX_SEQ_ERR) + tb_stat(b->n[1], HCA_STAT_RX_DUP);
 
-	CHECK(b->data_frames == frames && b->bad == 0 && b->other == 0 && b->naks == 0 && b->acks > 0 &&
-	      retx == 0 && drops == 0,
-	      "%s: %llu data frames (want %llu), %llu undecodable, %llu unexpected, %llu NAKs, %llu ACKs, "
-	      "%u retransmissions, %u receiver drops/duplicates", what, (unsigned long long)b->data_frames,
-	      (unsigned long long)frames, (unsigned long long)b->bad, (unsigned long long)b->other,
+	CHECK(b->data_frames == frames && b->bad == 0 && b->hdr_bad == 0 && b->other == 0 && b->naks == 0 &&
+	      b->acks > 0 && retx == 0 && drops == 0,
+	      "%s: %llu data frames (want %llu), %llu undecodable, %llu with a bad BTH, %llu unexpected, "
+	      "%llu NAKs, %llu ACKs, %u retransmissions, %u receiver drops/duplicates", what,
+	      (unsigned long long)b->data_frames, (unsigned long long)frames, (unsigned long long)b->bad,
+	      (unsigned long long)b->hdr_bad, (unsigned long long)b->other,
 	      (unsigned long long)b->naks, (unsigned long long)b->acks, retx, drops);
 }
 
