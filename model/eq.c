@@ -12,6 +12,7 @@ int model_eq_post(struct model *m, uint32_t eqn, const struct hca_eqe *in)
 	struct hca_eqe eqe = *in;
 	uint32_t log, size;
 	uint64_t iova;
+	bool fire;
 
 	if (!eq || eq->failed)
 		return HCA_MGMT_STATUS_BAD_STATE;
@@ -21,6 +22,11 @@ int model_eq_post(struct model *m, uint32_t eqn, const struct hca_eqe *in)
 		model_stat(m, HCA_STAT_EQ_OVERFLOW, 1);
 		return HCA_MGMT_STATUS_OVERFLOW;
 	}
+	/* the interrupt is decided with the slot (before the write, as an
+	 * engine that reserves the slot, then writes): a faulting write
+	 * leaves the EQ disarmed and failed */
+	fire = eq->c.armed;
+	eq->c.armed = 0;
 	eqe.owner = (uint8_t)(((eq->c.pi >> log) & 1) ^ 1);
 	iova = eq->c.base + (uint64_t)(eq->c.pi & (size - 1)) * HCA_EQE_SIZE;
 	if (model_dma_write(m, HCA_DMA_CLIENT_EQE, iova, &eqe, sizeof(eqe))) {
@@ -28,10 +34,8 @@ int model_eq_post(struct model *m, uint32_t eqn, const struct hca_eqe *in)
 		return HCA_MGMT_STATUS_BAD_STATE;
 	}
 	eq->c.pi++;
-	if (eq->c.armed) {
-		eq->c.armed = 0;
+	if (fire)
 		model_msix_fire(m, eq->c.vector);
-	}
 	return HCA_MGMT_STATUS_OK;
 }
 

@@ -102,6 +102,11 @@ module hca_ctx #(
     input  logic        e_cq_inc,          // pi + 1 (a CQE is being written)
     input  logic        e_cq_dec,          // pi - 1 (its write faulted)
     input  logic        e_cq_disarm,
+    input  logic        e_cq_sol,          // with e_cq_inc: the CQE is solicited or an error (sol_pi = pi + 1)
+    input  logic        e_cq_lock,         // the engine decides/reserves a CQE of e_cq_idx: its doorbells wait
+    output logic        e_cq_db_now,       // a doorbell of CQ e_cq_idx takes effect this cycle
+    input  logic        e_cq_fp_clr,
+    output logic [NCQ-1:0] cq_fire_pending, // an arm doorbell found CQEs: the engine posts the COMP EQE
     input  logic        e_cq_set_err,
     input  logic        e_cqc_en,
     output logic [255:0] e_cqc_rdata,
@@ -118,6 +123,8 @@ module hca_ctx #(
     input  logic        e_eq_disarm,
     input  logic        e_eq_fail,
     input  logic        e_eq_fp_clr,
+    input  logic        e_eq_lock,         // the engine decides an EQE's / a pending fire's interrupt on e_eq_idx
+    output logic        e_eq_db_now,       // a doorbell of EQ e_eq_idx takes effect this cycle
     output logic [NEQ-1:0] eq_fire_pending,
     output logic        e_inj_valid,
     output logic [LOG_MAX_EQ-1:0] e_inj_eqn,
@@ -153,6 +160,9 @@ module hca_ctx #(
   logic [31:0]     cq_pi [0:NCQ-1];
   logic [31:0]     cq_ci [0:NCQ-1];
   logic [1:0]      cq_arm [0:NCQ-1];
+  logic [15:0]     cq_solpi [0:NCQ-1];
+  logic [1:0]      cq_fp [0:NCQ-1];   // arm doorbells that fired, COMP EQEs to post (saturating)
+  logic [NCQ-1:0]  cq_fpv;
   logic [255:0]    srq_cfg [0:NSRQ-1];
   logic [31:0]     srq_pi [0:NSRQ-1];
   logic [31:0]     srq_ci [0:NSRQ-1];
@@ -220,6 +230,12 @@ module hca_ctx #(
   function automatic [1:0] carm(input [LOG_MAX_CQ-1:0] c);
     carm = cq_live[c] ? cq_arm[c] : 2'h0;
   endfunction
+  function automatic [1:0] cfp(input [LOG_MAX_CQ-1:0] c);
+    cfp = cq_live[c] ? cq_fp[c] : 2'h0;
+  endfunction
+  function automatic [15:0] csolp(input [LOG_MAX_CQ-1:0] c);
+    csolp = cq_live[c] ? cq_solpi[c] : 16'h0;
+  endfunction
   function automatic [255:0] scfg(input [LOG_MAX_SRQ-1:0] x);
     scfg = srq_live[x] ? srq_cfg[x] : 256'h0;
   endfunction
@@ -261,6 +277,11 @@ module hca_ctx #(
   assign e_eq_armed = eq_armed[e_eq_idx];
   assign e_eq_failed = eq_failed[e_eq_idx];
   assign eq_fire_pending = eq_fp;
+  always_comb begin : fpv
+    integer i;
+    for (i = 0; i < NCQ; i = i + 1) cq_fpv[i] = cfp(LOG_MAX_CQ'(i)) != 2'd0;
+  end
+  assign cq_fire_pending = cq_fpv;
   assign e_srq_cfg  = scfg(e_srq_idx);
   assign e_srq_valid = e_srq_cfg[7:0] != 8'h0;
   assign e_srq_pi   = spi(e_srq_idx);
@@ -297,16 +318,25 @@ module hca_ctx #(
   // ------------------------------------------------ register-side commands
   typedef enum logic [0:0] {C_IDLE, C_EXEC} cst_t;
   cst_t cst;
+  // A CQ (EQ) doorbell waits while the engine decides or reserves a CQE
+  // (an EQE or a pending interrupt) of that queue (e_cq_lock, e_eq_lock),
+  // so arm/consumer-index updates and the engine's arm decisions are atomic
+  // with respect to each other, as in the model.
+  logic db_wait, x_db, x_cc, x_inj;
   always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) cst <= C_IDLE;
-    else if (cst == C_IDLE && (db_req || cc_req || inj_req)) cst <= C_EXEC;
-    else cst <= C_IDLE;
+    if (!rst_n) begin
+      cst <= C_IDLE; x_db <= 1'b0; x_cc <= 1'b0; x_inj <= 1'b0;
+    end else if (cst == C_IDLE && ((db_req && !db_wait) || cc_req || inj_req)) begin
+      cst <= C_EXEC; x_db <= db_req && !db_wait; x_cc <= cc_req; x_inj <= inj_req;
+    end else begin
+      cst <= C_IDLE; x_db <= 1'b0; x_cc <= 1'b0; x_inj <= 1'b0;
+    end
   end
   logic exec;
   assign exec    = (cst == C_EXEC);
-  assign db_ack  = exec && db_req;
-  assign cc_ack  = exec && cc_req;
-  assign inj_ack = exec && inj_req;
+  assign db_ack  = exec && x_db;
+  assign cc_ack  = exec && x_cc;
+  assign inj_ack = exec && x_inj;
 
   // Doorbell decode.
   logic [15:0] db_num, db_idx;
@@ -427,6 +457,7 @@ module hca_ctx #(
       `HCA_FLD(cc_rdata, `HCA_CQC_CI_OFF, 4)    = cci(cc_idx[LOG_MAX_CQ-1:0]);
       `HCA_FLD(cc_rdata, `HCA_CQC_ARM_OFF, 1)   = {6'b0, carm(cc_idx[LOG_MAX_CQ-1:0])};
       `HCA_FLD(cc_rdata, `HCA_CQC_ERROR_OFF, 1) = {7'b0, cq_err[cc_idx[LOG_MAX_CQ-1:0]]};
+      `HCA_FLD(cc_rdata, `HCA_CQC_SOL_PI_OFF, 2) = csolp(cc_idx[LOG_MAX_CQ-1:0]);
     end
     if (cc_srqc) begin
       cc_rdata[255:0] = scfg(cc_idx[LOG_MAX_SRQ-1:0]);
@@ -507,11 +538,29 @@ module hca_ctx #(
     if (!enabled) db_ok = 1'b0;
   end
   assign c_stat_db_err = db_ack && !db_ok;
+  assign db_wait     = (db_cq && e_cq_lock && dc == e_cq_idx) || (db_eq && e_eq_lock && de == e_eq_idx);
+  assign e_eq_db_now = db_ack && db_eq && de == e_eq_idx;
+  assign e_cq_db_now = db_ack && db_cq && dc == e_cq_idx;
+
 
   // 16-bit consumer index extended against the producer: ci in (pi - 2^16, pi]
   function automatic [31:0] ext_ci(input [31:0] pi, input [15:0] idx);
     ext_ci = pi - {16'b0, pi[15:0] - idx};
   endfunction
+
+  // CQ arming counted from the doorbell's consumer index (spec CQ_ARM,
+  // model/cq.c model_cq_doorbell): 16-bit distances from pi.
+  logic [31:0] db_cq_pi, db_cq_ci;
+  logic [15:0] db_ca, db_cs;
+  logic        db_next, db_fire;
+  assign db_cq_pi = cpi(dc);
+  assign db_cq_ci = ext_ci(db_cq_pi, db_idx);
+  assign db_ca    = db_cq_pi[15:0] - db_cq_ci[15:0];
+  assign db_cs    = db_cq_pi[15:0] - csolp(dc);
+  assign db_next  = db_reg == 12'(`HCA_DB_CQ_ARM) || carm(dc) == 2'(`HCA_CQ_ARM_NEXT);
+  logic db_cq_fires;   // an arm doorbell raises an event now (one more COMP EQE to post)
+  assign db_cq_fires = db_ack && db_ok && db_cq && db_reg != 12'(`HCA_DB_CQ_CI) && db_fire;
+  assign db_fire  = !cq_err[dc] && (db_next ? db_ca != 16'h0 : db_cs < db_ca);
 
   // Events raised by register-side commands.
   assign c_evt_valid = cc_ack && cc_ok && cc_wr && cc_qpc && to_err &&
@@ -597,6 +646,8 @@ module hca_ctx #(
         if (e_cq_inc) cq_pi[e_cq_idx] <= cpi(e_cq_idx) + 32'd1;
         if (e_cq_dec) cq_pi[e_cq_idx] <= cpi(e_cq_idx) - 32'd1;
         if (e_cq_disarm) cq_arm[e_cq_idx] <= 2'(`HCA_CQ_ARM_NONE);
+        if (e_cq_inc && e_cq_sol) cq_solpi[e_cq_idx] <= e_cq_pi[15:0] + 16'd1;
+        if (e_cq_fp_clr && !(db_cq_fires && dc == e_cq_idx)) cq_fp[e_cq_idx] <= cfp(e_cq_idx) - 2'd1;
         if (e_eq_inc) eq_pi[e_eq_idx] <= epi(e_eq_idx) + 32'd1;
         if (e_eq_dec) eq_pi[e_eq_idx] <= epi(e_eq_idx) - 32'd1;
         if (e_inj_pop && !inj_empty) eq_injq[e_inj_eqn] <= einj(e_inj_eqn) - 7'd1;
@@ -608,11 +659,15 @@ module hca_ctx #(
         if (db_rq) qp_rq_pi[dq] <= db_idx;
         if (db_srq) srq_pi[ds] <= spi(ds) + {16'b0, db_idx - ds_pi[15:0]};
         if (db_cq) begin
-          cq_ci[dc] <= ext_ci(cpi(dc), db_idx);
-          if (db_reg == 12'(`HCA_DB_CQ_ARM))
-            cq_arm[dc] <= 2'(`HCA_CQ_ARM_NEXT);
-          else if (db_reg == 12'(`HCA_DB_CQ_ARM_SOL) && carm(dc) != 2'(`HCA_CQ_ARM_NEXT))
-            cq_arm[dc] <= 2'(`HCA_CQ_ARM_SOLICITED);
+          cq_ci[dc] <= db_cq_ci;
+          if (db_reg == 12'(`HCA_DB_CQ_ARM) || db_reg == 12'(`HCA_DB_CQ_ARM_SOL)) begin
+            if (db_fire) begin
+              cq_arm[dc] <= 2'(`HCA_CQ_ARM_NONE);
+              if (!(eng_ce && e_cq_fp_clr && dc == e_cq_idx) && cfp(dc) != 2'd3)
+                cq_fp[dc] <= cfp(dc) + 2'd1;
+            end else
+              cq_arm[dc]  <= db_next ? 2'(`HCA_CQ_ARM_NEXT) : 2'(`HCA_CQ_ARM_SOLICITED);
+          end
         end
         if (db_eq) eq_ci[de] <= ext_ci(epi(de), db_idx);
       end
@@ -629,6 +684,8 @@ module hca_ctx #(
           cq_pi[cc_idx[LOG_MAX_CQ-1:0]]  <= '0;
           cq_ci[cc_idx[LOG_MAX_CQ-1:0]]  <= '0;
           cq_arm[cc_idx[LOG_MAX_CQ-1:0]] <= '0;
+          cq_solpi[cc_idx[LOG_MAX_CQ-1:0]] <= '0;
+          cq_fp[cc_idx[LOG_MAX_CQ-1:0]]    <= '0;   // a destroyed CQ raises no pending event
         end
         if (cc_srqc) begin
           srq_cfg[cc_idx[LOG_MAX_SRQ-1:0]] <= cc_wdata[255:0];

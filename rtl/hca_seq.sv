@@ -90,6 +90,11 @@ module hca_seq #(
     output logic        e_cq_inc,
     output logic        e_cq_dec,
     output logic        e_cq_disarm,
+    output logic        e_cq_sol,
+    output logic        e_cq_lock,
+    input  logic        e_cq_db_now,
+    output logic        e_cq_fp_clr,
+    input  logic [(1<<LOG_MAX_CQ)-1:0] cq_fire_pending,
     output logic        e_cq_set_err,
     output logic        e_cqc_en,
     input  logic [255:0] e_cqc_rdata,
@@ -107,6 +112,8 @@ module hca_seq #(
     output logic        e_eq_disarm,
     output logic        e_eq_fail,
     output logic        e_eq_fp_clr,
+    output logic        e_eq_lock,
+    input  logic        e_eq_db_now,
     input  logic [NEQ-1:0] eq_fire_pending,
     input  logic        e_inj_valid,
     input  logic [LOG_MAX_EQ-1:0] e_inj_eqn,
@@ -240,7 +247,7 @@ module hca_seq #(
     S_SC0, S_SC1, S_SC2, S_SC2B, S_SC3, S_SC4, S_RC0,
     S_WRP0, S_WRP1,
     S_MR0, S_MR1,
-    S_CQ0, S_CQ1, S_CQ2, S_CQ3,
+    S_CQ0, S_CQ1, S_CQ2, S_CQ3, S_CF0, S_CF1,
     S_EQ0, S_EQ1,
     S_CS0, S_CS1,
     S_CR0, S_CR1,
@@ -449,6 +456,7 @@ module hca_seq #(
   logic        wait_tgo;           // t_go issued last cycle: t_busy not yet visible
   // registered strobes
   logic        s_qp_set, s_busy_set, s_busy_clr, s_cq_inc, s_cq_dec, s_cq_disarm, s_cq_err;
+  logic        s_cq_sol, s_cq_fp_clr, cq_fire, eq_fire;
   logic        s_eq_inc, s_eq_dec, s_eq_disarm, s_eq_fail, s_eq_fp_clr, s_inj_pop;
   logic        s_srq_inc, s_srq_disarm, s_srq_err, s_txs_we, s_rxs_we, s_ow_we;
   logic [2:0]  s_qp_val;
@@ -616,7 +624,7 @@ module hca_seq #(
   assign e_rxs_idx   = e_qpc_idx;
   assign e_rxs_wdata = rxs;
   assign e_cq_idx    = cq_n[LOG_MAX_CQ-1:0];
-  assign e_cqc_en    = state == S_CQ0;
+  assign e_cqc_en    = state == S_CQ0 || state == S_CF0;
   assign e_eq_idx    = eq_n[LOG_MAX_EQ-1:0];
   assign e_srq_idx   = srq_n;
   assign e_mr_en     = state == S_MR0;
@@ -631,12 +639,18 @@ module hca_seq #(
   assign e_cq_inc    = s_cq_inc;
   assign e_cq_dec    = s_cq_dec;
   assign e_cq_disarm = s_cq_disarm;
+  assign e_cq_sol    = s_cq_sol;
+  assign e_cq_fp_clr = s_cq_fp_clr;
+  // CQ doorbells of cq_n wait while the event decision and the slot
+  // reservation (S_CQ1 and its strobes) are in progress
+  assign e_cq_lock   = state == S_CQ1 || s_cq_inc;
   assign e_cq_set_err = s_cq_err;
   assign e_eq_inc    = s_eq_inc;
   assign e_eq_dec    = s_eq_dec;
   assign e_eq_disarm = s_eq_disarm;
   assign e_eq_fail   = s_eq_fail;
   assign e_eq_fp_clr = s_eq_fp_clr;
+  assign e_eq_lock   = state == S_EQ0 || state == S_FP1 || s_eq_inc || s_eq_disarm;
   assign e_inj_pop   = s_inj_pop;
   assign e_srq_inc   = s_srq_inc;
   assign e_srq_disarm = s_srq_disarm;
@@ -667,6 +681,7 @@ module hca_seq #(
       if (qp_busy[i] && LOG_MAX_QP'(i) > rr) rr_pick = LOG_MAX_QP'(i);
   end
   logic [LOG_MAX_EQ-1:0] fp_pick;
+  logic [LOG_MAX_CQ-1:0] cfp_pick;
   logic [4:0] pba_pick;
   logic [31:0] pba_pend;
   assign pba_pend = x_pba & ~x_masked;
@@ -675,6 +690,9 @@ module hca_seq #(
     fp_pick = '0;
     for (i = NEQ - 1; i >= 0; i = i - 1)
       if (eq_fire_pending[i]) fp_pick = LOG_MAX_EQ'(i);
+    cfp_pick = '0;
+    for (i = (1 << LOG_MAX_CQ) - 1; i >= 0; i = i - 1)
+      if (cq_fire_pending[i]) cfp_pick = LOG_MAX_CQ'(i);
     pba_pick = '0;
     for (i = 31; i >= 0; i = i - 1)
       if (pba_pend[i]) pba_pick = 5'(i);
@@ -684,14 +702,15 @@ module hca_seq #(
   assign tx_free = !t_busy && !t_go && !wait_tgo;
 
   logic strobes;     // a registered strobe is still to take effect
-  assign strobes = s_qp_set || s_busy_set || s_busy_clr || s_cq_inc || s_cq_dec || s_eq_dec || s_cq_disarm || s_cq_err || s_eq_inc ||
+  assign strobes = s_qp_set || s_busy_set || s_busy_clr || s_cq_inc || s_cq_dec || s_eq_dec || s_cq_disarm || s_cq_err ||
+                   s_cq_sol || s_cq_fp_clr || s_eq_inc ||
                    s_eq_disarm || s_eq_fail || s_eq_fp_clr || s_inj_pop || s_srq_inc || s_srq_disarm ||
                    s_srq_err || s_txs_we || s_rxs_we || s_ow_we || (|s_stat) || s_evt || s_fault || s_fire ||
                    s_deliver || d_f_start || d_g_push || d_g_close || d_l_start || d_w_start || t_go ||
                    r_release || wait_tgo || r_release_q;
   assign dbg = {strobes, e_inj_valid, (|eq_fire_pending), (|pba_pend), r_valid, (enabled && (|qp_busy)), t_busy,
                 d_w_busy, 8'(qn), 8'(state), 8'(rr)};
-  assign busy = state != S_IDLE || strobes || e_inj_valid || (|eq_fire_pending) || (|pba_pend) || r_valid ||
+  assign busy = state != S_IDLE || strobes || e_inj_valid || (|eq_fire_pending) || (|cq_fire_pending) || (|pba_pend) || r_valid ||
                 (enabled && (|qp_busy)) || t_busy || d_w_busy;
 
   function automatic [255:0] mk_cqe(input [31:0] byte_len, input [31:0] imm, input [31:0] qpn,
@@ -865,6 +884,7 @@ module hca_seq #(
       h_qkey <= '0; h_va <= '0;
       s_qp_set <= 1'b0; s_qp_val <= '0; s_busy_set <= 1'b0; s_busy_clr <= 1'b0; s_cq_inc <= 1'b0; s_cq_dec <= 1'b0; s_eq_dec <= 1'b0;
       s_cq_disarm <= 1'b0; s_cq_err <= 1'b0; s_eq_inc <= 1'b0; s_eq_disarm <= 1'b0; s_eq_fail <= 1'b0;
+      s_cq_sol <= 1'b0; s_cq_fp_clr <= 1'b0; cq_fire <= 1'b0; eq_fire <= 1'b0;
       s_eq_fp_clr <= 1'b0; s_inj_pop <= 1'b0; s_srq_inc <= 1'b0; s_srq_disarm <= 1'b0; s_srq_err <= 1'b0;
       s_txs_we <= 1'b0; s_rxs_we <= 1'b0; s_ow_we <= 1'b0; s_ow_wdata <= '0; s_ow_waddr <= '0;
       s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
@@ -881,6 +901,7 @@ module hca_seq #(
       tw_v <= 1'b0; rw_v <= 1'b0;
       s_qp_set <= 1'b0; s_busy_set <= 1'b0; s_busy_clr <= 1'b0; s_cq_inc <= 1'b0; s_cq_dec <= 1'b0; s_eq_dec <= 1'b0; s_cq_disarm <= 1'b0;
       s_cq_err <= 1'b0; s_eq_inc <= 1'b0; s_eq_disarm <= 1'b0; s_eq_fail <= 1'b0; s_eq_fp_clr <= 1'b0;
+      s_cq_sol <= 1'b0; s_cq_fp_clr <= 1'b0;
       s_inj_pop <= 1'b0; s_srq_inc <= 1'b0; s_srq_disarm <= 1'b0; s_srq_err <= 1'b0; s_txs_we <= 1'b0;
       s_rxs_we <= 1'b0; s_ow_we <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
       s_fire <= 1'b0; s_deliver <= 1'b0;
@@ -890,6 +911,7 @@ module hca_seq #(
       // strobes last one cycle
       s_qp_set <= 1'b0; s_busy_set <= 1'b0; s_busy_clr <= 1'b0; s_cq_inc <= 1'b0; s_cq_dec <= 1'b0; s_eq_dec <= 1'b0; s_cq_disarm <= 1'b0;
       s_cq_err <= 1'b0; s_eq_inc <= 1'b0; s_eq_disarm <= 1'b0; s_eq_fail <= 1'b0; s_eq_fp_clr <= 1'b0;
+      s_cq_sol <= 1'b0; s_cq_fp_clr <= 1'b0;
       s_inj_pop <= 1'b0; s_srq_inc <= 1'b0; s_srq_disarm <= 1'b0; s_srq_err <= 1'b0; s_txs_we <= 1'b0;
       s_rxs_we <= 1'b0; s_ow_we <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
       s_fire <= 1'b0; s_deliver <= 1'b0;
@@ -910,6 +932,9 @@ module hca_seq #(
             s_inj_pop <= 1'b1;
             ret_eq    <= S_IDLE;
             state     <= S_EQ0;
+          end else if ((|cq_fire_pending) && !s_cq_fp_clr) begin
+            cq_n  <= {{(32-LOG_MAX_CQ){1'b0}}, cfp_pick};
+            state <= S_CF0;
           end else if (|eq_fire_pending) begin
             eq_n  <= {{(32-LOG_MAX_EQ){1'b0}}, fp_pick};
             state <= S_FP1;
@@ -924,7 +949,7 @@ module hca_seq #(
             state <= S_TX0;
           end
         end
-        S_FP1: begin
+        S_FP1: if (!e_eq_db_now) begin
           s_eq_fp_clr <= 1'b1;
           if (e_eq_valid && e_eq_armed && e_eq_pi != e_eq_ci) begin
             s_eq_disarm <= 1'b1;
@@ -2134,10 +2159,15 @@ module hca_seq #(
 
         // ---- post a CQE (model/cq.c model_cq_post); cq_lost when the completion was lost
         S_CQ0: state <= S_CQ1;            // CQC RAM read
-        S_CQ1: begin : cq1
+        // S_CQ1 decides the event and reserves the slot in one step; a CQ
+        // doorbell of this CQ taking effect in the same cycle makes it wait
+        // a cycle (the doorbell is then first), later ones wait for it
+        // (e_cq_lock): arming and reservation are atomic, as in the model.
+        S_CQ1: if (!e_cq_db_now) begin : cq1
           logic [3:0]  lg;
           logic [31:0] size;
           logic [255:0] c;
+          logic        sol;
           cq_cfg <= e_cqc_rdata;
           lg   = (e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_CQE)) ?
                  4'(`HCA_CAP_LOG_MAX_CQE) : e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 4];
@@ -2163,6 +2193,10 @@ module hca_seq #(
             d_w_small <= {256'b0, c};
             s_cq_inc  <= 1'b1;       // the slot is taken now: a consumer index the driver
             state     <= S_CQ2;      // rings after seeing the CQE is never ahead of pi
+            sol = cqe_sol || cqe[8*`HCA_CQE_STATUS_OFF +: 8] != 8'(`HCA_WC_SUCCESS);
+            cq_fire     <= e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && sol);
+            s_cq_disarm <= e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && sol);
+            s_cq_sol    <= sol;
           end
         end
         S_CQ2: if (d_w_done) begin
@@ -2176,16 +2210,22 @@ module hca_seq #(
             state   <= ret_cq;
           end else begin
             cq_lost  <= 1'b0;
-            if (e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) ||
-                (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) &&
-                 (cqe_sol || cqe[8*`HCA_CQE_STATUS_OFF +: 8] != 8'(`HCA_WC_SUCCESS)))) begin
-              s_cq_disarm <= 1'b1;
+            if (cq_fire) begin        // decided with the slot (S_CQ1)
               eq_n  <= cq_cfg[8*`HCA_CQC_EQN_OFF +: 32];
               eqe   <= {8'(`HCA_EQE_TYPE_COMP), 8'h0, cq_n, 32'h0};
               state <= S_CQ3;
             end else
               state <= ret_cq;
           end
+        end
+        // ---- the COMP EQE of an arm doorbell that found CQEs (hca_ctx cq_fp)
+        S_CF0: state <= S_CF1;            // CQC RAM read
+        S_CF1: begin
+          s_cq_fp_clr <= 1'b1;
+          eq_n   <= e_cqc_rdata[8*`HCA_CQC_EQN_OFF +: 32];
+          eqe    <= {8'(`HCA_EQE_TYPE_COMP), 8'h0, cq_n, 32'h0};
+          ret_cq <= S_IDLE;
+          state  <= S_CQ3;
         end
         S_CQ3: begin
           if (eq_n < 32'(NEQ) && e_eq_valid) begin
@@ -2196,7 +2236,8 @@ module hca_seq #(
         end
 
         // ---- post an EQE (model/eq.c model_eq_post)
-        S_EQ0: begin : eq0
+        // S_EQ0 decides the interrupt with the slot (e_eq_lock, as S_CQ1)
+        S_EQ0: if (!e_eq_db_now) begin : eq0
           logic [3:0]  lg;
           logic [31:0] size;
           logic [127:0] e;
@@ -2222,6 +2263,8 @@ module hca_seq #(
             eq_iova   <= e_eq_cfg[8*`HCA_EQC_BASE_OFF +: 64] + ({32'b0, e_eq_pi & (size - 32'd1)} << 4);
             d_w_small <= {384'b0, e};
             s_eq_inc  <= 1'b1;
+            eq_fire   <= e_eq_armed;
+            s_eq_disarm <= e_eq_armed;
             state     <= S_EQ1;
           end
         end
@@ -2231,12 +2274,9 @@ module hca_seq #(
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
             s_eq_fail <= 1'b1;
             s_eq_dec  <= 1'b1;
-          end else begin
-            if (e_eq_armed) begin
-              s_eq_disarm <= 1'b1;
-              s_fire <= 1'b1;
-              s_vec  <= e_eq_cfg[8*`HCA_EQC_VECTOR_OFF +: 5];
-            end
+          end else if (eq_fire) begin   // decided with the slot (S_EQ0)
+            s_fire <= 1'b1;
+            s_vec  <= e_eq_cfg[8*`HCA_EQC_VECTOR_OFF +: 5];
           end
           state <= ret_eq;
         end

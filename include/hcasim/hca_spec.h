@@ -631,6 +631,8 @@
 #define HCA_CQC_ARM_LEN 1
 #define HCA_CQC_ERROR_OFF 41
 #define HCA_CQC_ERROR_LEN 1
+#define HCA_CQC_SOL_PI_OFF 46
+#define HCA_CQC_SOL_PI_LEN 2
 #define HCA_SRQC_SIZE 64
 #define HCA_SRQC_VALID_OFF 0
 #define HCA_SRQC_VALID_LEN 1
@@ -1642,7 +1644,9 @@ struct hca_cqc {
 	uint32_t ci;
 	uint8_t arm;
 	uint8_t error;
-	uint8_t rsvd_2a[22];
+	uint8_t rsvd_2a[4];
+	uint16_t sol_pi;
+	uint8_t rsvd_30[16];
 };
 _Static_assert(sizeof(struct hca_cqc) == HCA_CQC_SIZE, "cqc size");
 _Static_assert(offsetof(struct hca_cqc, valid) == HCA_CQC_VALID_OFF, "cqc.valid");
@@ -1654,6 +1658,7 @@ _Static_assert(offsetof(struct hca_cqc, pi) == HCA_CQC_PI_OFF, "cqc.pi");
 _Static_assert(offsetof(struct hca_cqc, ci) == HCA_CQC_CI_OFF, "cqc.ci");
 _Static_assert(offsetof(struct hca_cqc, arm) == HCA_CQC_ARM_OFF, "cqc.arm");
 _Static_assert(offsetof(struct hca_cqc, error) == HCA_CQC_ERROR_OFF, "cqc.error");
+_Static_assert(offsetof(struct hca_cqc, sol_pi) == HCA_CQC_SOL_PI_OFF, "cqc.sol_pi");
 
 /* SRQ context: 0x00..0x1F configuration, 0x20..0x2F status. */
 struct hca_srqc {

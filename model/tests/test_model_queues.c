@@ -2,7 +2,7 @@
 /*
  * Queues and QP state (docs/programming.md 5, 6; wire.md 3.1): CQ overflow
  * (CQ_ERR + QP_FATAL), completion events for arm-next and arm-solicited
- * (the SE bit on the wire), SRQ sharing, SRQ limit event, fence,
+ * (the SE bit on the wire), arming counted from the consumer index, SRQ sharing, SRQ limit event, fence,
  * max_rd_atomic, SQD drain with SQ_DRAINED, ERR by firmware (flush, SRQ not
  * flushed, LAST_WQE_REACHED), RESET and INIT QPs drop traffic, COMM_EST.
  */
@@ -127,6 +127,96 @@ static void completion_events(void)
 	tb_run(t.tb, MT_WAIT);
 	CHECK(tb_cq_poll(t.rcq[1], &c) && c.status == HCA_WC_WR_FLUSH_ERR, "flush completion");
 	CHECK(tb_eq_poll(eq, &e), "arm-solicited: event for an error completion");
+	free(eq);
+	mt_teardown(&t);
+}
+
+/* Count the COMP EQEs of `cq` waiting in `eq` (consumed). */
+static int comp_events(struct tb_eq *eq, const struct tb_cq *cq)
+{
+	struct hca_eqe e;
+	int n = 0;
+
+	while (tb_eq_poll(eq, &e))
+		if (e.type == HCA_EQE_TYPE_COMP && e.element == cq->cqn)
+			n++;
+	return n;
+}
+
+static uint8_t cq_arm_state(struct mt *t, const struct tb_cq *cq)
+{
+	struct hca_cqc c;
+
+	tb_ctx_read(t->n[1], HCA_CTX_TYPE_CQC, cq->cqn, &c, sizeof(c));
+	return c.arm;
+}
+
+/*
+ * Arming counts "next" from the doorbell's consumer index (spec CQ_ARM):
+ * CQEs the consumer has not seen raise the event at once, one event per
+ * arm; a fully drained CQ stays armed for the next CQE.
+ */
+static void arm_from_consumer_index(void)
+{
+	struct mt t;
+	struct tb_eq *eq;
+	struct hca_cqe c;
+	struct hca_cqc cc;
+
+	mt_setup(&t, HCA_QPT_RC, NULL, NULL);
+	eq = tb_eq_create(t.n[1], 6, 2);
+	t.rcq[1] = (free(t.rcq[1]), tb_cq_create(t.n[1], 8, eq));
+	t.qp[1]->qpc.recv_cqn = t.rcq[1]->cqn;
+	tb_qp_modify(t.qp[1], HCA_QPS_RTS, 0);
+	post_recvs(&t, 16);
+
+	tb_cq_arm(t.rcq[1], false);
+	send_n(&t, 3, 10, 0);
+	tb_run(t.tb, MT_WAIT);
+	CHECK_EQ(comp_events(eq, t.rcq[1]), 1, "armed: one event for three CQEs");
+	CHECK_EQ(cq_arm_state(&t, t.rcq[1]), HCA_CQ_ARM_NONE, "disarmed by the event");
+	/* nothing polled: arming with ci 0 finds three CQEs */
+	tb_cq_arm(t.rcq[1], false);
+	tb_run(t.tb, MT_WAIT);
+	CHECK_EQ(comp_events(eq, t.rcq[1]), 1, "arm behind unconsumed CQEs: event at once");
+	CHECK_EQ(cq_arm_state(&t, t.rcq[1]), HCA_CQ_ARM_NONE, "that event disarms");
+	/* every arm raises at most one event, and each one raises its own */
+	tb_cq_arm(t.rcq[1], false);
+	tb_cq_arm(t.rcq[1], false);
+	tb_run(t.tb, MT_WAIT);
+	CHECK_EQ(comp_events(eq, t.rcq[1]), 2, "two arms behind unconsumed CQEs: two events");
+	/* drained: armed for the next CQE only */
+	while (tb_cq_poll(t.rcq[1], &c))
+		;
+	tb_cq_arm(t.rcq[1], false);
+	tb_run(t.tb, MT_WAIT);
+	CHECK_EQ(comp_events(eq, t.rcq[1]), 0, "drained CQ: no event at arm");
+	CHECK_EQ(cq_arm_state(&t, t.rcq[1]), HCA_CQ_ARM_NEXT, "armed next");
+	send_n(&t, 1, 10, 0);
+	tb_run(t.tb, MT_WAIT);
+	CHECK_EQ(comp_events(eq, t.rcq[1]), 1, "next CQE: event");
+	CHECK(tb_cq_poll(t.rcq[1], &c), "its CQE");
+
+	/* arm-solicited: an unconsumed solicited CQE after the consumer index fires */
+	send_n(&t, 1, 10, 0);
+	send_n(&t, 1, 10, HCA_SEND_SOLICITED);
+	send_n(&t, 1, 10, 0);
+	tb_run(t.tb, MT_WAIT);
+	CHECK_EQ(comp_events(eq, t.rcq[1]), 0, "disarmed: no events");
+	tb_ctx_read(t.n[1], HCA_CTX_TYPE_CQC, t.rcq[1]->cqn, &cc, sizeof(cc));
+	CHECK_EQ(cc.sol_pi, (uint16_t)(cc.pi - 1), "sol_pi: after the solicited CQE");
+	CHECK(tb_cq_poll(t.rcq[1], &c), "the unsolicited one polled");
+	tb_cq_arm(t.rcq[1], true);
+	tb_run(t.tb, MT_WAIT);
+	CHECK_EQ(comp_events(eq, t.rcq[1]), 1, "arm-solicited behind an unconsumed solicited CQE: event at once");
+	CHECK(tb_cq_poll(t.rcq[1], &c), "the solicited one polled");
+	tb_cq_arm(t.rcq[1], true);
+	tb_run(t.tb, MT_WAIT);
+	CHECK_EQ(comp_events(eq, t.rcq[1]), 0, "only unsolicited CQEs after the index: no event");
+	CHECK_EQ(cq_arm_state(&t, t.rcq[1]), HCA_CQ_ARM_SOLICITED, "armed solicited");
+	tb_cq_arm(t.rcq[1], false);
+	tb_run(t.tb, MT_WAIT);
+	CHECK_EQ(comp_events(eq, t.rcq[1]), 1, "arm-next behind the unconsumed unsolicited CQE: event");
 	free(eq);
 	mt_teardown(&t);
 }
@@ -387,6 +477,7 @@ int main(void)
 	hca_model_engine_register();
 	cq_overflow();
 	completion_events();
+	arm_from_consumer_index();
 	srq();
 	fence_and_rd_atomic();
 	sqd_drain();
