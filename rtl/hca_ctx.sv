@@ -8,7 +8,17 @@
 //  * register side (hca_regs): doorbells, CTX_CMD read/write through the
 //    staging buffer, EQE injection.  Each request takes two cycles (issue
 //    the RAM reads, then check and update) and is acknowledged with ack.
-//    It acts while the engine is held, so it never races an engine update.
+//    Register-side updates of flip-flop state win over engine strobes in the
+//    same cycle.  A QPC write to the QP whose item the engine is working on
+//    (e_step_*) is serialised after the item: its effect on the requester/
+//    responder words (reset, PSN loads, retry counts, drain) is recorded and
+//    replayed on the item's write-back, the item keeps seeing the QP's state
+//    and producer indices as they were before the write, its own QP state
+//    change is dropped (the command's state wins) and its busy-bit clear
+//    does not undo the command's.  With the engine running a QPC command
+//    waits while the engine writes that QP's words back (two cycles at
+//    most); with the engine held it cannot, and the write-back cycle is
+//    replayed like the rest of the item.
 //  * engine side (hca_seq): read ports on every table and single-cycle
 //    update strobes for the state both sides change (QP state and busy bit,
 //    CQ/EQ/SRQ indices and arming), effective only when eng_ce = 1.
@@ -66,8 +76,10 @@ module hca_ctx #(
     output logic [31:0] c_evt_elem,
     output logic        c_stat_db_err,
     output logic        c_stat_eq_ovf,
-    output logic        qpc_written,       // a QPC write happened (for the engine's clobber check)
-    output logic [LOG_MAX_QP-1:0] qpc_written_idx,
+    input  logic [LOG_MAX_QP-1:0] e_step_qn,   // hca_seq: QP of the item in progress
+    input  logic        e_step_read,
+    input  logic        e_step_mid,
+    input  logic        e_step_wb,
     // ---- engine side: QP
     input  logic [LOG_MAX_QP-1:0] e_qp_idx,
     output logic [2:0]  e_qp_state,
@@ -196,10 +208,10 @@ module hca_ctx #(
       .b_en(e_qpc_en && eng_ce), .b_we(1'b0), .b_addr(e_qpc_idx), .b_wdata('0), .b_rdata(e_qpc_rdata));
   hca_ram_tdp #(.W(`TXS_W), .DEPTH(NQP)) u_txs (
       .clk(clk), .a_en(ta_en), .a_we(ta_we), .a_addr(qa_addr), .a_wdata(ta_wdata), .a_rdata(ta_rdata),
-      .b_en(e_txs_en && eng_ce), .b_we(e_txs_we), .b_addr(e_txs_idx), .b_wdata(e_txs_wdata), .b_rdata(e_txs_rdata));
+      .b_en(e_txs_en && eng_ce), .b_we(e_txs_we), .b_addr(e_txs_idx), .b_wdata(tb_wdata), .b_rdata(e_txs_rdata));
   hca_ram_tdp #(.W(`RXS_W), .DEPTH(NQP)) u_rxs (
       .clk(clk), .a_en(ra_en), .a_we(ra_we), .a_addr(qa_addr), .a_wdata(ra_wdata), .a_rdata(ra_rdata),
-      .b_en(e_rxs_en && eng_ce), .b_we(e_rxs_we), .b_addr(e_rxs_idx), .b_wdata(e_rxs_wdata), .b_rdata(e_rxs_rdata));
+      .b_en(e_rxs_en && eng_ce), .b_we(e_rxs_we), .b_addr(e_rxs_idx), .b_wdata(rb_wdata), .b_rdata(e_rxs_rdata));
   hca_ram_tdp #(.W(256), .DEPTH(NCQ)) u_cqc (
       .clk(clk), .a_en(ca_en), .a_we(ca_we), .a_addr(ca_addr), .a_wdata(ca_wdata), .a_rdata(ca_rdata),
       .b_en(e_cqc_en && eng_ce), .b_we(1'b0), .b_addr(e_cq_idx), .b_wdata('0), .b_rdata(e_cqc_rdata));
@@ -262,9 +274,7 @@ module hca_ctx #(
   endfunction
 
   // ------------------------------------------------------- engine reads
-  assign e_qp_state = qst(e_qp_idx);
-  assign e_qp_sq_pi = qsq(e_qp_idx);
-  assign e_qp_rq_pi = qrq(e_qp_idx);
+  // e_qp_state / e_qp_sq_pi / e_qp_rq_pi: below, with the QPC-write replay
   assign e_cq_valid = cq_valid[e_cq_idx];
   assign e_cq_pi    = cpi(e_cq_idx);
   assign e_cq_ci    = cci(e_cq_idx);
@@ -321,13 +331,18 @@ module hca_ctx #(
   // A CQ (EQ) doorbell waits while the engine decides or reserves a CQE
   // (an EQE or a pending interrupt) of that queue (e_cq_lock, e_eq_lock),
   // so arm/consumer-index updates and the engine's arm decisions are atomic
-  // with respect to each other, as in the model.
+  // with respect to each other, as in the model.  A QPC command waits out
+  // the engine's write-back of that QP (cc_wait).
   logic db_wait, x_db, x_cc, x_inj;
+  logic cc_wait;     // a QPC command waits out the engine's write-back of that QP
+  logic qpc_wr_now;  // a QPC write is applied this cycle
+  logic [`TXS_W-1:0] tb_wdata;   // engine write-back words (with replayed QPC writes)
+  logic [`RXS_W-1:0] rb_wdata;
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       cst <= C_IDLE; x_db <= 1'b0; x_cc <= 1'b0; x_inj <= 1'b0;
-    end else if (cst == C_IDLE && ((db_req && !db_wait) || cc_req || inj_req)) begin
-      cst <= C_EXEC; x_db <= db_req && !db_wait; x_cc <= cc_req; x_inj <= inj_req;
+    end else if (cst == C_IDLE && ((db_req && !db_wait) || (cc_req && !cc_wait) || inj_req)) begin
+      cst <= C_EXEC; x_db <= db_req && !db_wait; x_cc <= cc_req && !cc_wait; x_inj <= inj_req;
     end else begin
       cst <= C_IDLE; x_db <= 1'b0; x_cc <= 1'b0; x_inj <= 1'b0;
     end
@@ -435,6 +450,95 @@ module hca_ctx #(
   end
   assign ca_wdata = cc_wdata[255:0];
   assign ma_wdata = cc_wdata[511:0];
+  assign cc_wait  = eng_ce && e_step_wb && cc_qpc && cq_q == e_step_qn;
+
+  // ---- QPC writes during an engine item on that QP (see the header).
+  // An item reads the QP's RAM words (QPC, TXS, RXS) in its first cycle
+  // (e_step_read) and writes TXS/RXS back in its last (the first S_IDLE
+  // cycle); in between (e_step_mid, write-back cycle included) a QPC write
+  // to that QP is "taken": m_* record the composed effect of such writes on
+  // the TXS/RXS words (reset clears everything before, later PSN loads /
+  // retry counts / drain changes override earlier ones), replayed on the
+  // write-back; and the engine's view of the QP's flip-flop state (state,
+  // SQ/RQ producer indices) stays at its value before the first taken write
+  // until the item ends, so the item sees one consistent pre-command QP.
+  // With the engine held (eng_ce = 0; the harness performs every register
+  // access so) a command cannot wait for the engine, hence the write-back
+  // cycle is replayed too; with eng_ce = 1 cc_wait keeps the command out of
+  // the last item cycle and the write-back cycle (port A would read the
+  // words before the write-back, or write them in the same cycle).
+  localparam logic [1:0] DR_KEEP = 2'd0, DR_CLR = 2'd1, DR_SET = 2'd2;
+  logic        m_v, m_reset, m_ldsq, m_ldrq, m_first;
+  logic [LOG_MAX_QP-1:0] m_q;
+  logic [23:0] m_sqpsn, m_rqpsn;
+  logic [2:0]  m_retry, m_rnr;
+  logic [1:0]  m_drain, n_drain;
+  logic [2:0]  m_ost;            // engine view of QP m_q while m_v
+  logic [15:0] m_osq, m_orq;
+  logic        m_hit, m_take, m_eng;
+  assign n_drain = (n_state == 3'(`HCA_QPS_SQD)) ? ((o_state != 3'(`HCA_QPS_SQD)) ? DR_SET : DR_KEEP) :
+                   (n_state != 3'(`HCA_QPS_ERR) || to_err) ? DR_CLR : DR_KEEP;
+  // the write lands after the item read the words (mid-item, or in the very
+  // cycle of the read: the read returns the old words)
+  assign m_take  = qpc_wr_now && cq_q == e_step_qn && (e_step_mid || (e_step_read && eng_ce));
+  assign m_first = !m_v || m_q != cq_q;
+  assign m_hit   = m_v && m_q == e_txs_idx;
+  assign m_eng   = m_v && m_q == e_qp_idx;
+  assign e_qp_state = m_eng ? m_ost : qst(e_qp_idx);
+  assign e_qp_sq_pi = m_eng ? m_osq : qsq(e_qp_idx);
+  assign e_qp_rq_pi = m_eng ? m_orq : qrq(e_qp_idx);
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      m_v <= 1'b0; m_q <= '0; m_reset <= 1'b0; m_ldsq <= 1'b0; m_ldrq <= 1'b0;
+      m_sqpsn <= '0; m_rqpsn <= '0; m_retry <= '0; m_rnr <= '0; m_drain <= DR_KEEP;
+      m_ost <= '0; m_osq <= '0; m_orq <= '0;
+    end else if (srst) begin
+      m_v <= 1'b0;
+    end else if (m_take) begin
+      m_v     <= 1'b1;
+      m_q     <= cq_q;
+      m_retry <= cc_wdata[8*`HCA_QPC_RETRY_CNT_OFF +: 3];
+      m_rnr   <= cc_wdata[8*`HCA_QPC_RNR_RETRY_OFF +: 3];
+      if (m_first) begin
+        m_ost <= o_state;
+        m_osq <= qsq(cq_q);
+        m_orq <= qrq(cq_q);
+      end
+      if (m_first || reset_dyn) begin
+        m_reset <= reset_dyn;
+        m_ldsq  <= (n_flags & 8'(`HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK)) != 0;
+        m_ldrq  <= (n_flags & 8'(`HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK)) != 0;
+        m_drain <= n_drain;
+      end else begin
+        if ((n_flags & 8'(`HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK)) != 0) m_ldsq <= 1'b1;
+        if ((n_flags & 8'(`HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK)) != 0) m_ldrq <= 1'b1;
+        if (n_drain != DR_KEEP) m_drain <= n_drain;
+      end
+      if ((n_flags & 8'(`HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK)) != 0) m_sqpsn <= `HCA_FLD(cc_wdata, `HCA_QPC_SQ_PSN_OFF, 3);
+      if ((n_flags & 8'(`HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK)) != 0) m_rqpsn <= `HCA_FLD(cc_wdata, `HCA_QPC_RQ_PSN_OFF, 3);
+    end else if (eng_ce && (!e_step_mid || e_txs_we || e_rxs_we)) begin
+      m_v <= 1'b0;                 // this item's write-back, or no item in progress
+    end
+  end
+  always_comb begin
+    tb_wdata = e_txs_wdata;
+    rb_wdata = e_rxs_wdata;
+    if (m_hit) begin
+      if (m_reset) begin
+        tb_wdata = '0;
+        rb_wdata = '0;
+      end
+      if (m_ldsq) begin
+        tb_wdata[`TXS_PSN_NEXT_O +: 24] = m_sqpsn;
+        tb_wdata[`TXS_UNA_O +: 24]      = m_sqpsn;
+      end
+      if (m_ldrq) rb_wdata[`RXS_EPSN_O +: 24] = m_rqpsn;
+      tb_wdata[`TXS_RETRY_O +: 3] = m_retry;
+      tb_wdata[`TXS_RNR_O +: 3]   = m_rnr;
+      if (m_drain == DR_SET) tb_wdata[`TXS_DRAIN_O] = 1'b1;
+      if (m_drain == DR_CLR) tb_wdata[`TXS_DRAIN_O] = 1'b0;
+    end
+  end
 
   // ---- CTX read data
   always_comb begin
@@ -567,8 +671,7 @@ module hca_ctx #(
                        (n_flags & 8'(`HCA_QPC_FLAGS_USE_SRQ_MASK)) != 0;
   assign c_evt_type  = 8'(`HCA_EVENT_QP_LAST_WQE_REACHED);
   assign c_evt_elem  = {{(32-LOG_MAX_QP){1'b0}}, cq_q};
-  assign qpc_written     = cc_ack && cc_ok && cc_wr && cc_qpc;
-  assign qpc_written_idx = cq_q;
+  assign qpc_wr_now = cc_ack && cc_ok && cc_wr && cc_qpc;
 
   // ------------------------------------------------------- flip-flop state
   // Resettable vectors.
@@ -583,7 +686,9 @@ module hca_ctx #(
       eq_fp <= '0; gid_live <= '0; mr_live <= '0;
     end else begin
       if (eng_ce) begin
-        if (e_busy_clr) qp_busy[e_busy_idx] <= 1'b0;
+        // the item's clear (issued at its start) must not undo the busy bit
+        // of a QPC write it has taken: the QP is stepped again after it
+        if (e_busy_clr && !(m_v && m_q == e_busy_idx)) qp_busy[e_busy_idx] <= 1'b0;
         if (e_busy_set) qp_busy[e_busy_idx] <= 1'b1;
         if (e_cq_set_err) cq_err[e_cq_idx] <= 1'b1;
         if (e_eq_disarm) eq_armed[e_eq_idx] <= 1'b0;
@@ -642,7 +747,7 @@ module hca_ctx #(
   always_ff @(posedge clk) begin
     if (!srst) begin
       if (eng_ce) begin
-        if (e_qp_set_state) qp_state[e_qp_idx] <= e_qp_state_val;
+        if (e_qp_set_state && !m_eng) qp_state[e_qp_idx] <= e_qp_state_val;   // a taken QPC write wins
         if (e_cq_inc) cq_pi[e_cq_idx] <= cpi(e_cq_idx) + 32'd1;
         if (e_cq_dec) cq_pi[e_cq_idx] <= cpi(e_cq_idx) - 32'd1;
         if (e_cq_disarm) cq_arm[e_cq_idx] <= 2'(`HCA_CQ_ARM_NONE);

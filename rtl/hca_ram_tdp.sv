@@ -3,8 +3,12 @@
 // True dual-port RAM (word writes): port A serves the register side
 // (context commands), port B the engine.  Each port reads synchronously;
 // en gates its read register so a frozen port keeps its data.  The two
-// ports never write the same word in one cycle by construction (the
-// register side acts only while the engine is held).
+// ports never write the same word in one cycle by construction (a QPC
+// command waits out the engine's write-back of that QP, hca_ctx cc_wait;
+// port B is disabled while the engine is held).  A read in the cycle the
+// other port writes the same word returns the old word: hca_ctx relies on
+// it when a QPC write lands in the engine's read cycle (engine running), so
+// a RAM macro must be read-first across ports.
 module hca_ram_tdp #(
     parameter int W     = 64,
     parameter int DEPTH = 64,

@@ -19,8 +19,12 @@
 //
 // Per-QP dynamic state lives in hca_ctx RAMs (TXS/RXS words, hca_defs.vh);
 // an item loads the QP's words, works on registers, and writes them back at
-// its end -- unless a context command rewrote that QP meanwhile (clob), in
-// which case the command's state wins.  Started send WQEs are tracked in the
+// its end.  A context command that rewrites the QP while an item is in
+// progress is serialised after the item: hca_ctx replays the command's
+// effect on the written-back words, keeps showing the item the QP's state
+// and producer indices from before the command and ignores the item's QP
+// state change (e_step_* outputs tell it which QP is in progress, from the
+// read to the write-back).  Started send WQEs are tracked in the
 // outstanding table (2^LOG_OUTS per QP, OW_* entries), which also bounds how
 // many WQEs a QP may have started and not retired.
 //
@@ -142,8 +146,10 @@ module hca_seq #(
     /* verilator lint_on UNUSEDSIGNAL */
     output logic [31:0] e_ip,
     input  logic        e_ip_ours,
-    input  logic        qpc_written,
-    input  logic [LOG_MAX_QP-1:0] qpc_written_idx,
+    output logic [LOG_MAX_QP-1:0] e_step_qn,   // QP of the item in progress
+    output logic        e_step_read,           // its words are read this cycle
+    output logic        e_step_mid,            // its words were read, the write-back not yet done
+    output logic        e_step_wb,             // write-back now or next cycle
     // ---- hca_regs
     output logic        e_evt_valid,
     output logic [7:0]  e_evt_type,
@@ -358,7 +364,7 @@ module hca_seq #(
   logic [`TXS_W-1:0] txs;
   logic [`RXS_W-1:0] rxs;
   logic [2:0]  st;
-  logic        did, clob;
+  logic        did, in_step;
   // send WQE cache (fetch buffer 0 + translated SGE addresses)
   logic        tw_v;
   logic [LOG_MAX_QP-1:0] tw_qn;
@@ -623,6 +629,12 @@ module hca_seq #(
   assign e_rxs_we    = s_rxs_we;
   assign e_rxs_idx   = e_qpc_idx;
   assign e_rxs_wdata = rxs;
+  assign e_step_qn   = e_qpc_idx;
+  assign e_step_read = e_qpc_en;
+  // mid-item: from the cycle after the read up to and including the
+  // write-back cycle (the first S_IDLE cycle, s_*_we set)
+  assign e_step_mid  = (in_step && state != S_IDLE && !e_qpc_en) || s_txs_we || s_rxs_we;
+  assign e_step_wb   = s_txs_we || s_rxs_we || state == S_END || state == S_RXEND;
   assign e_cq_idx    = cq_n[LOG_MAX_CQ-1:0];
   assign e_cqc_en    = state == S_CQ0 || state == S_CF0;
   assign e_eq_idx    = eq_n[LOG_MAX_EQ-1:0];
@@ -862,7 +874,7 @@ module hca_seq #(
       state <= S_IDLE;
       ret_mr <= S_IDLE; ret_cq <= S_IDLE; ret_eq <= S_IDLE; ret_cs <= S_IDLE; ret_cr <= S_IDLE;
       ret_qe <= S_IDLE; ret_ak <= S_IDLE; ret_rt <= S_IDLE; ret_sc <= S_IDLE; ret_rq <= S_IDLE; ret_rc <= S_IDLE;
-      qn <= '0; rr <= '0; cfg <= '0; txs <= '0; rxs <= '0; st <= '0; did <= 1'b0; clob <= 1'b0;
+      qn <= '0; rr <= '0; cfg <= '0; txs <= '0; rxs <= '0; st <= '0; did <= 1'b0; in_step <= 1'b0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0;
       rw_v <= 1'b0; rw_qn <= '0; rw_addr <= '0;
       ow <= '0; pk_k <= '0; pk_off <= '0; pk_plen <= '0; pk_last <= 1'b0;
@@ -919,13 +931,12 @@ module hca_seq #(
       t_go <= 1'b0; r_release <= 1'b0;
       wait_tgo <= t_go;
       r_release_q <= r_release;
-      if (qpc_written && qpc_written_idx == qn) clob <= 1'b1;
 
       case (state)
         // -------------------------------------------------- dispatcher
         S_IDLE: begin
-          did  <= 1'b0;
-          clob <= 1'b0;
+          did     <= 1'b0;
+          in_step <= 1'b0;
           if (e_inj_valid && !s_inj_pop) begin
             eq_n      <= {{(32-LOG_MAX_EQ){1'b0}}, e_inj_eqn};
             eqe       <= e_inj_eqe;
@@ -942,11 +953,13 @@ module hca_seq #(
             s_deliver <= 1'b1;
             s_vec     <= pba_pick;
           end else if (r_valid && !r_release && !r_release_q) begin
-            state <= S_RX0;
+            in_step <= 1'b1;
+            state   <= S_RX0;
           end else if (enabled && (|qp_busy) && !s_busy_set) begin
-            qn    <= rr_pick;
-            rr    <= rr_pick;
-            state <= S_TX0;
+            qn      <= rr_pick;
+            rr      <= rr_pick;
+            in_step <= 1'b1;
+            state   <= S_TX0;
           end
         end
         S_FP1: if (!e_eq_db_now) begin
@@ -1408,10 +1421,8 @@ module hca_seq #(
         // ---- end of a QP step: progress keeps it busy; state written back
         S_END: begin
           if (did) s_busy_set <= 1'b1;
-          if (!clob) begin
-            s_txs_we <= 1'b1;
-            s_rxs_we <= 1'b1;
-          end
+          s_txs_we <= 1'b1;
+          s_rxs_we <= 1'b1;
           state <= S_IDLE;
         end
 
@@ -1419,7 +1430,6 @@ module hca_seq #(
         S_RX0: begin
           s_stat[`HCA_STAT_RX_FRAMES] <= 1'b1;
           s_rx_bytes <= {16'b0, r_len};
-          clob <= 1'b0;
           qn   <= p_dqpn[LOG_MAX_QP-1:0];
           if (!enabled || !port_up) begin
             s_stat[`HCA_STAT_RX_DROP_PORT_DOWN] <= 1'b1;
@@ -1476,10 +1486,8 @@ module hca_seq #(
           end
         end
         S_RXEND: begin
-          if (!clob) begin
-            s_txs_we <= 1'b1;
-            s_rxs_we <= 1'b1;
-          end
+          s_txs_we <= 1'b1;
+          s_rxs_we <= 1'b1;
           r_release <= 1'b1;
           state <= S_IDLE;
         end

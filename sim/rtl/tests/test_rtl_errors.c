@@ -656,6 +656,116 @@ static void srq(void)
 	finish(&t, "SRQ");
 }
 
+/* ---------------------------------------------------------------- context commands */
+
+/*
+ * Firmware rewrites a QP while the engine is working on it.  The RTL
+ * serialises the command after the engine's item (docs/rtl.md): the PSN
+ * loads, resets and attribute changes of the command must survive the
+ * item's write-back.  Swept over the cycle the command lands in.
+ */
+static void v4_gid(uint32_t ip, uint8_t gid[16])	/* ::ffff:a.b.c.d as sim/tb.c */
+{
+	memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	gid[12] = (uint8_t)(ip >> 24);
+	gid[13] = (uint8_t)(ip >> 16);
+	gid[14] = (uint8_t)(ip >> 8);
+	gid[15] = (uint8_t)ip;
+}
+
+static void modify_during_item(void)
+{
+	struct tb_qp_attr a;
+
+	tb_qp_attr_default(&a);
+	a.sq_psn = 0x5000;
+	a.rq_psn = 0x5000;	/* both directions start at 0x5000 (as tb_connect_pair) */
+	for (unsigned int d = 0; d < 12; d++) {
+		struct rt t;
+		struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+		struct tb_qp *q;
+		struct tb_node *pn;
+		struct hca_cqe c;
+		struct tb_sge s, r;
+		struct tb_send_wr w;
+		unsigned int first = 0, found = 0;
+
+		memset(&t, 0, sizeof(t));
+		t.tb = tb_create(&cfg);
+		tb_set_filter(t.tb, rt_cap_filter, &t.cap);
+		for (int i = 0; i < 2; i++) {
+			t.n[i] = tb_node(t.tb, (unsigned int)i);
+			t.pd[i] = tb_pd_alloc(t.n[i]);
+			t.scq[i] = tb_cq_create(t.n[i], 8, NULL);
+			t.rcq[i] = tb_cq_create(t.n[i], 8, NULL);
+			t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+			t.mr[i] = tb_mr_reg(t.n[i], t.pd[i], 1 << 16, RT_ACC_ALL);
+		}
+		tb_qp_connect(t.qp[1], t.qp[0], &a);
+		/* node 0's QP by hand, with a receive posted in INIT (the engine
+		 * steps the QP on every doorbell and every context write) */
+		q = t.qp[0];
+		pn = t.n[1];
+		tb_qp_modify(q, HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+		q->qpc.access_flags = a.access;
+		tb_qp_modify(q, HCA_QPS_INIT, HCA_QPC_FLAGS_RESET_STATE_MASK);
+		r = rt_sge(t.mr[0], 0, 256);
+		tb_post_recv(q, &r, 1);
+		tb_run_for(t.tb, d);
+		q->qpc.path_mtu = a.path_mtu;
+		q->qpc.dest_qpn = t.qp[1]->qpn;
+		q->qpc.rq_psn = a.rq_psn;
+		q->qpc.max_dest_rd_atomic = a.max_dest_rd_atomic;
+		q->qpc.min_rnr_timer = a.min_rnr_timer;
+		q->qpc.sgid_index = TB_SGID_INDEX;
+		q->qpc.hop_limit = 64;
+		memcpy(q->qpc.dmac, pn->mac, 6);
+		v4_gid(pn->ip, q->qpc.dgid);
+		tb_qp_modify(q, HCA_QPS_RTR, HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK);
+		tb_run_for(t.tb, d);
+		q->qpc.sq_psn = a.sq_psn;
+		q->qpc.timeout = a.timeout;
+		q->qpc.retry_cnt = a.retry_cnt;
+		q->qpc.rnr_retry = a.rnr_retry;
+		q->qpc.max_rd_atomic = a.max_rd_atomic;
+		tb_qp_modify(q, HCA_QPS_RTS, HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK);
+
+		/* a 4-packet WRITE; an attribute change (RTS -> RTS) lands d
+		 * cycles later, while the engine transmits */
+		rt_fill(t.mr[0]->buf, 4096, (int)d);
+		s = rt_sge(t.mr[0], 0, 4096);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+					 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+		tb_post_send(q, &w);
+		tb_run_for(t.tb, 4 * d);
+		q->qpc.retry_cnt = 6;
+		tb_qp_modify(q, HCA_QPS_RTS, 0);
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "d=%u: WRITE completes (status %u)", d,
+		      c.status);
+		CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 4096), "d=%u: WRITE data", d);
+		for (unsigned int i = 0; i < t.cap.n; i++)
+			if (t.cap.src[i] == 0 && t.cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE) {
+				if (!found++)
+					first = i;
+				CHECK(t.cap.pkt[i].psn == ((a.sq_psn + found - 1) & 0xffffff),
+				      "d=%u: request %u carries PSN 0x%x, want 0x%x", d, found - 1, t.cap.pkt[i].psn,
+				      (a.sq_psn + found - 1) & 0xffffff);
+			}
+		CHECK(found == 4 && t.cap.pkt[first].opcode == HCA_BTH_OP_RC_RDMA_WRITE_FIRST,
+		      "d=%u: exactly 4 request packets (%u)", d, found);
+		CHECK(tb_qp_query(q).retry_cnt == 6, "d=%u: attribute change kept", d);
+		/* node 1 -> node 0: the receive posted in INIT, at the loaded ePSN */
+		s = rt_sge(t.mr[1], 0, 100);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+		tb_post_send(t.qp[1], &w);
+		CHECK(wait_cqe(t.rcq[0], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 100,
+		      "d=%u: receive at the loaded ePSN", d);
+		CHECK(wait_cqe(t.scq[1], &c) && c.status == HCA_WC_SUCCESS, "d=%u: peer's SEND acknowledged", d);
+		finish(&t, "context write during an item");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -678,5 +788,6 @@ int main(int argc, char **argv)
 	uc();
 	ud();
 	srq();
+	modify_during_item();
 	return check_done();
 }
