@@ -149,8 +149,10 @@ endef
 $(eval $(call rtl_ls_test,rtl_errors,sim/rtl/tests/test_rtl_errors.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_errors512,sim/rtl/tests/test_rtl_errors.c,--width 512))
 
-# The lockstep cosimulation (sim/lockstep.mk) picks the rtl engine up
-# through RTL_ENGINE_LIBS / RTL_ENGINE_LDLIBS once the RTL runs its plan.
+# The lockstep cosimulation (sim/lockstep.mk: make sim, sim_cosim, make wave,
+# bench-sim) runs the rtl engine as its DUT.
+RTL_ENGINE_LIBS := $(BUILD)/lib/libhcartl.a
+RTL_ENGINE_LDLIBS := $(RTL_LDLIBS)
 $(eval $(call rtl_engine_test,rtl_rc,sim/rtl/tests/test_rtl_rc.c))
 TEST_ARGS_rtl_rc := --width 64
 $(eval $(call rtl_engine_test,rtl_rc512,sim/rtl/tests/test_rtl_rc.c))

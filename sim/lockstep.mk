@@ -15,11 +15,9 @@ $(eval $(call hca_test,lockstep_device,sim/tests/test_lockstep_device.c,hcadev h
 # make sim: the cosimulation regression (sim/regress/, docs/sim.md)
 # ---------------------------------------------------------------------------
 # cosim is built optimised, without sanitizers (it is the speed-relevant
-# harness).  It uses the "rtl" engine as DUT as soon as that engine is linked
-# in: the RTL harness's fragment adds its static libraries (in link order)
-# to RTL_ENGINE_LIBS and any extra link flags (-lstdc++, -lz for FST) to
-# RTL_ENGINE_LDLIBS, and exports hca_rtl_engine_register().  Until then the
-# DUT is model-mutant with no bug (the plumbing is proven, the RTL is not).
+# harness).  Its DUT is the "rtl" engine: rtl/rtl.mk sets RTL_ENGINE_LIBS
+# (static libraries, in link order) and RTL_ENGINE_LDLIBS (-lstdc++, -lz for
+# FST); without them cosim falls back to model-mutant with no bug.
 COSIM_SRCS := sim/regress/cosim.c sim/regress/traffic.c sim/regress/directed.c
 COSIM_OBJS := $(COSIM_SRCS:%.c=$(BUILD)/obj/%.o)
 COSIM := $(BUILD)/sim/cosim
@@ -51,8 +49,7 @@ COSIM_ENV = $(if $(COSIM_BUG),COSIM_BUG='$(COSIM_BUG)' )$(if $(COSIM_BUG_STREAM)
 sim: $(COSIM)
 	$(COSIM_ENV)$(COSIM) --plan $(SIM_PLAN) $(SIM_ARGS)
 
-# In `make test`: the same plan (a few seconds with the model-mutant DUT; the
-# plan is sized to stay within a few minutes with the RTL).
+# In `make test`: the same plan, RTL DUT at both widths (about a minute).
 TESTS += sim_cosim
 TEST_DEPS_sim_cosim := $(COSIM)
 TEST_CMD_sim_cosim = $(COSIM_ENV)$(COSIM) --plan $(SIM_PLAN) --out $(BUILD)/sim/test

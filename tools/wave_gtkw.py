@@ -9,6 +9,8 @@ The signal list follows the RTL, not this script (docs/sim.md "Waveforms"):
 
     # comment
     @ticks_per_cycle 2          # FST time units per device clock cycle (default 1)
+    @cycle_signal TOP.cycle     # or: place --marker/--from where this counter
+                                # (the device cycle) first reaches the cycle
     group Doorbell / WQE fetch  # a named, collapsible group (pipeline stage)
     TOP.hca_top.u_db.db_valid   # one signal; the [msb:lsb] range may be left out
     TOP.hca_top.u_fetch.*       # every signal directly in that scope
@@ -59,9 +61,49 @@ def fst_vars(path):
     return out
 
 
+def cycle_times(path, name, cycles):
+    """{cycle: first FST time at which counter `name` is >= cycle} for the
+    cycles asked (a cycle the trace never reaches is left out)."""
+    want = sorted(set(c for c in cycles if c is not None))
+    found, ident, t, scope = {}, None, 0, []
+    proc = subprocess.Popen(["fst2vcd", "-f", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, errors="replace")
+    try:
+        for line in proc.stdout:
+            tok = line.split()
+            if not tok:
+                continue
+            if ident is None:
+                if tok[0] == "$scope" and len(tok) >= 3:
+                    scope.append(tok[2])
+                elif tok[0] == "$upscope" and scope:
+                    scope.pop()
+                elif tok[0] == "$var" and len(tok) >= 5 and ".".join(scope + [tok[4]]) == name:
+                    ident = tok[3]
+                elif tok[0] == "$enddefinitions":
+                    break
+                continue
+            if tok[0].startswith("#"):
+                t = int(tok[0][1:])
+            elif tok[0][0] in "bB" and len(tok) == 2 and tok[1] == ident:
+                bits = tok[0][1:]
+                if all(c in "01" for c in bits):
+                    v = int(bits, 2)
+                    while want and v >= want[0]:
+                        found[want.pop(0)] = t
+                    if not want:
+                        break
+    finally:
+        proc.kill()
+        proc.wait()
+    if ident is None:
+        print(f"wave_gtkw: cycle signal not in the trace: {name}", file=sys.stderr)
+    return found
+
+
 def parse_list(path):
-    """(ticks_per_cycle, [(group, [patterns])])"""
-    ticks, groups = 1, []
+    """(ticks_per_cycle, cycle_signal, [(group, [patterns])])"""
+    ticks, groups, csig = 1, [], None
     cur = None
     with open(path) as f:
         for n, raw in enumerate(f, 1):
@@ -70,6 +112,8 @@ def parse_list(path):
                 continue
             if line.startswith("@ticks_per_cycle"):
                 ticks = int(line.split()[1])
+            elif line.startswith("@cycle_signal"):
+                csig = line.split()[1]
             elif line.startswith("group "):
                 cur = (line[6:].strip(), [])
                 groups.append(cur)
@@ -78,7 +122,7 @@ def parse_list(path):
                     cur = ("signals", [])
                     groups.append(cur)
                 cur[1].append(line)
-    return ticks, groups
+    return ticks, csig, groups
 
 
 def resolve(pattern, variables):
@@ -111,7 +155,12 @@ def main():
     if not variables:
         print(f"wave_gtkw: {a.fst}: no variables (not an FST, or fst2vcd missing)", file=sys.stderr)
         return 1
-    ticks, groups = parse_list(a.signals)
+    ticks, csig, groups = parse_list(a.signals)
+    at = cycle_times(a.fst, csig, [a.start, a.marker]) if csig else {}
+
+    def when(cycle):
+        return at.get(cycle, cycle * ticks)
+
     lines = [
         f"[dumpfile] \"{os.path.abspath(a.fst)}\"",
         f"[savefile] \"{os.path.abspath(a.out)}\"",
@@ -119,10 +168,10 @@ def main():
         "[pos] -1 -1",
     ]
     if a.start is not None:
-        lines.append(f"[timestart] {a.start * ticks}")
+        lines.append(f"[timestart] {when(a.start)}")
     if a.marker is not None:
         # primary marker and named marker A at the divergence, B..Z unused
-        lines.append(f"*-12.000000 {a.marker * ticks} {a.marker * ticks}" + " -1" * 25)
+        lines.append(f"*-12.000000 {when(a.marker)} {when(a.marker)}" + " -1" * 25)
     if a.title:
         lines.append(f"[comment] {a.title}")
     placed, missing = 0, 0

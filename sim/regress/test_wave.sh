@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# sim_wave: waveforms by replay (make wave), without the RTL.
+# sim_wave: waveforms by replay (make wave).
 #  - tools/wave_gtkw.py on a hand-written VCD (converted to FST): groups,
 #    vector ranges, scope wildcards, missing names reported, marker/time scaling;
 #  - sim/regress/wave.sh on a cosim run with a planted bug (model-mutant, which
@@ -8,7 +8,10 @@
 #    divergence exactly, the trace holds only the requested window, the .gtkw
 #    points at it with a marker at the divergence;
 #  - the replay check can fail (a record whose cycle was altered), and a run
-#    that did not diverge needs CYCLE=.
+#    that did not diverge needs CYCLE=;
+#  - the RTL DUT with a planted header bug: the FST holds the RTL's signals,
+#    the .gtkw groups them by pipeline stage (sim/rtl/wave_signals.txt) and
+#    its marker sits where the device cycle counter reaches the divergence.
 # Usage: sim/regress/test_wave.sh COSIM
 set -uo pipefail
 cosim=$1
@@ -64,7 +67,8 @@ ok "no signal placed -> exit 1" '[ $? -eq 1 ]'
 
 # 2. replay of a failing run
 export SIM_OUT="$tmp/sim" WAVE_OUT="$tmp/wave"
-"$cosim" --test random --width 64 --seed 4242 --messages 40 --bug bug=payload_byte,at=4 --out "$SIM_OUT" > "$tmp/run.out"
+"$cosim" --test random --width 64 --seed 4242 --messages 40 --dut model-mutant --bug bug=payload_byte,at=4 \
+	--out "$SIM_OUT" > "$tmp/run.out"
 ok "the planted bug fails the run" '[ $? -eq 1 ]'
 rec="$SIM_OUT/random-w64-s4242/run.txt"
 ok "run record written" '[ -f "$rec" ] && grep -q "^diverged=1" "$rec" && grep -q "^stream=mr" "$rec"'
@@ -87,11 +91,29 @@ sim/regress/wave.sh "$cosim" random 4242 64 300 "" "" "" > "$tmp/wave2.out" 2>&1
 ok "a different divergence is reported as non-determinism" '[ $? -ne 0 ] && grep -q "not deterministic" "$tmp/wave2.out"'
 
 # 4. a clean run needs CYCLE=
-"$cosim" --test imm_se --width 512 --seed 4243 --out "$SIM_OUT" > /dev/null
+"$cosim" --test imm_se --width 512 --seed 4243 --dut model-mutant --out "$SIM_OUT" > /dev/null
 sim/regress/wave.sh "$cosim" imm_se 4243 512 100 "" "" "" > "$tmp/wave3.out" 2>&1
 ok "clean run without CYCLE is refused" '[ $? -ne 0 ] && grep -q "did not diverge" "$tmp/wave3.out"'
 sim/regress/wave.sh "$cosim" imm_se 4243 512 100 300 1 "" > "$tmp/wave4.out" 2>&1
 ok "clean run traced at CYCLE= on NODE=" '[ $? -eq 0 ] && [ -s "$WAVE_OUT/imm_se-w512-s4243/node1.fst" ]'
+
+# 5. the RTL
+"$cosim" --test random --width 64 --seed 4244 --messages 20 --dut rtl --bug bug=hdr_bit --out "$SIM_OUT" > "$tmp/rtl.out"
+ok "rtl: the planted header bug fails the run" '[ $? -eq 1 ]'
+rrec="$SIM_OUT/random-w64-s4244/run.txt"
+ok "rtl: first divergence in tx" 'grep -q "^stream=tx" "$rrec"'
+rcyc=$(sed -n 's/^cycle=//p' "$rrec")
+sim/regress/wave.sh "$cosim" random 4244 64 200 "" "" "" > "$tmp/wave5.out" 2>&1
+ok "rtl: make wave succeeds and replays exactly" '[ $? -eq 0 ] && grep -q "replay reproduced the divergence exactly" "$tmp/wave5.out"'
+rw="$WAVE_OUT/random-w64-s4244"
+ok "rtl: FST of the RTL" '[ -s "$rw/node0.fst" ] && { fst2vcd -f "$rw/node0.fst" 2>/dev/null; true; } | grep -q "scope module u_seq"'
+ok "rtl: pipeline-stage groups" 'grep -q "^-Sequencer" "$rw/node0.gtkw" && grep -q "^-TX frame" "$rw/node0.gtkw" && grep -q "^hca.hca_top.u_seq.state" "$rw/node0.gtkw"'
+# the marker's time: where hca_top.cycle first reaches the divergence cycle
+mt=$(sed -n 's/^\*-12.000000 \([0-9]*\) .*/\1/p' "$rw/node0.gtkw")
+ct=$(fst2vcd -f "$rw/node0.fst" 2>/dev/null | awk -v c="$rcyc" '
+	/\$var/ && $5 == "cycle" && !id { id = $4 } /^#/ { t = substr($1, 2) }
+	$2 == id && /^b/ { v = 0; s = substr($1, 2); for (i = 1; i <= length(s); i++) v = v * 2 + substr(s, i, 1); if (v >= c) { print t; exit } }')
+ok "rtl: marker at the divergence's device cycle ($rcyc -> t=$ct)" '[ -n "$mt" ] && [ "$mt" = "$ct" ]'
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

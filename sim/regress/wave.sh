@@ -12,9 +12,10 @@
 # 3. re-runs the same arguments with the DUT tracing cycles X-WINDOW..X+WINDOW
 #    into build/wave/<run>/node<N>.fst, and checks that the replay diverges
 #    identically (same stream, field and cycle: the simulation is deterministic);
-# 4. writes build/wave/<run>/node<N>.gtkw from the RTL's signal list
-#    (WAVE_SIGNALS, else sim/rtl/wave_signals.txt, rtl/wave_signals.txt,
-#    sim/regress/wave_signals.txt) with a marker at X.
+# 4. writes build/wave/<run>/node<N>.gtkw from the DUT's signal list
+#    (WAVE_SIGNALS, else sim/rtl/wave_signals.txt for the rtl DUT and
+#    sim/regress/wave_signals.txt for the model-mutant stand-in) with a
+#    marker at X.
 set -euo pipefail
 
 cosim=$1 test=${2:-} seed=${3:-} width=${4:-64} window=${5:-2000} cycle=${6:-} node=${7:-} extra=${8:-}
@@ -75,16 +76,17 @@ if [ ! -s "$fst" ]; then
 	echo "wave: the DUT ($dut) wrote no waveform to $fst (does its engine implement hca_engine_config.trace?)" >&2
 	exit 1
 fi
-if [ "$(head -c 1 "$fst")" = '$' ]; then
+if [ "$(head -c 1 "$fst" | tr -d '\000')" = '$' ]; then
 	# a VCD (the model-mutant stand-in writes one); GTKWave save files here are for FST
 	mv "$fst" "$out/node$node.vcd"
 	vcd2fst "$out/node$node.vcd" "$fst" >/dev/null
 fi
 sig=${WAVE_SIGNALS:-}
 if [ -z "$sig" ]; then
-	for s in sim/rtl/wave_signals.txt rtl/wave_signals.txt sim/regress/wave_signals.txt; do
-		if [ -f "$s" ]; then sig=$s; break; fi
-	done
+	case "$dut" in
+	rtl) sig=sim/rtl/wave_signals.txt ;;
+	*) sig=sim/regress/wave_signals.txt ;;
+	esac
 fi
 /usr/bin/python3 tools/wave_gtkw.py --fst "$fst" --signals "$sig" --out "$out/node$node.gtkw" \
 	--marker "$cycle" --from "$from" --title "$name node $node: ${orig_stream:-trace} at cycle $cycle"
