@@ -230,6 +230,27 @@ static int set_key(struct shim_config *cfg, struct shim_devcfg *d, const char *k
 	} else if (!strcmp(k, "options")) {
 		if (copy_str(d->options, sizeof(d->options), v))
 			return fail(cfg, origin, line, "options too long");
+	} else if (!strcmp(k, "width")) {
+		uint64_t w;
+
+		if (parse_u64(v, &w) || (w != 64 && w != 512))
+			return fail(cfg, origin, line, "width must be 64 or 512, got \"%s\"", v);
+		d->width = (unsigned int)w;
+	} else if (!strcmp(k, "slowdown")) {
+		uint64_t x;
+
+		if (parse_u64(v, &x) || x < 1 || x > 1000000)
+			return fail(cfg, origin, line, "slowdown must be 1..1000000, got \"%s\"", v);
+		d->slowdown = (unsigned int)x;
+	} else if (!strcmp(k, "trace")) {
+		if (copy_str(d->trace, sizeof(d->trace), v))
+			return fail(cfg, origin, line, "trace path too long");
+	} else if (!strcmp(k, "trace_from")) {
+		if (parse_u64(v, &d->trace_from))
+			return fail(cfg, origin, line, "bad trace_from \"%s\"", v);
+	} else if (!strcmp(k, "trace_to")) {
+		if (parse_u64(v, &d->trace_to))
+			return fail(cfg, origin, line, "bad trace_to \"%s\"", v);
 	} else {
 		return fail(cfg, origin, line, "unknown key \"%s\" in [%s]", k, d->name);
 	}
@@ -340,6 +361,9 @@ int shim_config_from_env(struct shim_config *cfg)
 		{ "HCASIM_BACKEND", "backend" }, { "HCASIM_SWITCH", "switch" },
 		{ "HCASIM_WIRE", "wire" },       { "HCASIM_SEED", "seed" },
 		{ "HCASIM_OPTIONS", "options" }, { "HCASIM_PCAP", "pcap" },
+		{ "HCASIM_WIDTH", "width" },     { "HCASIM_TRACE", "trace" },
+		{ "HCASIM_TRACE_FROM", "trace_from" }, { "HCASIM_TRACE_TO", "trace_to" },
+		{ "HCASIM_SLOWDOWN", "slowdown" },
 	};
 	const char *v;
 

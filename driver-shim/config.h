@@ -20,11 +20,18 @@
  *     ip      = 10.0.0.1                         # IPv4 address (GID index 1)
  *     mac     = 02:00:0a:00:00:01                # default: 02:00:<ip bytes>
  *     backend = model                            # model | rtl | lockstep
+ *     width   = 64                               # rtl/lockstep: RTL datapath, 64 or 512 bits
  *     switch  = /tmp/hcasim.sock                 # hcasim switch socket, or
  *     wire    = lan0                             # in-process segment (default "local")
  *     seed    = 1
  *     options = key=value,...                    # passed to the backend
  *     pcap    = /tmp/hca0.pcap                   # capture what this HCA transmits
+ *     trace   = /tmp/hca0.fst                    # rtl/lockstep: FST waveform of the RTL,
+ *     trace_from = 0                             #   cycles trace_from..trace_to (0 = end)
+ *     trace_to   = 0
+ *     slowdown = 1000                            # threaded: idle time follows the wall clock
+ *                                                #   this many times slower (default: 1 on
+ *                                                #   "model", 1000 on the RTL backends)
  */
 #ifndef HCASIM_SHIM_CONFIG_H
 #define HCASIM_SHIM_CONFIG_H
@@ -49,8 +56,12 @@ struct shim_devcfg {
 	char switch_path[108];		/* "" = not connected to a switch */
 	char wire[32];			/* in-process segment name */
 	uint64_t seed;
-	char options[128];
+	unsigned int width;		/* RTL datapath width (64, 512); 0 = backend default */
+	char options[256];
 	char pcap[256];			/* capture of the frames this HCA transmits, or "" */
+	char trace[256];		/* FST waveform of the RTL (rtl, lockstep), or "" */
+	uint64_t trace_from, trace_to;	/* traced cycles (trace_to 0 = to the end) */
+	unsigned int slowdown;		/* idle device time = wall clock / slowdown (0: by backend) */
 };
 
 struct shim_neigh {

@@ -61,9 +61,9 @@ static void fill_ibdev(struct shim_device *d)
 }
 
 /*
- * Process exit with HCAs still up (the usual case under LD_PRELOAD): stop the
- * device threads so they do not run on during exit, and close the captures
- * so no frame is lost.  A thread that does not stop in time (its process is
+ * Process exit with HCAs still up (the usual case under LD_PRELOAD): let them
+ * finish the work in hand (shim_device_quiesce), stop the device threads so
+ * they do not run on during exit, and close the captures so no frame is lost.  A thread that does not stop in time (its process is
  * exiting from inside a verb) is left alone.
  */
 static void shim_atexit(void)
@@ -75,6 +75,8 @@ static void shim_atexit(void)
 		if (!d || !d->up)
 			continue;
 		if (d->thread_running) {
+			/* frames the device is still building go out first */
+			shim_device_quiesce(d, 200);
 			atomic_store(&d->stop, 1);
 			shim_bus_set_sleeping(d->bus, 1);
 			shim_bus_poke(d->bus);
@@ -210,6 +212,8 @@ static void dev_tx(void *arg, const uint8_t *frame, size_t len)
 /* ---- threaded mode: the device thread ------------------------------------------- */
 
 #define CYCLES_PER_MS (HCA_CLK_HZ / 1000)
+/* Cycles a busy timed engine is clocked per step of the device thread. */
+#define SHIM_BUSY_BATCH 16
 
 static uint64_t wall_ns(void)
 {
@@ -220,17 +224,37 @@ static uint64_t wall_ns(void)
 }
 
 /*
- * Device time follows the wall clock while the device is idle (so transport
- * timers fire after real time, and two processes' devices stay roughly in
- * step) and runs as fast as it can while the device has work in hand.  Frames
- * that arrived are always delivered before time moves.
+ * How many times slower than the wall clock idle device time runs.  The C
+ * model simulates far faster than real time: 1.  The RTL backends simulate
+ * about a thousand times slower than real time, so a peer on the RTL takes
+ * milliseconds of wall time for what its hardware does in microseconds; at
+ * wall-clock speed the idle side's transport timers (ACK timeout: 67 ms for
+ * ibv_rc_pingpong) would fire while the peer is still computing the answer
+ * -- spurious retransmissions, which the lockstep reference (the model has
+ * timers, the RTL does not yet) reports as a divergence.
+ */
+static uint64_t dev_slowdown(const struct shim_device *d)
+{
+	if (d->cfg.slowdown)
+		return d->cfg.slowdown;
+	return strcmp(d->cfg.backend, "model") ? 1000 : 1;
+}
+
+/*
+ * Device time follows the wall clock (slowed down by dev_slowdown()) while
+ * the device is idle (so transport timers fire after real time, and two
+ * processes' devices stay roughly in step) and runs as fast as it can while
+ * the device has work in hand.  Frames that arrived are always delivered
+ * before time moves.
  */
 static void *device_thread(void *arg)
 {
 	struct shim_device *d = arg;
 	uint64_t w0 = wall_ns(), c0 = shim_bus_now(d->bus);
+	uint64_t slow = dev_slowdown(d), ns_per_cycle = (1000000000ull / HCA_CLK_HZ) * slow;
 	unsigned int busy = 0;
 	int read_link = 1;
+	const uint64_t batch = SHIM_BUSY_BATCH;
 
 	while (!atomic_load(&d->stop)) {
 		uint64_t now, ne, wall;
@@ -248,7 +272,14 @@ static void *device_thread(void *arg)
 			shim_bus_step(d->bus, 0);
 			continue;
 		}
-		wall = c0 + (wall_ns() - w0) / (1000000000ull / HCA_CLK_HZ);
+		if (ne == now + 1) {
+			/* A timed engine (the RTL) is busy: it acts on its next clock
+			 * edge.  Clock it a few cycles per step (fewer lock round trips;
+			 * frames and doorbells wait at most that long). */
+			shim_bus_step(d->bus, batch);
+			continue;
+		}
+		wall = c0 + (wall_ns() - w0) / ns_per_cycle;
 		if (wall > now) {
 			shim_bus_step(d->bus, (ne < wall ? ne : wall) - now);
 			if (ne <= wall)
@@ -263,7 +294,9 @@ static void *device_thread(void *arg)
 		else {
 			uint64_t c = ne - now;
 
-			ms = c / CYCLES_PER_MS > 100 ? 100 : (int)(c / CYCLES_PER_MS) + 1;
+			c = c > 100 * CYCLES_PER_MS ? 100 * CYCLES_PER_MS : c;
+			c = c * slow / CYCLES_PER_MS;
+			ms = c >= 100 ? 100 : (int)c + 1;
 		}
 		p[np++] = (struct pollfd){ .fd = shim_bus_wake_fd(d->bus), .events = POLLIN };
 		if (d->link)
@@ -369,6 +402,57 @@ int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms)
 	}
 	shim_bus_wait_progress(d->bus, seen, timeout_ms);
 	return shim_bus_progress(d->bus) != seen;
+}
+
+/*
+ * d has work in hand: frames waiting for it, or its backend acts at the
+ * current cycle (the untimed model) or at its next clock edge (a timed
+ * engine such as the RTL reports now + 1 while busy; a model timer due at
+ * exactly now + 1 counts too, harmlessly).
+ */
+static int dev_busy(struct shim_device *d)
+{
+	return shim_bus_rx_pending(d->bus) || shim_bus_next_event(d->bus) <= shim_bus_now(d->bus) + 1;
+}
+
+/*
+ * Why: an engine with real timing (the RTL) writes the receive CQE of a
+ * request some cycles before it transmits the ACK for it (the model's order,
+ * docs/rtl.md), and simulated cycles are wall-clock microseconds.  A program
+ * that polls that CQE and tears its QP down at once (ibv_rc_pingpong's last
+ * message) would destroy the QP -- or exit -- while the ACK is still being
+ * built, and the peer would wait for it forever.  Real hardware gets the ACK
+ * out long before the teardown commands reach firmware; waiting for the
+ * device to go idle first gives the simulation the same outcome.  Costs
+ * nothing on the untimed model (idle between steps).
+ */
+void shim_device_quiesce(struct shim_device *d, unsigned int max_ms)
+{
+	uint64_t end, t0;
+
+	if (!d || !d->up)
+		return;
+	if (d->mode == SHIM_MODE_COOP) {
+		for (unsigned int n = 0; n < (1u << 20) && dev_busy(d); n++)
+			if (shim_coop_step() == SHIM_STEP_IDLE)
+				break;
+		return;
+	}
+	if (!d->thread_running)
+		return;
+	if (!dev_busy(d))
+		return;
+	t0 = wall_ns();
+	end = t0 + (uint64_t)max_ms * 1000000ull;
+	while (dev_busy(d) && wall_ns() < end) {
+		uint64_t seen = shim_bus_progress(d->bus);
+
+		if (!dev_busy(d))
+			break;
+		shim_bus_wait_progress(d->bus, seen, 5);
+	}
+	shim_dbg(2, "%s: waited %llu us for the device to finish its work%s", d->cfg.name,
+		 (unsigned long long)((wall_ns() - t0) / 1000), dev_busy(d) ? " (still busy)" : "");
 }
 
 /* Some cooperative device has work at its current cycle. */
@@ -520,7 +604,11 @@ int shim_device_up(struct shim_device *d)
 	}
 	memcpy(dc.mac, d->cfg.mac, 6);
 	dc.seed = d->cfg.seed;
+	dc.data_w = d->cfg.width;
 	dc.options = d->cfg.options[0] ? d->cfg.options : NULL;
+	dc.trace = d->cfg.trace[0] ? d->cfg.trace : NULL;
+	dc.trace_from = d->cfg.trace_from;
+	dc.trace_to = d->cfg.trace_to;
 	ret = shim_bus_open(d->cfg.name, d->cfg.backend, &dc, &d->bus);
 	if (ret) {
 		ret = ret == -ENOENT ? ENODEV : -ret;

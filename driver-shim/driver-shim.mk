@@ -34,8 +34,8 @@ LDLIBS_shim_verbs_ex := -lpthread
 # ---- the preloadable shared library --------------------------------------------------
 # Every object of the shim and of the device it simulates, compiled again with
 # -fPIC.  The source lists of the other parts' libraries are complete only
-# after every fragment was read, hence the secondary expansion of this one
-# prerequisite list (no other rule uses `$$` in its prerequisites).
+# after every fragment was read, hence the secondary expansion of these
+# prerequisite lists (no other rule uses `$$` in its prerequisites).
 SHIM_SO := $(BUILD)/lib/libhcasim-verbs.so
 SHIM_SO_DEPLIBS := hcadev hcafw hcalockstep hcamodel hcasim hcaroce
 SHIM_SO_DEP_SRCS = $(foreach l,$(SHIM_SO_DEPLIBS),$(LIB_SRCS_$(l)))
@@ -51,10 +51,14 @@ $(BUILD)/pic/%.o: %.c $(SPEC_H)
 $(BUILD)/pic/libhcasim-deps.a: $$(patsubst %.c,$(BUILD)/pic/%.o,$$(SHIM_SO_DEP_SRCS))
 	@mkdir -p $(@D); rm -f $@; ar rcs $@ $^
 
-$(SHIM_SO): $(patsubst %.c,$(BUILD)/pic/%.o,$(SHIM_SRCS)) $(BUILD)/pic/libhcasim-deps.a $(SHIM_MAP)
+# The "rtl" engine (Verilated hca_top, both widths) comes from rtl/rtl.mk's
+# position-independent archive; -u pulls its registration in (backends.c
+# references it weakly, so the static libhcashim does not need the RTL).
+$(SHIM_SO): $(patsubst %.c,$(BUILD)/pic/%.o,$(SHIM_SRCS)) $(BUILD)/pic/libhcasim-deps.a $$(RTL_PIC_LIB) $(SHIM_MAP)
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
-		$(filter %.o,$^) $(BUILD)/pic/libhcasim-deps.a -lpthread -lm
+		$(filter %.o,$^) -Wl,-u,hca_rtl_engine_register $(RTL_PIC_LIB) $(BUILD)/pic/libhcasim-deps.a \
+		$(RTL_LDLIBS) -lpthread -lm
 ALL_TARGETS += $(SHIM_SO)
 
 # ---- the hcasim command ---------------------------------------------------------------
@@ -83,6 +87,7 @@ $(eval $(call shim_script_test,shim_pingpong_more,pingpong_more.sh))
 $(eval $(call shim_script_test,shim_perftest,perftest.sh))
 $(eval $(call shim_script_test,shim_faults,faults.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
+$(eval $(call shim_script_test,shim_rtl,rtl.sh))
 
 # ---- make demo / bench / regress ------------------------------------------------------------
 .PHONY: demo bench-shim regress-shim

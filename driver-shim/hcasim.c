@@ -36,7 +36,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hcasim run [--ip ADDR] [--mac MAC] [--backend NAME] [--switch PATH]\n"
 		"                  [--name DEV] [--seed N] [--config FILE] [--debug[=LEVEL]]\n"
-		"                  [--coop] [--pcap FILE] [--options K=V,...] -- PROGRAM [ARGS...]\n"
+		"                  [--coop] [--pcap FILE] [--options K=V,...] [--width 64|512]\n"
+		"                  [--trace FILE.fst [--trace-from CYCLE] [--trace-to CYCLE]] [--slowdown N]\n"
+		"                  -- PROGRAM [ARGS...]\n"
 		"       hcasim switch [--seed N] [--drop P] [--dup P] [--reorder P] [--corrupt P]\n"
 		"                     [--jitter P] [--latency CYCLES] [--fault-frames FIRST:LAST]\n"
 		"                     [--pcap FILE] [--pcap-out FILE] [--quiet] PATH\n"
@@ -87,6 +89,11 @@ static int cmd_run(int argc, char **argv)
 		{ "coop", no_argument, NULL, 'C' },
 		{ "pcap", required_argument, NULL, 'P' },
 		{ "options", required_argument, NULL, 'o' },
+		{ "width", required_argument, NULL, 'w' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "trace-from", required_argument, NULL, 'F' },
+		{ "trace-to", required_argument, NULL, 'T' },
+		{ "slowdown", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -139,6 +146,25 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'o':
 			setenv("HCASIM_OPTIONS", optarg, 1);
+			break;
+		case 'w':
+			if (strcmp(optarg, "64") && strcmp(optarg, "512")) {
+				fprintf(stderr, "hcasim run: --width is 64 or 512, not %s\n", optarg);
+				return 2;
+			}
+			setenv("HCASIM_WIDTH", optarg, 1);
+			break;
+		case 't':
+			setenv("HCASIM_TRACE", optarg, 1);
+			break;
+		case 'F':
+			setenv("HCASIM_TRACE_FROM", optarg, 1);
+			break;
+		case 'T':
+			setenv("HCASIM_TRACE_TO", optarg, 1);
+			break;
+		case 'D':
+			setenv("HCASIM_SLOWDOWN", optarg, 1);
 			break;
 		case 'h':
 			usage(stdout);

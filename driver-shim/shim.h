@@ -270,6 +270,13 @@ void shim_device_down(struct shim_device *d);
  * the simulation is idle (cooperative) or the wait timed out.
  */
 int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms);
+/*
+ * Let the device finish the work it has in hand (nothing new is started by
+ * the caller meanwhile): before a QP is destroyed and at process exit.
+ * Threaded mode gives up after max_ms of wall time (a device kept busy by
+ * other traffic); cooperative mode steps the work of the current cycle.
+ */
+void shim_device_quiesce(struct shim_device *d, unsigned int max_ms);
 /* Cooperative mode: one step of every device of the process (see device.c). */
 enum { SHIM_STEP_IDLE = 0, SHIM_STEP_TIME = 1, SHIM_STEP_WORK = 2 };
 int shim_coop_step(void);

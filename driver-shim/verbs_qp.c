@@ -432,6 +432,9 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	struct hca_cmd cmd;
 	int ret;
 
+	/* An ACK for the last request received may still be on its way out of
+	 * the engine (shim_device_quiesce, device.c): let it go first. */
+	shim_device_quiesce(c->dev, 200);
 	hca_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_DESTROY, c->handle);
 	hca_cmd_idr(&cmd, HCA_ATTR_QP_DESTROY_HANDLE, ibqp->handle);
 	ret = shim_cmd_exec(c->dev, &cmd);
