@@ -178,6 +178,30 @@ fail:
 	return ret;
 }
 
+int shim_bus_finish(struct shim_bus *bus)
+{
+	struct timespec t;
+
+	if (!bus)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += 200000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	if (pthread_mutex_timedlock(&bus->step_lock, &t))
+		return -1;
+	if (pthread_mutex_timedlock(&bus->lock, &t)) {
+		pthread_mutex_unlock(&bus->step_lock);
+		return -1;
+	}
+	if (bus->dev)
+		bus->be->destroy(bus->dev);
+	bus->dev = NULL;
+	return 0;	/* both locks stay held */
+}
+
 void shim_bus_close(struct shim_bus *bus)
 {
 	struct rx_frame *f;

@@ -47,6 +47,13 @@ typedef void (*shim_bus_irq_fn)(void *arg, unsigned int vector);
 int shim_bus_open(const char *name, const char *backend, const struct hca_dev_config *cfg,
 		  struct shim_bus **out);
 void shim_bus_close(struct shim_bus *bus);
+/*
+ * Process exit: destroy the backend (a waveform file is completed) and keep
+ * the bus locked from then on, so that a thread still inside a verb blocks
+ * until the process is gone instead of touching a destroyed device.  0, or
+ * -1 (nothing done) when the bus stays taken for 200 ms.
+ */
+int shim_bus_finish(struct shim_bus *bus);
 const char *shim_bus_name(const struct shim_bus *bus);
 const char *shim_bus_last_error(const struct shim_bus *bus);
 

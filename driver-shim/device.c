@@ -63,8 +63,10 @@ static void fill_ibdev(struct shim_device *d)
 /*
  * Process exit with HCAs still up (the usual case under LD_PRELOAD): let them
  * finish the work in hand (shim_device_quiesce), stop the device threads so
- * they do not run on during exit, and close the captures so no frame is lost.  A thread that does not stop in time (its process is
- * exiting from inside a verb) is left alone.
+ * they do not run on during exit, and close the captures so no frame is
+ * lost.  A device with a waveform is destroyed (that closes the file), its
+ * bus left locked for the rest of the exit.  A thread that does not stop in
+ * time (its process is exiting from inside a verb) is left alone.
  */
 static void shim_atexit(void)
 {
@@ -94,6 +96,8 @@ static void shim_atexit(void)
 			pcap_writer_close(d->pcap);
 			d->pcap = NULL;
 		}
+		if (d->cfg.trace[0] && shim_bus_finish(d->bus))
+			shim_err("%s: device busy at exit: waveform %s not closed", d->cfg.name, d->cfg.trace);
 	}
 }
 

@@ -16,7 +16,7 @@
 #     bug=hdr_bit: the server's requests carry BTH MigReq 0, the client's 1);
 #     lockstep with a planted RTL bug (dut.bug=hdr_bit) reports the first
 #     divergence in the tx stream naming BTH MigReq (ref 1, dut 0);
-#   * --width is checked (64 or 512).
+#   * --trace writes a waveform that fst2vcd reads; --width is checked.
 # The model runs the same pingpong first; the summary line compares speeds.
 # RTL_PP_SIZE / RTL_PP_ITERS change the message size and count.
 cd "$(dirname "$0")/../.." || exit 1
@@ -92,15 +92,24 @@ pp "lockstep (model, rtl)" "--backend lockstep" "--backend lockstep" "${ARGS[@]}
 passed "$SIZE" "$ITERS"
 wire "$SIZE" "$ITERS"
 
-# Engine options reach the RTL: a planted bug at width 512 shows on the wire.
-pp "rtl, width 512, bug=hdr_bit" "--backend rtl --width 512 --options bug=hdr_bit" "--backend rtl --width 512" \
-  -s 1024 -n 5
+# Engine options reach the RTL: a planted bug at width 512 shows on the wire;
+# the server's RTL also records a waveform (closed at exit).
+pp "rtl, width 512, bug=hdr_bit" \
+  "--backend rtl --width 512 --options bug=hdr_bit --trace $T_DIR/srv.fst --trace-to 100000" \
+  "--backend rtl --width 512" -s 1024 -n 5
 ok "$SRV_RC" "$PP_WHAT: server exit $SRV_RC"
 ok "$CLI_RC" "$PP_WHAT: client exit $CLI_RC"
 migreq=$(tshark -r "$SW_PCAP" -Y 'infiniband.bth.opcode <= 4' -T fields -e ip.src -e infiniband.bth.m 2>/dev/null |
   sort | uniq -c | awk '{ printf "%s:%s=%s ", $2, $3, $1 }')
 [ "$migreq" = "10.0.0.1:0=5 10.0.0.2:1=5 " ]
 ok $? "$PP_WHAT: requests' MigReq by sender: $migreq(want 10.0.0.1:0=5 10.0.0.2:1=5)"
+if command -v fst2vcd >/dev/null; then	# gtkwave's; an unfinished FST does not open
+  steps=$(fst2vcd "$T_DIR/srv.fst" 2>/dev/null | grep -c '^#')
+  [ "${steps:-0}" -gt 1000 ]; ok $? "$PP_WHAT: --trace wrote a complete waveform ($steps time steps)"
+else	# an FST that was never closed holds its header only (a few hundred bytes)
+  size=$(stat -c %s "$T_DIR/srv.fst" 2>/dev/null || echo 0)
+  [ "$size" -gt 4096 ]; ok $? "$PP_WHAT: --trace wrote a waveform ($size bytes)"
+fi
 
 # Lockstep catches a planted RTL bug: first divergence in the tx stream, BTH MigReq.
 pp "lockstep, dut.bug=hdr_bit" "--backend lockstep --options dut.bug=hdr_bit" "--backend rtl" -s 1024 -n 5
