@@ -68,7 +68,7 @@ static void init_rule(uint32_t off, const char *prefix, struct ls_reg_rule *r)
 		snprintf(r->name, sizeof(r->name), "%s0x%03x", prefix, off);
 	switch (off) {
 	case HCA_INIT_CAP3:
-		rule(r, ~(uint32_t)HCA_INIT_CAP3_DATA_W_MASK, true,
+		rule(r, ~(uint32_t)HCA_INIT_CAP3_DATA_W_MASK, false,
 		     "CAP3.DATA_W is the engine build's width (the model always reports 64); not compared");
 		break;
 	case HCA_INIT_CTRL:
