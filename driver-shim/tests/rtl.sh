@@ -11,7 +11,8 @@
 #     SEND packets and ACKs the IB rules imply (as shim_pingpong) and passes
 #     tests/oracle/check_pcap.py --wire-rules;
 #   * --backend lockstep with its defaults (reference "model", DUT "rtl"):
-#     the same, and no divergence reported;
+#     the same, and no divergence reported; also at --width 512 with -e
+#     (CQ/EQ arming, COMP EQEs and MSI-X compared);
 #   * negatives: rtl options reach the engine (--width 512 --options
 #     bug=hdr_bit: the server's requests carry BTH MigReq 0, the client's 1);
 #     lockstep with a planted RTL bug (dut.bug=hdr_bit) reports the first
@@ -86,11 +87,14 @@ done
 EV_ITERS=$(( ITERS < 20 ? ITERS : 20 ))
 pp "rtl, width 64, events (-e)" "--backend rtl" "--backend rtl" -e -c -s "$SIZE" -n "$EV_ITERS"
 passed "$SIZE" "$EV_ITERS"
-# Lockstep: its defaults are ref=model, dut=rtl.  (Not with -e yet: the
-# checker's EQE comparison has arming races, being fixed in sim/lockstep.c.)
+# Lockstep: its defaults are ref=model, dut=rtl.
 pp "lockstep (model, rtl)" "--backend lockstep" "--backend lockstep" "${ARGS[@]}"
 passed "$SIZE" "$ITERS"
 wire "$SIZE" "$ITERS"
+# ... with completion events (CQ/EQ arming, COMP EQEs, MSI-X compared) at 512
+pp "lockstep (model, rtl/512), events (-e)" "--backend lockstep --width 512" "--backend lockstep --width 512" \
+  -e -c -s "$SIZE" -n "$EV_ITERS"
+passed "$SIZE" "$EV_ITERS"
 
 # Engine options reach the RTL: a planted bug at width 512 shows on the wire;
 # the server's RTL also records a waveform (closed at exit).
