@@ -99,7 +99,7 @@ regress-shim: $(SHIM_RUNTIME)
 	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/regress.sh
 BENCH_TARGETS += bench-shim
 REGRESS_TARGETS += regress-shim
-HELP += "demo|two simulated HCAs in two processes run ibv_rc_pingpong and ib_write_bw (pcap in build/demo/)" \
+HELP += "demo|two simulated HCAs (lockstep: RTL checked against the model) run ibv_rc_pingpong and ib_write_bw (pcaps, waveform in build/demo/; DEMO_BACKEND=model|rtl|lockstep)" \
         "bench-shim|ib_write_bw bandwidth through the driver shim (64 B, 64 KiB)"
 
 .PHONY: lint-shim
