@@ -45,9 +45,11 @@ void model_eq_doorbell(struct model *m, struct model_eq *eq, uint16_t idx, bool 
 	eq->c.ci = eq->c.pi - (uint16_t)((uint16_t)eq->c.pi - idx);
 	if (!arm)
 		return;
-	eq->c.armed = 1;
-	if (eq->c.pi != eq->c.ci)
-		eq->fire_pending = true;	/* EQEs at or after ci: fire at the next advance */
+	/* EQEs at or after ci: the interrupt is decided now (the EQ stays
+	 * disarmed) and delivered at the next advance */
+	eq->c.armed = eq->c.pi == eq->c.ci;
+	if (!eq->c.armed)
+		eq->fire_pending = true;
 }
 
 void model_eq_fire_pending(struct model *m)
@@ -58,9 +60,7 @@ void model_eq_fire_pending(struct model *m)
 		if (!eq->fire_pending)
 			continue;
 		eq->fire_pending = false;
-		if (eq->c.valid && eq->c.armed && eq->c.pi != eq->c.ci) {
-			eq->c.armed = 0;
+		if (eq->c.valid)
 			model_msix_fire(m, eq->c.vector);
-		}
 	}
 }

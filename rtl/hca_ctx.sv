@@ -115,7 +115,6 @@ module hca_ctx #(
     input  logic        e_cq_dec,          // pi - 1 (its write faulted)
     input  logic        e_cq_disarm,
     input  logic        e_cq_sol,          // with e_cq_inc: the CQE is solicited or an error (sol_pi = pi + 1)
-    input  logic        e_cq_lock,         // the engine decides/reserves a CQE of e_cq_idx: its doorbells wait
     output logic        e_cq_db_now,       // a doorbell of CQ e_cq_idx takes effect this cycle
     input  logic        e_cq_fp_clr,
     output logic [NCQ-1:0] cq_fire_pending, // an arm doorbell found CQEs: the engine posts the COMP EQE
@@ -135,7 +134,6 @@ module hca_ctx #(
     input  logic        e_eq_disarm,
     input  logic        e_eq_fail,
     input  logic        e_eq_fp_clr,
-    input  logic        e_eq_lock,         // the engine decides an EQE's / a pending fire's interrupt on e_eq_idx
     output logic        e_eq_db_now,       // a doorbell of EQ e_eq_idx takes effect this cycle
     output logic [NEQ-1:0] eq_fire_pending,
     output logic        e_inj_valid,
@@ -328,12 +326,12 @@ module hca_ctx #(
   // ------------------------------------------------ register-side commands
   typedef enum logic [0:0] {C_IDLE, C_EXEC} cst_t;
   cst_t cst;
-  // A CQ (EQ) doorbell waits while the engine decides or reserves a CQE
-  // (an EQE or a pending interrupt) of that queue (e_cq_lock, e_eq_lock),
-  // so arm/consumer-index updates and the engine's arm decisions are atomic
-  // with respect to each other, as in the model.  A QPC command waits out
-  // the engine's write-back of that QP (cc_wait).
-  logic db_wait, x_db, x_cc, x_inj;
+  // CQ/EQ arm and consumer-index updates and the engine's arm decisions are
+  // atomic with respect to each other, as in the model: the engine applies a
+  // decision in the cycle it takes it and yields that cycle to a doorbell of
+  // the same queue (e_cq_db_now, e_eq_db_now).  A QPC command waits out the
+  // engine's write-back of that QP (cc_wait).
+  logic x_db, x_cc, x_inj;
   logic cc_wait;     // a QPC command waits out the engine's write-back of that QP
   logic qpc_wr_now;  // a QPC write is applied this cycle
   logic [`TXS_W-1:0] tb_wdata;   // engine write-back words (with replayed QPC writes)
@@ -341,8 +339,8 @@ module hca_ctx #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       cst <= C_IDLE; x_db <= 1'b0; x_cc <= 1'b0; x_inj <= 1'b0;
-    end else if (cst == C_IDLE && ((db_req && !db_wait) || (cc_req && !cc_wait) || inj_req)) begin
-      cst <= C_EXEC; x_db <= db_req && !db_wait; x_cc <= cc_req && !cc_wait; x_inj <= inj_req;
+    end else if (cst == C_IDLE && (db_req || (cc_req && !cc_wait) || inj_req)) begin
+      cst <= C_EXEC; x_db <= db_req; x_cc <= cc_req && !cc_wait; x_inj <= inj_req;
     end else begin
       cst <= C_IDLE; x_db <= 1'b0; x_cc <= 1'b0; x_inj <= 1'b0;
     end
@@ -642,7 +640,6 @@ module hca_ctx #(
     if (!enabled) db_ok = 1'b0;
   end
   assign c_stat_db_err = db_ack && !db_ok;
-  assign db_wait     = (db_cq && e_cq_lock && dc == e_cq_idx) || (db_eq && e_eq_lock && de == e_eq_idx);
   assign e_eq_db_now = db_ack && db_eq && de == e_eq_idx;
   assign e_cq_db_now = db_ack && db_cq && dc == e_cq_idx;
 
@@ -699,7 +696,9 @@ module hca_ctx #(
       if (db_ack && db_ok) begin
         if (db_sq || db_rq) qp_busy[dq] <= 1'b1;
         if (db_eq && db_reg == 12'(`HCA_DB_EQ_ARM)) begin
-          eq_armed[de] <= 1'b1;
+          // EQEs at or after the index: the interrupt is decided now (the EQ
+          // stays disarmed) and delivered by the engine (S_FP1)
+          eq_armed[de] <= epi(de) == ext_ci(epi(de), db_idx);
           if (epi(de) != ext_ci(epi(de), db_idx)) eq_fp[de] <= 1'b1;
         end
       end

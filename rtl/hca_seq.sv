@@ -95,7 +95,6 @@ module hca_seq #(
     output logic        e_cq_dec,
     output logic        e_cq_disarm,
     output logic        e_cq_sol,
-    output logic        e_cq_lock,
     input  logic        e_cq_db_now,
     output logic        e_cq_fp_clr,
     input  logic [(1<<LOG_MAX_CQ)-1:0] cq_fire_pending,
@@ -116,7 +115,6 @@ module hca_seq #(
     output logic        e_eq_disarm,
     output logic        e_eq_fail,
     output logic        e_eq_fp_clr,
-    output logic        e_eq_lock,
     input  logic        e_eq_db_now,
     input  logic [NEQ-1:0] eq_fire_pending,
     input  logic        e_inj_valid,
@@ -461,9 +459,9 @@ module hca_seq #(
   logic [3:0]  gid_i;
   logic        wait_tgo;           // t_go issued last cycle: t_busy not yet visible
   // registered strobes
-  logic        s_qp_set, s_busy_set, s_busy_clr, s_cq_inc, s_cq_dec, s_cq_disarm, s_cq_err;
-  logic        s_cq_sol, s_cq_fp_clr, cq_fire, eq_fire;
-  logic        s_eq_inc, s_eq_dec, s_eq_disarm, s_eq_fail, s_eq_fp_clr, s_inj_pop;
+  logic        s_qp_set, s_busy_set, s_busy_clr, s_cq_dec, s_cq_err;
+  logic        s_cq_fp_clr, cq_fire, eq_fire;
+  logic        s_eq_dec, s_eq_fail, s_inj_pop;
   logic        s_srq_inc, s_srq_disarm, s_srq_err, s_txs_we, s_rxs_we, s_ow_we;
   logic [2:0]  s_qp_val;
   logic [`OW_W-1:0] s_ow_wdata;
@@ -648,21 +646,42 @@ module hca_seq #(
   assign e_busy_set  = s_busy_set;
   assign e_busy_clr  = s_busy_clr;
   assign e_busy_idx  = qn;
-  assign e_cq_inc    = s_cq_inc;
+  // CQ/EQ slot reservations and arm decisions (S_CQ1, S_EQ0, S_FP1) update
+  // hca_ctx in the very cycle they are decided (combinational strobes, no
+  // pending state), and a doorbell of the same queue taking effect in that
+  // cycle makes them wait a cycle (e_cq_db_now, e_eq_db_now): a doorbell
+  // sees either none or all of a decision, engine held or not.
+  logic [3:0]  cqt_lg, eqt_lg;
+  logic [31:0] cqt_size, eqt_size;
+  logic        cq_take, cq_take_sol, cq_take_fire, eq_take, fp_take, fp_fire;
+  always_comb begin
+    cqt_lg   = (e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_CQE)) ?
+               4'(`HCA_CAP_LOG_MAX_CQE) : e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 4];
+    cqt_size = 32'd1 << cqt_lg;
+    cq_take_sol  = cqe_sol || cqe[8*`HCA_CQE_STATUS_OFF +: 8] != 8'(`HCA_WC_SUCCESS);
+    cq_take_fire = e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && cq_take_sol);
+    cq_take = ce && state == S_CQ1 && !e_cq_db_now &&
+              !(cq_n == 32'h0 || cq_n >= 32'(1 << LOG_MAX_CQ) || !e_cq_valid || e_cq_err) &&
+              !(e_cq_pi - e_cq_ci >= cqt_size);
+    eqt_lg   = (e_eq_cfg[8*`HCA_EQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_EQE)) ?
+               4'(`HCA_CAP_LOG_MAX_EQE) : e_eq_cfg[8*`HCA_EQC_LOG_SIZE_OFF +: 4];
+    eqt_size = 32'd1 << eqt_lg;
+    eq_take = ce && state == S_EQ0 && !e_eq_db_now &&
+              !(eq_n >= 32'(NEQ) || !e_eq_valid || e_eq_failed) && !(e_eq_pi - e_eq_ci >= eqt_size);
+    fp_take = ce && state == S_FP1 && !e_eq_db_now;
+    fp_fire = fp_take && e_eq_valid;   // decided at the EQ_ARM doorbell (hca_ctx)
+  end
+  assign e_cq_inc    = cq_take;
   assign e_cq_dec    = s_cq_dec;
-  assign e_cq_disarm = s_cq_disarm;
-  assign e_cq_sol    = s_cq_sol;
+  assign e_cq_disarm = cq_take && cq_take_fire;
+  assign e_cq_sol    = cq_take && cq_take_sol;
   assign e_cq_fp_clr = s_cq_fp_clr;
-  // CQ doorbells of cq_n wait while the event decision and the slot
-  // reservation (S_CQ1 and its strobes) are in progress
-  assign e_cq_lock   = state == S_CQ1 || s_cq_inc;
   assign e_cq_set_err = s_cq_err;
-  assign e_eq_inc    = s_eq_inc;
+  assign e_eq_inc    = eq_take;
   assign e_eq_dec    = s_eq_dec;
-  assign e_eq_disarm = s_eq_disarm;
+  assign e_eq_disarm = eq_take && e_eq_armed;
   assign e_eq_fail   = s_eq_fail;
-  assign e_eq_fp_clr = s_eq_fp_clr;
-  assign e_eq_lock   = state == S_EQ0 || state == S_FP1 || s_eq_inc || s_eq_disarm;
+  assign e_eq_fp_clr = fp_take;
   assign e_inj_pop   = s_inj_pop;
   assign e_srq_inc   = s_srq_inc;
   assign e_srq_disarm = s_srq_disarm;
@@ -714,9 +733,8 @@ module hca_seq #(
   assign tx_free = !t_busy && !t_go && !wait_tgo;
 
   logic strobes;     // a registered strobe is still to take effect
-  assign strobes = s_qp_set || s_busy_set || s_busy_clr || s_cq_inc || s_cq_dec || s_eq_dec || s_cq_disarm || s_cq_err ||
-                   s_cq_sol || s_cq_fp_clr || s_eq_inc ||
-                   s_eq_disarm || s_eq_fail || s_eq_fp_clr || s_inj_pop || s_srq_inc || s_srq_disarm ||
+  assign strobes = s_qp_set || s_busy_set || s_busy_clr || s_cq_dec || s_eq_dec || s_cq_err ||
+                   s_cq_fp_clr || s_eq_fail || s_inj_pop || s_srq_inc || s_srq_disarm ||
                    s_srq_err || s_txs_we || s_rxs_we || s_ow_we || (|s_stat) || s_evt || s_fault || s_fire ||
                    s_deliver || d_f_start || d_g_push || d_g_close || d_l_start || d_w_start || t_go ||
                    r_release || wait_tgo || r_release_q;
@@ -894,10 +912,10 @@ module hca_seq #(
       h_psn <= '0; h_dqpn <= '0; h_aeth_msn <= '0; h_deth_sqp <= '0; h_pay_len <= '0; h_sport <= '0;
       h_dmac <= '0; h_smac <= '0; h_sip <= '0; h_dip <= '0; h_rkey <= '0; h_rlen <= '0; h_imm <= '0;
       h_qkey <= '0; h_va <= '0;
-      s_qp_set <= 1'b0; s_qp_val <= '0; s_busy_set <= 1'b0; s_busy_clr <= 1'b0; s_cq_inc <= 1'b0; s_cq_dec <= 1'b0; s_eq_dec <= 1'b0;
-      s_cq_disarm <= 1'b0; s_cq_err <= 1'b0; s_eq_inc <= 1'b0; s_eq_disarm <= 1'b0; s_eq_fail <= 1'b0;
-      s_cq_sol <= 1'b0; s_cq_fp_clr <= 1'b0; cq_fire <= 1'b0; eq_fire <= 1'b0;
-      s_eq_fp_clr <= 1'b0; s_inj_pop <= 1'b0; s_srq_inc <= 1'b0; s_srq_disarm <= 1'b0; s_srq_err <= 1'b0;
+      s_qp_set <= 1'b0; s_qp_val <= '0; s_busy_set <= 1'b0; s_busy_clr <= 1'b0; s_cq_dec <= 1'b0; s_eq_dec <= 1'b0;
+      s_cq_err <= 1'b0; s_eq_fail <= 1'b0;
+      s_cq_fp_clr <= 1'b0; cq_fire <= 1'b0; eq_fire <= 1'b0;
+      s_inj_pop <= 1'b0; s_srq_inc <= 1'b0; s_srq_disarm <= 1'b0; s_srq_err <= 1'b0;
       s_txs_we <= 1'b0; s_rxs_we <= 1'b0; s_ow_we <= 1'b0; s_ow_wdata <= '0; s_ow_waddr <= '0;
       s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_wr <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
@@ -911,9 +929,9 @@ module hca_seq #(
       // ENGINE_CTRL.RESET / CTRL.RESET: back to idle; caches forgotten
       state <= S_IDLE;
       tw_v <= 1'b0; rw_v <= 1'b0;
-      s_qp_set <= 1'b0; s_busy_set <= 1'b0; s_busy_clr <= 1'b0; s_cq_inc <= 1'b0; s_cq_dec <= 1'b0; s_eq_dec <= 1'b0; s_cq_disarm <= 1'b0;
-      s_cq_err <= 1'b0; s_eq_inc <= 1'b0; s_eq_disarm <= 1'b0; s_eq_fail <= 1'b0; s_eq_fp_clr <= 1'b0;
-      s_cq_sol <= 1'b0; s_cq_fp_clr <= 1'b0;
+      s_qp_set <= 1'b0; s_busy_set <= 1'b0; s_busy_clr <= 1'b0; s_cq_dec <= 1'b0; s_eq_dec <= 1'b0;
+      s_cq_err <= 1'b0; s_eq_fail <= 1'b0;
+      s_cq_fp_clr <= 1'b0;
       s_inj_pop <= 1'b0; s_srq_inc <= 1'b0; s_srq_disarm <= 1'b0; s_srq_err <= 1'b0; s_txs_we <= 1'b0;
       s_rxs_we <= 1'b0; s_ow_we <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
       s_fire <= 1'b0; s_deliver <= 1'b0;
@@ -921,9 +939,9 @@ module hca_seq #(
       t_go <= 1'b0; r_release <= 1'b0; wait_tgo <= 1'b0; r_release_q <= 1'b0;
     end else if (ce) begin
       // strobes last one cycle
-      s_qp_set <= 1'b0; s_busy_set <= 1'b0; s_busy_clr <= 1'b0; s_cq_inc <= 1'b0; s_cq_dec <= 1'b0; s_eq_dec <= 1'b0; s_cq_disarm <= 1'b0;
-      s_cq_err <= 1'b0; s_eq_inc <= 1'b0; s_eq_disarm <= 1'b0; s_eq_fail <= 1'b0; s_eq_fp_clr <= 1'b0;
-      s_cq_sol <= 1'b0; s_cq_fp_clr <= 1'b0;
+      s_qp_set <= 1'b0; s_busy_set <= 1'b0; s_busy_clr <= 1'b0; s_cq_dec <= 1'b0; s_eq_dec <= 1'b0;
+      s_cq_err <= 1'b0; s_eq_fail <= 1'b0;
+      s_cq_fp_clr <= 1'b0;
       s_inj_pop <= 1'b0; s_srq_inc <= 1'b0; s_srq_disarm <= 1'b0; s_srq_err <= 1'b0; s_txs_we <= 1'b0;
       s_rxs_we <= 1'b0; s_ow_we <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
       s_fire <= 1'b0; s_deliver <= 1'b0;
@@ -962,10 +980,8 @@ module hca_seq #(
             state   <= S_TX0;
           end
         end
-        S_FP1: if (!e_eq_db_now) begin
-          s_eq_fp_clr <= 1'b1;
-          if (e_eq_valid && e_eq_armed && e_eq_pi != e_eq_ci) begin
-            s_eq_disarm <= 1'b1;
+        S_FP1: if (!e_eq_db_now) begin   // fp_take: pending bit cleared
+          if (fp_fire) begin
             s_fire      <= 1'b1;
             s_vec       <= e_eq_cfg[8*`HCA_EQC_VECTOR_OFF +: 5];
           end
@@ -2170,12 +2186,11 @@ module hca_seq #(
         // S_CQ1 decides the event and reserves the slot in one step; a CQ
         // doorbell of this CQ taking effect in the same cycle makes it wait
         // a cycle (the doorbell is then first), later ones wait for it
-        // (e_cq_lock): arming and reservation are atomic, as in the model.
+        // (cq_take): arming and reservation are atomic, as in the model.
         S_CQ1: if (!e_cq_db_now) begin : cq1
           logic [3:0]  lg;
           logic [31:0] size;
           logic [255:0] c;
-          logic        sol;
           cq_cfg <= e_cqc_rdata;
           lg   = (e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_CQE)) ?
                  4'(`HCA_CAP_LOG_MAX_CQE) : e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 4];
@@ -2199,12 +2214,11 @@ module hca_seq #(
             d_w_addr  <= e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
             cq_iova   <= e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
             d_w_small <= {256'b0, c};
-            s_cq_inc  <= 1'b1;       // the slot is taken now: a consumer index the driver
-            state     <= S_CQ2;      // rings after seeing the CQE is never ahead of pi
-            sol = cqe_sol || cqe[8*`HCA_CQE_STATUS_OFF +: 8] != 8'(`HCA_WC_SUCCESS);
-            cq_fire     <= e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && sol);
-            s_cq_disarm <= e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && sol);
-            s_cq_sol    <= sol;
+            // cq_take: the slot is taken (pi + 1) and the event decided in this
+            // cycle; a consumer index the driver rings after seeing the CQE is
+            // never ahead of pi
+            state     <= S_CQ2;
+            cq_fire   <= cq_take_fire;
           end
         end
         S_CQ2: if (d_w_done) begin
@@ -2244,7 +2258,7 @@ module hca_seq #(
         end
 
         // ---- post an EQE (model/eq.c model_eq_post)
-        // S_EQ0 decides the interrupt with the slot (e_eq_lock, as S_CQ1)
+        // S_EQ0 decides the interrupt with the slot (eq_take, as S_CQ1)
         S_EQ0: if (!e_eq_db_now) begin : eq0
           logic [3:0]  lg;
           logic [31:0] size;
@@ -2270,9 +2284,7 @@ module hca_seq #(
             d_w_addr  <= e_eq_cfg[8*`HCA_EQC_BASE_OFF +: 64] + ({32'b0, e_eq_pi & (size - 32'd1)} << 4);
             eq_iova   <= e_eq_cfg[8*`HCA_EQC_BASE_OFF +: 64] + ({32'b0, e_eq_pi & (size - 32'd1)} << 4);
             d_w_small <= {384'b0, e};
-            s_eq_inc  <= 1'b1;
-            eq_fire   <= e_eq_armed;
-            s_eq_disarm <= e_eq_armed;
+            eq_fire   <= e_eq_armed;   // eq_take: slot and disarm in this cycle
             state     <= S_EQ1;
           end
         end

@@ -215,8 +215,8 @@ module hca_top #(
   logic        e_eq_valid, e_eq_armed, e_eq_failed, e_eq_inc, e_eq_dec, e_eq_disarm, e_eq_fail, e_eq_fp_clr;
   logic [(1<<LOG_MAX_EQ)-1:0] eq_fire_pending;
   logic [(1<<LOG_MAX_CQ)-1:0] cq_fire_pending;
-  logic        e_eq_lock, e_eq_db_now;
-  logic        e_cq_sol, e_cq_lock, e_cq_db_now, e_cq_fp_clr;
+  logic        e_eq_db_now;
+  logic        e_cq_sol, e_cq_db_now, e_cq_fp_clr;
   logic        e_inj_valid, e_inj_pop;
   logic [79:0] e_inj_eqe;
   logic [LOG_MAX_SRQ-1:0] e_srq_idx;
@@ -247,12 +247,12 @@ module hca_top #(
       .e_rxs_wdata(e_rxs_wdata), .e_rxs_rdata(e_rxs_rdata),
       .e_cq_idx(e_cq_idx), .e_cq_valid(e_cq_valid), .e_cq_pi(e_cq_pi), .e_cq_ci(e_cq_ci),
       .e_cq_arm(e_cq_arm), .e_cq_err(e_cq_err), .e_cq_inc(e_cq_inc), .e_cq_dec(e_cq_dec), .e_cq_disarm(e_cq_disarm),
-      .e_cq_sol(e_cq_sol), .e_cq_lock(e_cq_lock), .e_cq_db_now(e_cq_db_now),
+      .e_cq_sol(e_cq_sol), .e_cq_db_now(e_cq_db_now),
       .e_cq_fp_clr(e_cq_fp_clr), .cq_fire_pending(cq_fire_pending),
       .e_cq_set_err(e_cq_set_err), .e_cqc_en(e_cqc_en), .e_cqc_rdata(e_cqc_rdata),
       .e_eq_idx(e_eq_idx), .e_eq_valid(e_eq_valid), .e_eq_cfg(e_eq_cfg), .e_eq_pi(e_eq_pi),
       .e_eq_ci(e_eq_ci), .e_eq_armed(e_eq_armed), .e_eq_failed(e_eq_failed), .e_eq_inc(e_eq_inc), .e_eq_dec(e_eq_dec),
-      .e_eq_disarm(e_eq_disarm), .e_eq_fail(e_eq_fail), .e_eq_fp_clr(e_eq_fp_clr), .e_eq_lock(e_eq_lock), .e_eq_db_now(e_eq_db_now),
+      .e_eq_disarm(e_eq_disarm), .e_eq_fail(e_eq_fail), .e_eq_fp_clr(e_eq_fp_clr), .e_eq_db_now(e_eq_db_now),
       .eq_fire_pending(eq_fire_pending), .e_inj_valid(e_inj_valid), .e_inj_eqn(e_inj_eqn),
       .e_inj_eqe(e_inj_eqe), .e_inj_pop(e_inj_pop),
       .e_srq_idx(e_srq_idx), .e_srq_valid(e_srq_valid), .e_srq_cfg(e_srq_cfg), .e_srq_pi(e_srq_pi),
@@ -343,12 +343,12 @@ module hca_top #(
       .e_rxs_wdata(e_rxs_wdata), .e_rxs_rdata(e_rxs_rdata),
       .e_cq_idx(e_cq_idx), .e_cq_valid(e_cq_valid), .e_cq_pi(e_cq_pi), .e_cq_ci(e_cq_ci),
       .e_cq_arm(e_cq_arm), .e_cq_err(e_cq_err), .e_cq_inc(e_cq_inc), .e_cq_dec(e_cq_dec), .e_cq_disarm(e_cq_disarm),
-      .e_cq_sol(e_cq_sol), .e_cq_lock(e_cq_lock), .e_cq_db_now(e_cq_db_now),
+      .e_cq_sol(e_cq_sol), .e_cq_db_now(e_cq_db_now),
       .e_cq_fp_clr(e_cq_fp_clr), .cq_fire_pending(cq_fire_pending),
       .e_cq_set_err(e_cq_set_err), .e_cqc_en(e_cqc_en), .e_cqc_rdata(e_cqc_rdata),
       .e_eq_idx(e_eq_idx), .e_eq_valid(e_eq_valid), .e_eq_cfg(e_eq_cfg), .e_eq_pi(e_eq_pi),
       .e_eq_ci(e_eq_ci), .e_eq_armed(e_eq_armed), .e_eq_failed(e_eq_failed), .e_eq_inc(e_eq_inc), .e_eq_dec(e_eq_dec),
-      .e_eq_disarm(e_eq_disarm), .e_eq_fail(e_eq_fail), .e_eq_fp_clr(e_eq_fp_clr), .e_eq_lock(e_eq_lock), .e_eq_db_now(e_eq_db_now),
+      .e_eq_disarm(e_eq_disarm), .e_eq_fail(e_eq_fail), .e_eq_fp_clr(e_eq_fp_clr), .e_eq_db_now(e_eq_db_now),
       .eq_fire_pending(eq_fire_pending), .e_inj_valid(e_inj_valid), .e_inj_eqn(e_inj_eqn),
       .e_inj_eqe(e_inj_eqe), .e_inj_pop(e_inj_pop),
       .e_srq_idx(e_srq_idx), .e_srq_valid(e_srq_valid), .e_srq_cfg(e_srq_cfg), .e_srq_pi(e_srq_pi),

@@ -42,6 +42,12 @@ struct lockstep {
 	char label[64];
 	uint64_t reads_skipped;
 	uint64_t flushed;		/* transactions dropped by engine resets */
+	/* arm doorbells held back per queue (see hold_arm()): BAR0 offset of the
+	 * latest arm (0: none) and the latest consumer index rung */
+	uint32_t cq_arm_off[LS_NUM_CQ], eq_arm_off[LS_NUM_EQ];
+	uint16_t cq_ci[LS_NUM_CQ], eq_ci[LS_NUM_EQ];
+	unsigned int nheld;
+	uint64_t arms_held;
 	uint8_t *scratch;
 	size_t scratch_cap;
 	/* contexts written (for the final status comparison) */
@@ -467,13 +473,98 @@ static uint32_t ls_bar0_read(struct hca_engine *e, uint32_t off)
 	return d;
 }
 
+/*
+ * Arming.  CQ_ARM / CQ_ARM_SOL / EQ_ARM decide from the queue's producer
+ * index at the doorbell (an event or interrupt at once when entries exist
+ * at or after the doorbell's consumer index, otherwise at the next one).
+ * The untimed reference may already have written entries the slower DUT
+ * writes only later, and both would decide differently, each correctly for
+ * its own timing.  So an arm doorbell for a ring on which the reference is
+ * ahead (entries the DUT has not matched) is held back from both engines
+ * until the DUT has caught up; then both get it in the same cycle, with the
+ * same ring state.  The engines take their event decisions atomically with
+ * the slot, so a caught-up ring is the whole state.  While held, further
+ * arms of that queue merge into it (arm-next wins over arm-solicited) and
+ * consumer-index doorbells pass; the held arm is delivered with the latest
+ * consumer index, as a driver's arm that reached the device late.  Context
+ * commands and engine resets release every held arm first.
+ */
+static int db_reg(uint32_t off)
+{
+	if (off < HCA_BAR0_DB_BASE || off >= HCA_BAR0_SIZE)
+		return -1;
+	return (int)((off - HCA_BAR0_DB_BASE) % HCA_BAR0_DB_PAGE_SIZE);
+}
+
+/* The reference has entries (or parts) in ring `g` that the DUT has not matched. */
+static bool ref_ahead(const struct lockstep *ls, const struct ls_region *g)
+{
+	struct sb_stream_stats st;
+
+	if (!g->valid || g->sid < 0 || sb_stream_stats(ls->sb, (unsigned int)g->sid, &st))
+		return false;
+	return st.pending[SB_REF] != 0;
+}
+
+static void deliver_bar0(struct lockstep *ls, uint32_t off, uint32_t value)
+{
+	if (!ls->stopped)
+		ls->rops->bar0_write(ls->ref, off, value);
+	ls->dops->bar0_write(ls->dut, off, value);
+}
+
+/* Deliver the held arms whose ring has caught up (all when `force`). */
+static void release_held(struct lockstep *ls, bool force)
+{
+	for (uint32_t n = 0; ls->nheld && n < LS_NUM_CQ + LS_NUM_EQ; n++) {
+		bool cq = n < LS_NUM_CQ;
+		uint32_t q = cq ? n : n - LS_NUM_CQ;
+		uint32_t *off = cq ? &ls->cq_arm_off[q] : &ls->eq_arm_off[q];
+		uint16_t ci = cq ? ls->cq_ci[q] : ls->eq_ci[q];
+
+		if (!*off || (!force && !ls->stopped && ref_ahead(ls, cq ? &ls->rg.cq[q] : &ls->rg.eq[q])))
+			continue;
+		deliver_bar0(ls, *off, HCA_FIELD_PREP(HCA_DB_CQ_ARM_NUM, q) | HCA_FIELD_PREP(HCA_DB_CQ_ARM_IDX, ci));
+		*off = 0;
+		ls->nheld--;
+	}
+}
+
+/* True when the write was taken (held, merged into a held arm, or noted). */
+static bool hold_arm(struct lockstep *ls, uint32_t off, uint32_t value)
+{
+	int reg = db_reg(off);
+	uint32_t q = (uint32_t)HCA_FIELD_GET(value, HCA_DB_CQ_ARM_NUM);	/* same layout for all four */
+	uint16_t idx = (uint16_t)HCA_FIELD_GET(value, HCA_DB_CQ_ARM_IDX);
+	bool cq = reg == HCA_DB_CQ_CI || reg == HCA_DB_CQ_ARM || reg == HCA_DB_CQ_ARM_SOL;
+	bool arm = reg == HCA_DB_CQ_ARM || reg == HCA_DB_CQ_ARM_SOL || reg == HCA_DB_EQ_ARM;
+	uint32_t *held;
+
+	if (ls->stopped || (!cq && reg != HCA_DB_EQ_CI && reg != HCA_DB_EQ_ARM) || q >= (cq ? LS_NUM_CQ : LS_NUM_EQ))
+		return false;
+	held = cq ? &ls->cq_arm_off[q] : &ls->eq_arm_off[q];
+	*(cq ? &ls->cq_ci[q] : &ls->eq_ci[q]) = idx;
+	if (*held) {
+		if (arm && !(reg == HCA_DB_CQ_ARM_SOL && db_reg(*held) == HCA_DB_CQ_ARM))
+			*held = off;	/* merged: the latest arm (arm-next is not weakened) */
+		else if (!arm)
+			deliver_bar0(ls, off, value);	/* the held arm will carry this index */
+		return true;
+	}
+	if (!arm || !ref_ahead(ls, cq ? &ls->rg.cq[q] : &ls->rg.eq[q]))
+		return false;
+	*held = off;
+	ls->nheld++;
+	ls->arms_held++;
+	return true;
+}
+
 static void ls_bar0_write(struct hca_engine *e, uint32_t off, uint32_t value)
 {
 	struct lockstep *ls = to_ls(e);
 
-	if (!ls->stopped)
-		ls->rops->bar0_write(ls->ref, off, value);
-	ls->dops->bar0_write(ls->dut, off, value);
+	if (!hold_arm(ls, off, value))
+		deliver_bar0(ls, off, value);
 }
 
 static uint32_t evt_count(const struct hca_engine_ops *ops, struct hca_engine *e)
@@ -558,6 +649,8 @@ static void ls_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t value)
 		ls->last_ctx_cmd = value;
 		note_ctx(ls, value);
 	}
+	if (addr == HCA_MGMT_CTX_CMD || addr == HCA_MGMT_ENGINE_CTRL || ls->stopped)
+		release_held(ls, true);
 	if (ls->stopped) {
 		ls->dops->mgmt_write(ls->dut, addr, value);
 		return;
@@ -592,6 +685,7 @@ static void ls_advance(struct hca_engine *e, uint64_t cycles)
 {
 	struct lockstep *ls = to_ls(e);
 
+	release_held(ls, false);
 	if (!ls->stopped)
 		ls->rops->advance(ls->ref, cycles);
 	ls->dops->advance(ls->dut, cycles);
@@ -599,6 +693,7 @@ static void ls_advance(struct hca_engine *e, uint64_t cycles)
 	    ls->dops->next_event(ls->dut) == UINT64_MAX)
 		sb_check_end(ls->sb, ls->dops->now(ls->dut), "the DUT went idle", true);
 	check(ls);
+	release_held(ls, ls->stopped);
 }
 
 static uint64_t ls_now(struct hca_engine *e)
@@ -616,7 +711,11 @@ static uint64_t ls_next_event(struct hca_engine *e)
 	if (ls->stopped)
 		return d;
 	r = ls->rops->next_event(ls->ref);
-	return r < d ? r : d;
+	if (r < d)
+		d = r;
+	if (ls->nheld && d > ls->dops->now(ls->dut) + 1)
+		d = ls->dops->now(ls->dut) + 1;	/* held doorbells are delivered at an advance */
+	return d;
 }
 
 static int ls_fw_irq(struct hca_engine *e)
@@ -779,6 +878,7 @@ int lockstep_get_stats(struct hca_engine *e, struct lockstep_stats *st)
 	st->eqe_bytes = sb_matched(ls->sb, SB_ENTRY, "eq");
 	st->reads_compared = sb_values_compared(ls->sb);
 	st->reads_skipped = ls->reads_skipped;
+	st->arms_held = ls->arms_held;
 	st->diverged = sb_failed(ls->sb);
 	return 0;
 }

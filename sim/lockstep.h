@@ -66,6 +66,7 @@ struct lockstep_stats {
 	uint64_t events;		/* engine events matched (FIFO pops) */
 	uint64_t reads_compared;	/* register reads compared (exact or settled) */
 	uint64_t reads_skipped;		/* reads not compared (volatile while busy) */
+	uint64_t arms_held;		/* arm doorbells held until the DUT caught up on the ring (docs/sim.md) */
 	bool diverged;
 };
 /* 0, or -EINVAL when `e` is not a lockstep engine. */

@@ -11,7 +11,7 @@
  *   SGE with a bad key, CQ overflow, QP to ERR by firmware with posted WQEs
  *   (flush order), duplicate request frames, COMM_EST, CQ arming and COMP
  *   events, UC data path, UD with the GRH area and Q_Key drops, SRQ with its
- *   limit event.
+ *   limit event, CQ/EQ doorbells rung between every two cycles of traffic.
  *
  *   rtl_errors [--width 64|512] [--engine rtl|lockstep]
  */
@@ -656,6 +656,69 @@ static void srq(void)
 	finish(&t, "SRQ");
 }
 
+/*
+ * Doorbells while CQEs and EQEs are being reserved: CQ_CI, CQ_ARM,
+ * CQ_ARM_SOL and EQ_ARM rung between every two cycles of traffic (each
+ * register access holds the engine), so some land in the cycle the engine
+ * decides a slot or an interrupt, or just after.  Every doorbell must be
+ * answered (no AXI4-Lite hang), the traffic must complete, and CQ/EQ rings,
+ * events and interrupts must match the model.
+ */
+static void doorbell_storm(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct hca_eqe e;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct tb_eq *eq[2];
+	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+	unsigned int done[2] = { 0, 0 }, events = 0;
+	const unsigned int n = 12;
+
+	memset(&t, 0, sizeof(t));
+	t.tb = tb_create(&cfg);
+	for (int i = 0; i < 2; i++) {
+		t.n[i] = tb_node(t.tb, (unsigned int)i);
+		t.pd[i] = tb_pd_alloc(t.n[i]);
+		t.mr[i] = tb_mr_reg(t.n[i], t.pd[i], 1 << 16, RT_ACC_ALL);
+		eq[i] = tb_eq_create(t.n[i], 6, 3);
+		t.scq[i] = tb_cq_create(t.n[i], 6, eq[i]);
+		t.rcq[i] = tb_cq_create(t.n[i], 6, eq[i]);
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+	}
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	s = rt_sge(t.mr[0], 0, 48);
+	r = rt_sge(t.mr[1], 0, 64);
+	for (unsigned int i = 0; i < n; i++)
+		tb_post_recv(t.qp[1], &r, 1);
+	for (unsigned int i = 0; i < n; i++) {
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .sge = &s, .num_sge = 1,
+					 .flags = HCA_SEND_SIGNALED | ((i & 1) ? HCA_SEND_SOLICITED : 0) };
+		tb_post_send(t.qp[0], &w);
+	}
+	for (unsigned int cyc = 0; cyc < 40000 && (done[0] < n || done[1] < n); cyc++) {
+		tb_run_for(t.tb, 1);
+		tb_cq_arm(t.scq[0], cyc % 3 == 1);
+		tb_cq_arm(t.rcq[1], cyc % 3 == 2);
+		if (tb_cq_poll(t.scq[0], &c))
+			done[0] += c.status == HCA_WC_SUCCESS;
+		if (tb_cq_poll(t.rcq[1], &c))
+			done[1] += c.status == HCA_WC_SUCCESS && c.byte_len == 48;
+		for (int i = 0; i < 2; i++)
+			while (tb_eq_poll(eq[i], &e))
+				events += e.type == HCA_EQE_TYPE_COMP;
+		tb_eq_arm(eq[0]);
+		tb_eq_arm(eq[1]);
+	}
+	CHECK(done[0] == n && done[1] == n, "doorbell storm: all %u sends and receives completed (%u, %u)", n,
+	      done[0], done[1]);
+	CHECK(events > 0, "doorbell storm: completion events raised (%u)", events);
+	finish(&t, "doorbell storm");
+	free(eq[0]);
+	free(eq[1]);
+}
+
 /* ---------------------------------------------------------------- context commands */
 
 /*
@@ -789,5 +852,6 @@ int main(int argc, char **argv)
 	ud();
 	srq();
 	modify_during_item();
+	doorbell_storm();
 	return check_done();
 }
