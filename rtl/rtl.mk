@@ -2,7 +2,7 @@
 #
 # Tests in `make test`:
 #   rtl_lint      verilator --lint-only -Wall, both widths
-#   rtl_synth     Yosys generic synthesis, both widths, no latches
+#   rtl_synth     Yosys generic synthesis (synth -run :fine), both widths, no latches
 #   rtl_crc64/512 hca_crc32 + hca_icrc_beat vs bit-serial reference and scapy
 #   rtl_hdr       hca_hdr_gen + hca_rx_parse vs scapy frames and defects
 RTL_WIDTHS  := 64 512
@@ -12,11 +12,15 @@ RTL_BUILD   := $(BUILD)/rtl
 # Lint/synthesis top.
 RTL_TOPS    ?= hca_top
 RTL_SYNTH_TOP ?= hca_top
-# Synthesis checks.  `make test` (rtl_synth): Yosys elaboration and process
-# conversion -- the step that infers latches -- plus `check -assert`, both
-# widths, default sizes (about a minute).  `make regress` (rtl-synth-full):
-# the whole generic `synth`, both widths, with small tables (generic synth
-# maps every table RAM to flip-flops, so the default sizes take very long).
+# Synthesis checks (rtl/scripts/synth.sh; the two widths run in parallel).
+# `make test` (rtl_synth): Yosys generic synthesis up to the coarse-grain
+# netlist (`synth -run :fine`: elaboration, process conversion -- where
+# latches are inferred --, FSM extraction, memory inference, word-level
+# optimisation, ALU/MACC extraction, resource sharing), then `check -assert`
+# and no latch cells; both widths, default sizes (about 2.5 minutes on 2
+# cores).  `make regress` (rtl-synth-full): the whole generic `synth`
+# (adds memory mapping to flip-flops, techmap and ABC) with small tables
+# (about 17 minutes at DATA_W 64; the default tables take far longer).
 RTL_SYNTH_PARAMS ?=
 RTL_SYNTH_FULL_PARAMS ?= -set LOG_MAX_QP 4 -set LOG_MAX_CQ 4 -set LOG_MAX_SRQ 3 -set LOG_MAX_EQ 3 -set LOG_MAX_MR 4 \
 	-set LOG_OUTS 3 -set LOG_BUF 10
@@ -31,7 +35,7 @@ TEST_CMD_rtl_crctab = rtl/scripts/check_crc_tab.sh
 TEST_DEPS_rtl_lint :=
 TEST_CMD_rtl_lint = rtl/scripts/lint.sh "$(RTL_WIDTHS)" "$(RTL_TOPS)" $(RTL_SRCS)
 TEST_DEPS_rtl_synth :=
-TEST_CMD_rtl_synth = rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_PARAMS)" $(RTL_BUILD)/synth proc $(RTL_SRCS)
+TEST_CMD_rtl_synth = rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_PARAMS)" $(RTL_BUILD)/synth coarse $(RTL_SRCS)
 
 # Unit testbenches.
 $(RTL_BUILD)/vectors.txt: rtl/tb/gen_vectors.py
@@ -61,13 +65,13 @@ TEST_CMD_rtl_hdr = $(RTL_BUILD)/tb_hdr/tb_hdr $(RTL_BUILD)/vectors.txt
 rtl-lint:
 	@rtl/scripts/lint.sh "$(RTL_WIDTHS)" "$(RTL_TOPS)" $(RTL_SRCS)
 rtl-synth:
-	@rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_PARAMS)" $(RTL_BUILD)/synth proc $(RTL_SRCS)
+	@rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_PARAMS)" $(RTL_BUILD)/synth coarse $(RTL_SRCS)
 rtl-synth-full:
 	@rtl/scripts/synth.sh $(RTL_SYNTH_TOP) "$(RTL_WIDTHS)" "$(RTL_SYNTH_FULL_PARAMS)" $(RTL_BUILD)/synth-full full $(RTL_SRCS)
 REGRESS_TARGETS += rtl-synth-full
 LINT_TARGETS += rtl-lint
-HELP += "rtl-lint|verilator -Wall lint of the RTL at both widths" "rtl-synth|Yosys elaboration + process conversion of the RTL (latch check)" \
-	"rtl-synth-full|Yosys full generic synthesis at default table sizes (slow; part of regress)"
+HELP += "rtl-lint|verilator -Wall lint of the RTL at both widths" "rtl-synth|Yosys generic synthesis to the coarse netlist, both widths (errors, latches)" \
+	"rtl-synth-full|Yosys full generic synthesis (synth) with small tables, both widths (slow; part of regress)"
 
 # ---------------------------------------------------------------------------
 # The Verilated engine (both widths) and the "rtl" engine harness (sim/rtl/):
