@@ -383,7 +383,7 @@ static void gid_write(struct tb_node *n, unsigned int idx, const uint8_t gid[16]
 	tb_ctx_write(n, HCA_CTX_TYPE_GIDC, idx, &g, sizeof(g));
 }
 
-static void ipv4_gid(uint32_t ip, uint8_t gid[16])
+void tb_ipv4_gid(uint32_t ip, uint8_t gid[16])
 {
 	memset(gid, 0, 16);
 	gid[10] = gid[11] = 0xff;
@@ -412,7 +412,7 @@ void tb_node_up(struct tb_node *n)
 	gid[14] = n->mac[4];
 	gid[15] = n->mac[5];
 	gid_write(n, 0, gid);
-	ipv4_gid(n->ip, gid);
+	tb_ipv4_gid(n->ip, gid);
 	gid_write(n, TB_SGID_INDEX, gid);
 	tb_mgmt_write(n, HCA_MGMT_PORT_CTRL, HCA_MGMT_PORT_CTRL_UP_MASK);
 	tb_evt_clear(n);
@@ -669,7 +669,7 @@ int tb_qp_connect(struct tb_qp *qp, struct tb_qp *peer, const struct tb_qp_attr 
 	qp->qpc.sgid_index = TB_SGID_INDEX;
 	qp->qpc.hop_limit = 64;
 	memcpy(qp->qpc.dmac, pn->mac, 6);
-	ipv4_gid(pn->ip, qp->qpc.dgid);
+	tb_ipv4_gid(pn->ip, qp->qpc.dgid);
 	st |= tb_qp_modify(qp, HCA_QPS_RTR, HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK);
 	qp->qpc.sq_psn = a->sq_psn;
 	qp->qpc.timeout = a->timeout;
@@ -753,7 +753,7 @@ int tb_post_send(struct tb_qp *qp, const struct tb_send_wr *wr)
 		memcpy(u.dmac, wr->ud_dest->n->mac, 6);
 		u.sgid_index = TB_SGID_INDEX;
 		u.hop_limit = 64;
-		ipv4_gid(wr->ud_dest->n->ip, u.dgid);
+		tb_ipv4_gid(wr->ud_dest->n->ip, u.dgid);
 		memcpy(w + HCA_WQE_UD_OFF, &u, sizeof(u));
 	} else {
 		struct hca_wqe_raddr_seg r = { .remote_addr = wr->raddr, .rkey = wr->rkey };

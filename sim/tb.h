@@ -217,6 +217,8 @@ uint32_t tb_qp_modify(struct tb_qp *qp, uint8_t state, uint8_t flags);
 struct hca_qpc tb_qp_query(struct tb_qp *qp);
 void tb_qp_attr_default(struct tb_qp_attr *a);
 /* RESET -> INIT -> RTR -> RTS towards `peer` (RC/UC) with the rules of programming.md 4.6. */
+/* The IPv4-mapped GID ::ffff:a.b.c.d of `ip` (host order), as the nodes' GID 1. */
+void tb_ipv4_gid(uint32_t ip, uint8_t gid[16]);
 int tb_qp_connect(struct tb_qp *qp, struct tb_qp *peer, const struct tb_qp_attr *a);
 /* Both directions with the same attributes (a NULL = defaults). */
 int tb_connect_pair(struct tb_qp *a, struct tb_qp *b, const struct tb_qp_attr *attr);

@@ -95,6 +95,29 @@ run_pair() {
   SRV_RC=$?
 }
 
+# check_pingpong_wire PCAP SIZE ITERS WHAT: the capture of ibv_rc_pingpong
+# (ITERS round trips of SIZE bytes at path MTU $MTU) holds exactly the SEND
+# packets and ACKs (one per 32 packets) the IB rules imply, nothing else,
+# counted by tshark's own RoCE dissector; and its frames pass
+# tests/oracle/check_pcap.py --wire-rules (sampled to about 300 frames).
+check_pingpong_wire() {
+  local pcap=$1 size=$2 iters=$3 what=$4 counts data acked other every rc
+  local pkts=$(( (size + MTU - 1) / MTU ))
+  local want_data=$((2 * iters * pkts)) want_acks=$((2 * iters * ((pkts + 31) / 32)))
+  counts=$(tshark -r "$pcap" -T fields -e infiniband.bth.opcode 2>/dev/null | sort | uniq -c)
+  data=$(awk '$2 <= 4 { n += $1 } END { print n + 0 }' <<<"$counts")
+  acked=$(awk '$2 == 17 { n += $1 } END { print n + 0 }' <<<"$counts")
+  other=$(awk '$2 > 4 && $2 != 17 { n += $1 } END { print n + 0 }' <<<"$counts")
+  [ "$data" -eq "$want_data" ]; ok $? "$what: $data SEND packets on the wire, want $want_data"
+  [ "$acked" -eq "$want_acks" ]; ok $? "$what: $acked ACKs on the wire, want $want_acks"
+  [ "$other" -eq 0 ]; ok $? "$what: no other opcodes ($other)"
+  every=$(( (want_data + want_acks) / 300 + 1 ))
+  "$PYTHON" tests/oracle/check_pcap.py "$pcap" --wire-rules --every "$every" >"$T_DIR/check$T_RUN.log" 2>&1
+  rc=$?
+  ok $rc "$what: capture passes check_pcap.py (every ${every}th frame)"
+  [ $rc -eq 0 ] || tail -5 "$T_DIR/check$T_RUN.log"
+}
+
 show_logs() {
   echo "---- server ($SRV_RC):"; tail -n 15 "$SRV_LOG"
   echo "---- client ($CLI_RC):"; tail -n 15 "$CLI_LOG"

@@ -36,23 +36,7 @@ for size in $SIZES; do
     grep -q "^$bytes bytes in " "$CLI_LOG"; ok $? "$what: client moved $bytes bytes"
     [ "$SRV_RC$CLI_RC" = 00 ] || show_logs
 
-    # Packet counts by opcode, from tshark's own RoCE dissector.
-    pkts=$(( (size + MTU - 1) / MTU ))
-    acks=$(( (pkts + 31) / 32 ))
-    want_data=$((2 * ITERS * pkts))
-    want_acks=$((2 * ITERS * acks))
-    counts=$(tshark -r "$pcap" -T fields -e infiniband.bth.opcode 2>/dev/null | sort | uniq -c)
-    data=$(awk '$2 <= 4 { n += $1 } END { print n + 0 }' <<<"$counts")
-    acked=$(awk '$2 == 17 { n += $1 } END { print n + 0 }' <<<"$counts")
-    other=$(awk '$2 > 4 && $2 != 17 { n += $1 } END { print n + 0 }' <<<"$counts")
-    [ "$data" -eq "$want_data" ]; ok $? "$what: $data SEND packets on the wire, want $want_data"
-    [ "$acked" -eq "$want_acks" ]; ok $? "$what: $acked ACKs on the wire, want $want_acks"
-    [ "$other" -eq 0 ]; ok $? "$what: no other opcodes ($other)"
-    # Every frame valid (sampled for the large runs to bound the time).
-    every=$(( (want_data + want_acks) / 400 + 1 ))
-    "$PYTHON" tests/oracle/check_pcap.py "$pcap" --wire-rules --every "$every" >"$T_DIR/check$T_RUN.log" 2>&1
-    ok $? "$what: capture passes check_pcap.py (every ${every}th frame)"
-    [ $? -eq 0 ] || tail -5 "$T_DIR/check$T_RUN.log"
+    check_pingpong_wire "$pcap" "$size" "$ITERS" "$what"
   done
 done
 finish

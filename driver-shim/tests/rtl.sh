@@ -58,23 +58,7 @@ passed() {
 }
 
 # wire SIZE ITERS: packet counts and frame checks of the switch's capture
-wire() {
-  local size=$1 iters=$2 what=$PP_WHAT counts data acked other every
-  local pkts=$(( (size + MTU - 1) / MTU ))
-  local want_data=$((2 * iters * pkts)) want_acks=$((2 * iters * ((pkts + 31) / 32)))
-  counts=$(tshark -r "$SW_PCAP" -T fields -e infiniband.bth.opcode 2>/dev/null | sort | uniq -c)
-  data=$(awk '$2 <= 4 { n += $1 } END { print n + 0 }' <<<"$counts")
-  acked=$(awk '$2 == 17 { n += $1 } END { print n + 0 }' <<<"$counts")
-  other=$(awk '$2 > 4 && $2 != 17 { n += $1 } END { print n + 0 }' <<<"$counts")
-  [ "$data" -eq "$want_data" ]; ok $? "$what: $data SEND packets on the wire, want $want_data"
-  [ "$acked" -eq "$want_acks" ]; ok $? "$what: $acked ACKs on the wire, want $want_acks"
-  [ "$other" -eq 0 ]; ok $? "$what: no other opcodes ($other)"
-  every=$(( (want_data + want_acks) / 300 + 1 ))
-  "$PYTHON" tests/oracle/check_pcap.py "$SW_PCAP" --wire-rules --every "$every" >"$T_DIR/check$T_RUN.log" 2>&1
-  local rc=$?
-  ok $rc "$what: capture passes check_pcap.py (every ${every}th frame)"
-  [ $rc -eq 0 ] || tail -5 "$T_DIR/check$T_RUN.log"
-}
+wire() { check_pingpong_wire "$SW_PCAP" "$1" "$2" "$PP_WHAT"; }
 
 ARGS=(-c -s "$SIZE" -n "$ITERS")
 pp "model" "--backend model" "--backend model" "${ARGS[@]}"

@@ -727,16 +727,6 @@ static void doorbell_storm(void)
  * loads, resets and attribute changes of the command must survive the
  * item's write-back.  Swept over the cycle the command lands in.
  */
-static void v4_gid(uint32_t ip, uint8_t gid[16])	/* ::ffff:a.b.c.d as sim/tb.c */
-{
-	memset(gid, 0, 16);
-	gid[10] = gid[11] = 0xff;
-	gid[12] = (uint8_t)(ip >> 24);
-	gid[13] = (uint8_t)(ip >> 16);
-	gid[14] = (uint8_t)(ip >> 8);
-	gid[15] = (uint8_t)ip;
-}
-
 static void modify_during_item(void)
 {
 	struct tb_qp_attr a;
@@ -784,7 +774,7 @@ static void modify_during_item(void)
 		q->qpc.sgid_index = TB_SGID_INDEX;
 		q->qpc.hop_limit = 64;
 		memcpy(q->qpc.dmac, pn->mac, 6);
-		v4_gid(pn->ip, q->qpc.dgid);
+		tb_ipv4_gid(pn->ip, q->qpc.dgid);
 		tb_qp_modify(q, HCA_QPS_RTR, HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK);
 		tb_run_for(t.tb, d);
 		q->qpc.sq_psn = a.sq_psn;
