@@ -95,10 +95,9 @@ static uint64_t eng_now(struct tb_node *n)
 
 /*
  * Called when an engine hands a whole frame to the wire.  The rtl harness
- * calls it in the cycle of the frame's last beat (eng_now is that cycle,
- * before its clock edge); the transmit framer streams a frame at one beat
- * per cycle without gaps (hca_tx_frame: buffered payload, tready always
- * high), so its first byte left beats-1 cycles earlier.
+ * calls it in the cycle of the frame's last beat and records the cycle of
+ * its first beat (rtl_engine_stats tx_first_beat): the cycle the first byte
+ * went out on the MAC.
  */
 static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, uint64_t now)
 {
@@ -123,7 +122,11 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 		if (b->armed && b->first_beat == STAMP_NONE) {
 			uint64_t k = eng_now(b->n[0]);
 
-			b->first_beat = strcmp(b->engine, "rtl") ? k : k - (beats - 1);
+			struct rtl_engine_stats rs;
+
+			if (!strcmp(b->engine, "rtl") && !rtl_engine_stats(b->n[0]->eng, &rs))
+				k = rs.tx_first_beat;
+			b->first_beat = k;
 		}
 	} else if (src == 1 && p.opcode == HCA_BTH_OP_RC_ACKNOWLEDGE) {
 		if (p.aeth.syndrome == 0x1F)

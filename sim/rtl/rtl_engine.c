@@ -309,6 +309,8 @@ static void cycle(struct rtl_engine *r)
 
 		if (!io->tx_tlast && n != r->wb)
 			set_err(r, "MAC transmit: partial beat before tlast");
+		if (r->txlen == 0)
+			r->st.tx_first_beat = r->now;
 		if (r->txlen + n <= sizeof(r->txbuf)) {
 			memcpy(r->txbuf + r->txlen, io->tx_tdata, n);
 			r->txlen += n;

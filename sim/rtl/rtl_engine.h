@@ -41,6 +41,8 @@ struct rtl_engine_stats {
 	uint64_t reg_accesses;
 	uint64_t dma_reads, dma_writes, frames_tx, frames_rx, irqs;
 	uint64_t protocol_errors;	/* RTL broke an interface rule (see last_error) */
+	uint64_t tx_first_beat;		/* cycle of the first MAC TX beat of the frame being sent,
+					 * or of the last one sent (valid in the tx_frame callback) */
 };
 int rtl_engine_stats(struct hca_engine *e, struct rtl_engine_stats *st);
 
