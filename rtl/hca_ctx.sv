@@ -80,6 +80,7 @@ module hca_ctx #(
     input  logic        e_step_read,
     input  logic        e_step_mid,
     input  logic        e_step_wb,
+    output logic        qpc_written,       // a QPC write is applied this cycle (hca_seq's WQE caches)
     // ---- engine side: QP
     input  logic [LOG_MAX_QP-1:0] e_qp_idx,
     output logic [2:0]  e_qp_state,
@@ -669,6 +670,7 @@ module hca_ctx #(
   assign c_evt_type  = 8'(`HCA_EVENT_QP_LAST_WQE_REACHED);
   assign c_evt_elem  = {{(32-LOG_MAX_QP){1'b0}}, cq_q};
   assign qpc_wr_now = cc_ack && cc_ok && cc_wr && cc_qpc;
+  assign qpc_written = qpc_wr_now;
 
   // ------------------------------------------------------- flip-flop state
   // Resettable vectors.

@@ -148,6 +148,7 @@ module hca_seq #(
     output logic        e_step_read,           // its words are read this cycle
     output logic        e_step_mid,            // its words were read, the write-back not yet done
     output logic        e_step_wb,             // write-back now or next cycle
+    input  logic        qpc_written,           // hca_ctx: a QPC write is applied this cycle
     // ---- hca_regs
     output logic        e_evt_valid,
     output logic [7:0]  e_evt_type,
@@ -365,6 +366,10 @@ module hca_seq #(
   logic        did, in_step;
   // send WQE cache (fetch buffer 0 + translated SGE addresses)
   logic        tw_v;
+  // WQE caches are valid only while no QPC was written since they were filled
+  // (a QP reset and reused must not hit a WQE fetched before); qpc_gen counts
+  // QPC writes in every cycle, engine held or not.
+  logic [15:0] qpc_gen, tw_gen, rw_gen;
   logic [LOG_MAX_QP-1:0] tw_qn;
   logic [15:0] tw_idx;
   // receive WQE cache (fetch buffer 1)
@@ -729,6 +734,11 @@ module hca_seq #(
       if (pba_pend[i]) pba_pick = 5'(i);
   end
 
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) qpc_gen <= '0;
+    else if (qpc_written) qpc_gen <= qpc_gen + 16'd1;
+  end
+
   logic tx_free;
   assign tx_free = !t_busy && !t_go && !wait_tgo;
 
@@ -893,8 +903,8 @@ module hca_seq #(
       ret_mr <= S_IDLE; ret_cq <= S_IDLE; ret_eq <= S_IDLE; ret_cs <= S_IDLE; ret_cr <= S_IDLE;
       ret_qe <= S_IDLE; ret_ak <= S_IDLE; ret_rt <= S_IDLE; ret_sc <= S_IDLE; ret_rq <= S_IDLE; ret_rc <= S_IDLE;
       qn <= '0; rr <= '0; cfg <= '0; txs <= '0; rxs <= '0; st <= '0; did <= 1'b0; in_step <= 1'b0;
-      tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0;
-      rw_v <= 1'b0; rw_qn <= '0; rw_addr <= '0;
+      tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
+      rw_v <= 1'b0; rw_qn <= '0; rw_addr <= '0; rw_gen <= '0;
       ow <= '0; pk_k <= '0; pk_off <= '0; pk_plen <= '0; pk_last <= 1'b0;
       gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
       mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0; mr_iova <= '0; mr_verr <= '0;
@@ -1037,7 +1047,7 @@ module hca_seq #(
 
         // ---- start the WQE at sq_head (model/req.c start_wqe)
         S_SW0: begin
-          if (tw_v && tw_qn == qn && tw_idx == t_sq_head)
+          if (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head)
             state <= S_SWG;
           else begin
             tw_v      <= 1'b0;
@@ -1080,7 +1090,7 @@ module hca_seq #(
             sk_i  <= '0;
             state <= S_SWK0;
           end else begin
-            tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_sq_head;
+            tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_sq_head; tw_gen <= qpc_gen;
             state <= S_SWG;
           end
         end
@@ -1103,7 +1113,7 @@ module hca_seq #(
           end else begin
             sk_i <= sk_i + 5'd1;
             if (8'(sk_i) + 8'd1 >= w_nsge) begin
-              tw_v <= 1'b1; tw_qn <= qn;
+              tw_v <= 1'b1; tw_qn <= qn; tw_gen <= qpc_gen;
               tw_idx <= (state == S_SWK1) ? t_sq_head : t_tx_wqe;
               state <= (state == S_SWK1) ? S_SWG : S_SP2;
             end else
@@ -1151,7 +1161,7 @@ module hca_seq #(
           ow <= ow_rdata;
           if (ow_rdata[`OW_ERR_O])
             state <= S_END;                // blocks the cursor until it retires
-          else if (tw_v && tw_qn == qn && tw_idx == t_tx_wqe)
+          else if (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_tx_wqe)
             state <= S_SP2;
           else begin
             // the WQE's packets resume after another QP used the fetch buffer
@@ -1178,7 +1188,7 @@ module hca_seq #(
             sk_i  <= '0;
             state <= S_SPK0;
           end else begin
-            tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_tx_wqe;
+            tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_tx_wqe; tw_gen <= qpc_gen;
             state <= S_SP2;
           end
         end
@@ -2058,7 +2068,7 @@ module hca_seq #(
           rxs[`RXS_RWQE_OFF_O +: 32] <= '0;
           rxs[`RXS_RWQE_ADDR_O +: 64] <= fa;
           rxs[`RXS_RWQE_LOGS_O +: 4] <= rq_ls;
-          rw_v <= 1'b1; rw_qn <= qn; rw_addr <= fa;
+          rw_v <= 1'b1; rw_qn <= qn; rw_addr <= fa; rw_gen <= qpc_gen;
           if (rw_nsge > rw_maxsge || rw_total > 33'(`HCA_CAP_MAX_MSG_SZ)) begin
             rq_verr <= 8'(`HCA_VENDOR_ERR_BAD_WQE);
             rq_res  <= 2'd2;
@@ -2081,7 +2091,7 @@ module hca_seq #(
         // key checks of every SGE touched first, then one DMA write per SGE piece
         S_SC0: begin
           sc_verr <= 8'h0;
-          if (rw_v && rw_qn == qn && rw_addr == r_rwqe_addr) begin
+          if (rw_v && rw_gen == qpc_gen && rw_qn == qn && rw_addr == r_rwqe_addr) begin
             sc_i <= '0; sc_pos <= '0;
             state <= S_SC2;
           end else begin
@@ -2102,7 +2112,7 @@ module hca_seq #(
             rw_v  <= 1'b0;
             state <= ret_sc;
           end else begin
-            rw_v <= 1'b1; rw_qn <= qn; rw_addr <= r_rwqe_addr;
+            rw_v <= 1'b1; rw_qn <= qn; rw_addr <= r_rwqe_addr; rw_gen <= qpc_gen;
             sc_i <= '0; sc_pos <= '0;
             state <= S_SC2;
           end

@@ -221,7 +221,7 @@ module hca_top #(
   logic [79:0] e_inj_eqe;
   logic [LOG_MAX_SRQ-1:0] e_srq_idx;
   logic        e_srq_valid, e_srq_armed, e_srq_inc, e_srq_disarm, e_srq_set_err;
-  logic        e_mr_en, e_mr_live, e_ip_ours, e_step_read, e_step_mid, e_step_wb;
+  logic        e_mr_en, e_mr_live, e_ip_ours, e_step_read, e_step_mid, e_step_wb, qpc_written;
   logic [LOG_MAX_MR-1:0] e_mr_idx;
   logic [511:0] e_mr_rdata;
   logic [3:0]  e_gid_idx;
@@ -237,7 +237,7 @@ module hca_top #(
       .inj_data(inj_data), .inj_ack(inj_ack), .inj_status(inj_status),
       .c_evt_valid(c_evt_valid), .c_evt_type(c_evt_type), .c_evt_elem(c_evt_elem),
       .c_stat_db_err(c_stat_db_err), .c_stat_eq_ovf(c_stat_eq_ovf),
-      .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb),
+      .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
       .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy(qp_busy),
@@ -356,7 +356,7 @@ module hca_top #(
       .e_srq_disarm(e_srq_disarm), .e_srq_set_err(e_srq_set_err),
       .e_mr_en(e_mr_en), .e_mr_idx(e_mr_idx), .e_mr_rdata(e_mr_rdata), .e_mr_live(e_mr_live),
       .e_gid_idx(e_gid_idx), .e_gid(e_gid), .e_ip(e_ip), .e_ip_ours(e_ip_ours),
-      .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb),
+      .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written),
       .e_evt_valid(e_evt_valid), .e_evt_type(e_evt_type), .e_evt_elem(e_evt_elem),
       .stat_inc(seq_stat), .stat_tx_bytes(stat_tx_bytes), .stat_rx_bytes(stat_rx_bytes),
       .f_valid(f_valid), .f_client(f_client), .f_write(f_write), .f_iova(f_iova),

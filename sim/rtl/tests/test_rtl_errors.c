@@ -11,7 +11,8 @@
  *   SGE with a bad key, CQ overflow, QP to ERR by firmware with posted WQEs
  *   (flush order), duplicate request frames, COMM_EST, CQ arming and COMP
  *   events, UC data path, UD with the GRH area and Q_Key drops, SRQ with its
- *   limit event, CQ/EQ doorbells rung between every two cycles of traffic.
+ *   limit event, CQ/EQ doorbells rung between every two cycles of traffic,
+ *   a QP reset mid-message and reused (RTL alone: no stale cached WQE).
  *
  *   rtl_errors [--width 64|512] [--engine rtl|lockstep]
  */
@@ -719,6 +720,67 @@ static void doorbell_storm(void)
 	free(eq[1]);
 }
 
+/*
+ * A QP reset in the middle of a message and used again: after
+ * ERR -> RESET -> RTS the driver posts from slot 0 again, with another WQE
+ * in it.  Nothing the engine cached of the old QP (fetched WQEs) may be
+ * used: the new WQE goes out.  Swept over the cycle the reset lands in.
+ * Run on the RTL alone (checked against the rules, not in lockstep): where
+ * a message is cut by the move to ERR depends on timing, and the untimed
+ * model has sent all of it before the command arrives.
+ */
+static void qp_reuse_after_reset(void)
+{
+	const char *saved = engine;
+
+	engine = "rtl";
+	for (unsigned int d = 0; d < 400; d += 37) {
+		struct rt t;
+		struct hca_cqe c;
+		struct tb_sge s, r;
+		struct tb_send_wr w;
+		unsigned int sends = 0;
+
+		setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+		s = rt_sge(t.mr[0], 0, 16384);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+					 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+		tb_post_send(t.qp[0], &w);
+		tb_run_for(t.tb, d);
+		tb_qp_modify(t.qp[0], HCA_QPS_ERR, 0);
+		tb_run(t.tb, RT_WAIT);
+		while (tb_cq_poll(t.scq[0], &c))
+			;
+		/* the driver starts the rings over (ibv_modify_qp to RESET) */
+		t.qp[0]->sq_pi = 0;
+		t.qp[0]->rq_pi = 0;
+		t.qp[1]->rq_pi = 0;
+		tb_qp_connect(t.qp[0], t.qp[1], &(struct tb_qp_attr){ .path_mtu = HCA_MTU_1024, .timeout = 14,
+			      .retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 1, .max_rd_atomic = 16,
+			      .max_dest_rd_atomic = 16, .access = RT_ACC_ALL, .sq_psn = 0x5000, .rq_psn = 0x123 });
+		tb_qp_connect(t.qp[1], t.qp[0], &(struct tb_qp_attr){ .path_mtu = HCA_MTU_1024, .timeout = 14,
+			      .retry_cnt = 7, .rnr_retry = 7, .min_rnr_timer = 1, .max_rd_atomic = 16,
+			      .max_dest_rd_atomic = 16, .access = RT_ACC_ALL, .sq_psn = 0x123, .rq_psn = 0x5000 });
+		r = rt_sge(t.mr[1], 0, 64);
+		tb_post_recv(t.qp[1], &r, 1);
+		s = rt_sge(t.mr[0], 0, 40);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+		t.cap.n = 0;
+		tb_post_send(t.qp[0], &w);
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.opcode == HCA_WC_OP_SEND &&
+		      c.wqe_index == 0, "d=%u: the new WQE in slot 0 completes as a SEND (status %u opcode %u)", d,
+		      c.status, c.opcode);
+		CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 40,
+		      "d=%u: received 40 bytes (%u)", d, c.byte_len);
+		for (unsigned int i = 0; i < t.cap.n; i++)
+			if (t.cap.src[i] == 0 && t.cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE)
+				sends += t.cap.pkt[i].opcode == HCA_BTH_OP_RC_SEND_ONLY && t.cap.pkt[i].psn == 0x5000;
+		CHECK(sends == 1, "d=%u: one SEND_ONLY at PSN 0x5000 after the reset (%u)", d, sends);
+		finish(&t, "QP reused after reset");
+	}
+	engine = saved;
+}
+
 /* ---------------------------------------------------------------- context commands */
 
 /*
@@ -843,5 +905,6 @@ int main(int argc, char **argv)
 	srq();
 	modify_during_item();
 	doorbell_storm();
+	qp_reuse_after_reset();
 	return check_done();
 }
