@@ -166,6 +166,7 @@ struct tb *tb_create(const struct tb_config *cfg)
 		r = n->hm ? ops->create(&ec, &tb_host_ops, n, &n->eng) : -ENOMEM;
 		if (r) {
 			fprintf(stderr, "tb: %s create: %d\n", c.engine, r);
+			hostmem_destroy(n->hm);	/* this node's; tb_destroy frees the others' */
 			tb->nodes = i;
 			tb_destroy(tb);
 			return NULL;

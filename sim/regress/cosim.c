@@ -68,7 +68,6 @@ struct outcome {
 static const char *out_dir = "build/sim";
 static int verbose;
 static const char *default_dut;
-static char default_bug[128];
 
 static double now_s(void)
 {
@@ -232,6 +231,16 @@ static void write_run_file(const struct spec *s, const struct outcome *o)
 	}
 }
 
+/* A `bug` without a value plants the default bug of the run's DUT (COSIM_BUG overrides). */
+#define BUG_DEFAULT "@default"
+static void resolve_bug(struct spec *s)
+{
+	if (strcmp(s->bug, BUG_DEFAULT))
+		return;
+	snprintf(s->bug, sizeof(s->bug), "%s",
+		 getenv("COSIM_BUG") ? getenv("COSIM_BUG") : !strcmp(s->dut, "rtl") ? "bug=hdr_bit" : "bug=hdr_se,at=3");
+}
+
 static void run_one(const struct spec *s, struct outcome *o)
 {
 	static struct tr_msg list[DIRECTED_MAX_MSGS];
@@ -368,7 +377,7 @@ static int set_key(struct spec *s, const char *k, const char *v)
 	else if (!strcmp(k, "engine")) SETS(engine);
 	else if (!strcmp(k, "dut-opts")) SETS(dut_opts);
 	else if (!strcmp(k, "ls-opts")) SETS(ls_opts);
-	else if (!strcmp(k, "bug")) snprintf(s->bug, sizeof(s->bug), "%s", v ? v : default_bug);
+	else if (!strcmp(k, "bug")) snprintf(s->bug, sizeof(s->bug), "%s", v ? v : BUG_DEFAULT);
 	else if (!strcmp(k, "expect") || !strcmp(k, "expect-fail")) SETS(expect);
 	else if (!strcmp(k, "ops")) SETS(ops);
 	else if (!strcmp(k, "pairs")) s->pairs = (unsigned int)strtoul(v, NULL, 0);
@@ -397,7 +406,8 @@ static void usage(void)
 	       "             [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
 	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR]\n"
 	       "             [--plan FILE [--only TEST]] [--engine NAME (alone, no lockstep)] [--list] [-v]\n"
-	       "default DUT: %s; default --bug (planted in node 0's DUT): %s\n", default_dut, default_bug);
+	       "default DUT: %s; default --bug (planted in node 0's DUT): %s\n", default_dut,
+	       getenv("COSIM_BUG") ? getenv("COSIM_BUG") : "bug=hdr_bit with the rtl DUT, bug=hdr_se,at=3 otherwise");
 }
 
 static int run_plan(const char *path, const struct spec *base, const char *only)
@@ -456,6 +466,7 @@ static int run_plan(const char *path, const struct spec *base, const char *only)
 			free(o);
 			continue;
 		}
+		resolve_bug(&s);
 		run_one(&s, o);
 		print_row(&s, o);
 		cycles += o->tr.cycles;
@@ -487,9 +498,6 @@ int main(int argc, char **argv)
 		hca_rtl_engine_register();
 	/* the DUT is the RTL as soon as its engine is linked in */
 	default_dut = hca_engine_find("rtl") ? "rtl" : "model-mutant";
-	snprintf(default_bug, sizeof(default_bug), "%s",
-		 getenv("COSIM_BUG") ? getenv("COSIM_BUG")
-				     : strcmp(default_dut, "rtl") == 0 ? "bug=hdr_bit" : "bug=hdr_se,at=3");
 	spec_default(&s);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -550,6 +558,7 @@ int main(int argc, char **argv)
 	else
 		printf("cosim: reference %s, DUT %s%s%s\n", s.ref, s.dut, s.bug[0] ? ", planted in node 0: " : "", s.bug);
 	print_header();
+	resolve_bug(&s);
 	run_one(&s, o);
 	print_row(&s, o);
 	rc = o->pass ? 0 : 1;

@@ -477,6 +477,30 @@ static int opt_uint(const char *opts, const char *key, unsigned int *val)
 	return 0;
 }
 
+/* Every "key=value" of `opts` names an option of this engine (else a message and false). */
+static bool opts_known(const char *opts)
+{
+	static const char *const known[] = { "rd_lat", "rd_jitter", "wr_lat", "bug" };
+	const char *p = opts;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",="), i;
+
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strlen(known[i]) == n && !strncmp(p, known[i], n) && p[n] == '=')
+				break;
+		if (i == sizeof(known) / sizeof(known[0])) {
+			fprintf(stderr, "rtl: unknown option '%.*s' (known: rd_lat=N, rd_jitter=N, wr_lat=N, bug=NAME)\n",
+				(int)strcspn(p, ","), p);
+			return false;
+		}
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return true;
+}
+
 static int opt_str(const char *opts, const char *key, char *buf, size_t cap)
 {
 	const char *p = opts;
@@ -528,6 +552,11 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	r->rng = (cfg ? cfg->seed : 0) * 0x9E3779B97F4A7C15ull + 0x1234567ull;
 	if (!r->rng)
 		r->rng = 1;
+	if (!opts_known(opts)) {
+		r->m->destroy(r->m);
+		free(r);
+		return -EINVAL;
+	}
 	r->rd_lat = 24;
 	r->rd_jitter = 16;
 	r->wr_lat = 8;

@@ -365,6 +365,35 @@ static void dma_fault_and_reset(struct tb *tb, struct tb_node *n)
 	CHECK_EQ(tb_bar0_read(n, HCA_INIT_CTRL), 0, "firmware completes the reset");
 }
 
+/* Engine options: known ones accepted, anything else refused (no silent typo). */
+static const char *opt_under_test;
+
+static void options_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
+{
+	engine_config(ctx, node, ec);
+	ec->options = opt_under_test;
+}
+
+static void options(void)
+{
+	static const struct { const char *opts; bool ok; } cases[] = {
+		{ "rd_lat=40,rd_jitter=0,wr_lat=2", true }, { "bug=hdr_bit", true }, { "", true },
+		{ "lag=300", false }, { "rd_lat=10,rdlat=5", false }, { "bug=no_such_bug", false }, { "rd_lat", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tb_config c = { .engine = "rtl", .nodes = 1, .engine_config = options_config };
+		struct tb *tb;
+
+		opt_under_test = cases[i].opts;
+		tb = tb_create(&c);
+		CHECK((tb != NULL) == cases[i].ok, "options \"%s\": %s", cases[i].opts,
+		      cases[i].ok ? "accepted" : "refused");
+		if (tb)
+			tb_destroy(tb);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct tb *tb;
@@ -385,6 +414,7 @@ int main(int argc, char **argv)
 	events_and_port(n);
 	eqe_injection(tb, n);
 	dma_fault_and_reset(tb, n);
+	options();
 	CHECK(rtl_engine_stats(n->eng, &st) == 0 && st.protocol_errors == 0, "no interface violations: %s",
 	      n->ops->last_error(n->eng));
 	printf("cycles clocked %llu, skipped %llu, register accesses %llu\n",
