@@ -1,5 +1,5 @@
 // hcasim RTL: helper macros shared by every module.  Every number comes from
-// the generated include/hca_spec.vh; this file only adds access helpers.
+// the generated rtl/include/hca_spec.vh; this file only adds access helpers.
 `ifndef HCA_DEFS_VH
 `define HCA_DEFS_VH
 `include "hca_spec.vh"

@@ -4,8 +4,9 @@
 //
 // One work item at a time, chosen in the order of the reference model's
 // scheduler (docs/model.md section 3):
-//   1. injected EQEs (EQE_INJ_GO order), then EQ re-arm interrupts (by EQN),
-//      then vectors unmasked with a pending PBA bit (by vector);
+//   1. injected EQEs (EQE_INJ_GO order), then COMP EQEs owed by CQ arm
+//      doorbells (cq_fire_pending, by CQN), then EQ re-arm interrupts (by
+//      EQN), then vectors unmasked with a pending PBA bit (by vector);
 //   2. a received frame, processed to the end (its ACK/NAK is transmitted and
 //      its completions written before anything else);
 //   3. one step of the next busy QP in ascending-QPN round robin: retire a

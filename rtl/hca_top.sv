@@ -2,8 +2,8 @@
 
 // hcasim HCA packet engine (docs/rtl.md).
 //
-//   BAR0 AXI4-Lite ----\                        /--> MSI-X (valid, vector)
-//   mgmt AXI4-Lite -----> hca_regs <-> hca_ctx <-> hca_seq --> fw_irq
+//   BAR0 AXI4-Lite ----\     |--> MSI-X (valid, vector), fw_irq
+//   mgmt AXI4-Lite -----> hca_regs <-> hca_ctx <-> hca_seq
 //                                                  |   |  \
 //                      DMA read  <-> hca_dma_rd ---+   |   hca_tx_frame --> MAC TX (AXI4-Stream)
 //                      DMA write <-> hca_dma_wr -------+   hca_rx_frame <-- MAC RX (AXI4-Stream)
