@@ -436,6 +436,11 @@ module hca_seq #(
   logic [4:0]  c_lsq, c_lrq;             // clamped log sizes
   logic [11:0] c_pmtu_log;
   logic [31:0] c_pmtu;
+  // address of WQE `idx` in a ring at `base` of 2^lsize slots of 2^lstride bytes
+  function automatic [63:0] slot_addr(input [63:0] base, input [15:0] idx, input [4:0] lsize,
+                                      input [3:0] lstride);
+    slot_addr = base + ({48'b0, idx & ((16'd1 << lsize) - 16'd1)} << lstride);
+  endfunction
   always_comb begin
     c_ls = (cfg[8*`HCA_QPC_LOG_SQ_STRIDE_OFF +: 8] < 8'(`HCA_WQE_LOG_MIN_SQ_STRIDE)) ? 4'(`HCA_WQE_LOG_MIN_SQ_STRIDE) :
            (cfg[8*`HCA_QPC_LOG_SQ_STRIDE_OFF +: 8] > 8'(`HCA_WQE_LOG_MAX_SQ_STRIDE)) ? 4'(`HCA_WQE_LOG_MAX_SQ_STRIDE) :
@@ -657,23 +662,27 @@ module hca_seq #(
   // pending state), and a doorbell of the same queue taking effect in that
   // cycle makes them wait a cycle (e_cq_db_now, e_eq_db_now): a doorbell
   // sees either none or all of a decision, engine held or not.
+  // The ring checks of S_CQ1 / S_EQ0, shared by the state machine and the
+  // strobes: log2 size, no such queue (lost / skipped), full (overflow).
   logic [3:0]  cqt_lg, eqt_lg;
   logic [31:0] cqt_size, eqt_size;
+  logic        cq_bad, cq_full, eq_bad, eq_full;
   logic        cq_take, cq_take_sol, cq_take_fire, eq_take, fp_take, fp_fire;
   always_comb begin
     cqt_lg   = (e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_CQE)) ?
                4'(`HCA_CAP_LOG_MAX_CQE) : e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 4];
     cqt_size = 32'd1 << cqt_lg;
+    cq_bad   = cq_n == 32'h0 || cq_n >= 32'(1 << LOG_MAX_CQ) || !e_cq_valid || e_cq_err;
+    cq_full  = e_cq_pi - e_cq_ci >= cqt_size;
     cq_take_sol  = cqe_sol || cqe[8*`HCA_CQE_STATUS_OFF +: 8] != 8'(`HCA_WC_SUCCESS);
     cq_take_fire = e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && cq_take_sol);
-    cq_take = ce && state == S_CQ1 && !e_cq_db_now &&
-              !(cq_n == 32'h0 || cq_n >= 32'(1 << LOG_MAX_CQ) || !e_cq_valid || e_cq_err) &&
-              !(e_cq_pi - e_cq_ci >= cqt_size);
+    cq_take = ce && state == S_CQ1 && !e_cq_db_now && !cq_bad && !cq_full;
     eqt_lg   = (e_eq_cfg[8*`HCA_EQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_EQE)) ?
                4'(`HCA_CAP_LOG_MAX_EQE) : e_eq_cfg[8*`HCA_EQC_LOG_SIZE_OFF +: 4];
     eqt_size = 32'd1 << eqt_lg;
-    eq_take = ce && state == S_EQ0 && !e_eq_db_now &&
-              !(eq_n >= 32'(NEQ) || !e_eq_valid || e_eq_failed) && !(e_eq_pi - e_eq_ci >= eqt_size);
+    eq_bad   = eq_n >= 32'(NEQ) || !e_eq_valid || e_eq_failed;
+    eq_full  = e_eq_pi - e_eq_ci >= eqt_size;
+    eq_take = ce && state == S_EQ0 && !e_eq_db_now && !eq_bad && !eq_full;
     fp_take = ce && state == S_FP1 && !e_eq_db_now;
     fp_fire = fp_take && e_eq_valid;   // decided at the EQ_ARM doorbell (hca_ctx)
   end
@@ -1054,10 +1063,8 @@ module hca_seq #(
             tw_v      <= 1'b0;
             d_f_start <= 1'b1;
             d_f_sel   <= 1'b0;
-            d_f_addr  <= cfg[8*`HCA_QPC_SQ_BASE_OFF +: 64] +
-                         ({48'b0, t_sq_head & ((16'd1 << c_lsq) - 16'd1)} << c_ls);
-            fa        <= cfg[8*`HCA_QPC_SQ_BASE_OFF +: 64] +
-                         ({48'b0, t_sq_head & ((16'd1 << c_lsq) - 16'd1)} << c_ls);
+            d_f_addr  <= slot_addr(cfg[8*`HCA_QPC_SQ_BASE_OFF +: 64], t_sq_head, c_lsq, c_ls);
+            fa        <= slot_addr(cfg[8*`HCA_QPC_SQ_BASE_OFF +: 64], t_sq_head, c_lsq, c_ls);
             d_f_len   <= 16'd1 << c_ls;
             state     <= S_SW1;
           end
@@ -1169,10 +1176,8 @@ module hca_seq #(
             tw_v      <= 1'b0;
             d_f_start <= 1'b1;
             d_f_sel   <= 1'b0;
-            d_f_addr  <= cfg[8*`HCA_QPC_SQ_BASE_OFF +: 64] +
-                         ({48'b0, t_tx_wqe & ((16'd1 << c_lsq) - 16'd1)} << c_ls);
-            fa        <= cfg[8*`HCA_QPC_SQ_BASE_OFF +: 64] +
-                         ({48'b0, t_tx_wqe & ((16'd1 << c_lsq) - 16'd1)} << c_ls);
+            d_f_addr  <= slot_addr(cfg[8*`HCA_QPC_SQ_BASE_OFF +: 64], t_tx_wqe, c_lsq, c_ls);
+            fa        <= slot_addr(cfg[8*`HCA_QPC_SQ_BASE_OFF +: 64], t_tx_wqe, c_lsq, c_ls);
             d_f_len   <= 16'd1 << c_ls;
             state     <= S_SPF0;
           end
@@ -2023,11 +2028,11 @@ module hca_seq #(
                  (e_srq_cfg[8*`HCA_SRQC_LOG_STRIDE_OFF +: 8] > 8'(`HCA_WQE_LOG_MAX_RQ_STRIDE)) ? 4'(`HCA_WQE_LOG_MAX_RQ_STRIDE) :
                  e_srq_cfg[8*`HCA_SRQC_LOG_STRIDE_OFF +: 4];
             lz = (e_srq_cfg[8*`HCA_SRQC_LOG_SIZE_OFF +: 8] > 8'd16) ? 5'd16 : e_srq_cfg[8*`HCA_SRQC_LOG_SIZE_OFF +: 5];
-            a  = e_srq_cfg[8*`HCA_SRQC_BASE_OFF +: 64] + ({32'b0, e_srq_ci & ((32'd1 << lz) - 32'd1)} << ls);
+            a  = slot_addr(e_srq_cfg[8*`HCA_SRQC_BASE_OFF +: 64], e_srq_ci[15:0], lz, ls);   // lz <= 16
           end else begin
             ls = c_lr;
             lz = c_lrq;
-            a  = cfg[8*`HCA_QPC_RQ_BASE_OFF +: 64] + ({48'b0, r_rq_ci & ((16'd1 << lz) - 16'd1)} << ls);
+            a  = slot_addr(cfg[8*`HCA_QPC_RQ_BASE_OFF +: 64], r_rq_ci, lz, ls);
           end
           rq_ls <= ls;
           if (c_srq ? (c_srqn == 32'h0 || c_srqn >= 32'(1 << LOG_MAX_SRQ) || !e_srq_valid ||
@@ -2199,17 +2204,13 @@ module hca_seq #(
         // a cycle (the doorbell is then first), later ones wait for it
         // (cq_take): arming and reservation are atomic, as in the model.
         S_CQ1: if (!e_cq_db_now) begin : cq1
-          logic [3:0]  lg;
-          logic [31:0] size;
           logic [255:0] c;
+          logic [63:0]  a;
           cq_cfg <= e_cqc_rdata;
-          lg   = (e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_CQE)) ?
-                 4'(`HCA_CAP_LOG_MAX_CQE) : e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 4];
-          size = 32'd1 << lg;
-          if (cq_n == 32'h0 || cq_n >= 32'(1 << LOG_MAX_CQ) || !e_cq_valid || e_cq_err) begin
+          if (cq_bad) begin
             cq_lost <= 1'b1;
             state   <= ret_cq;
-          end else if (e_cq_pi - e_cq_ci >= size) begin
+          end else if (cq_full) begin
             s_stat[`HCA_STAT_CQ_OVERFLOW] <= 1'b1;
             s_cq_err <= 1'b1;
             s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_CQ_ERR); s_evt_elem <= cq_n;
@@ -2217,13 +2218,14 @@ module hca_seq #(
             state   <= ret_cq;
           end else begin
             c = cqe;
-            c[8*`HCA_CQE_OWNER_OFF +: 8] = {7'b0, ~e_cq_pi[{1'b0, lg}]};
+            c[8*`HCA_CQE_OWNER_OFF +: 8] = {7'b0, ~e_cq_pi[{1'b0, cqt_lg}]};
             if (dbg_bug == BUG_CQE_FIELD) c[8*`HCA_CQE_BYTE_LEN_OFF] = ~c[8*`HCA_CQE_BYTE_LEN_OFF];
             d_w_start <= 1'b1;
             d_w_rxbuf <= 1'b0;
             d_w_len   <= 16'(`HCA_CQE_SIZE);
-            d_w_addr  <= e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
-            cq_iova   <= e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
+            a = e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (cqt_size - 32'd1)} << 5);
+            d_w_addr  <= a;
+            cq_iova   <= a;
             d_w_small <= {256'b0, c};
             // cq_take: the slot is taken (pi + 1) and the event decided in this
             // cycle; a consumer index the driver rings after seeing the CQE is
@@ -2271,15 +2273,11 @@ module hca_seq #(
         // ---- post an EQE (model/eq.c model_eq_post)
         // S_EQ0 decides the interrupt with the slot (eq_take, as S_CQ1)
         S_EQ0: if (!e_eq_db_now) begin : eq0
-          logic [3:0]  lg;
-          logic [31:0] size;
           logic [127:0] e;
-          lg   = (e_eq_cfg[8*`HCA_EQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_EQE)) ?
-                 4'(`HCA_CAP_LOG_MAX_EQE) : e_eq_cfg[8*`HCA_EQC_LOG_SIZE_OFF +: 4];
-          size = 32'd1 << lg;
-          if (eq_n >= 32'(NEQ) || !e_eq_valid || e_eq_failed)
+          logic [63:0]  a;
+          if (eq_bad)
             state <= ret_eq;
-          else if (e_eq_pi - e_eq_ci >= size) begin
+          else if (eq_full) begin
             s_stat[`HCA_STAT_EQ_OVERFLOW] <= 1'b1;
             state <= ret_eq;
           end else begin
@@ -2288,12 +2286,13 @@ module hca_seq #(
             e[8*`HCA_EQE_SUBTYPE_OFF +: 8] = eqe[71:64];
             e[8*`HCA_EQE_ELEMENT_OFF +: 32] = eqe[63:32];
             e[8*`HCA_EQE_DATA_OFF +: 32]   = eqe[31:0];
-            e[8*`HCA_EQE_OWNER_OFF +: 8]   = {7'b0, ~e_eq_pi[{1'b0, lg}]};
+            e[8*`HCA_EQE_OWNER_OFF +: 8]   = {7'b0, ~e_eq_pi[{1'b0, eqt_lg}]};
             d_w_start <= 1'b1;
             d_w_rxbuf <= 1'b0;
             d_w_len   <= 16'(`HCA_EQE_SIZE);
-            d_w_addr  <= e_eq_cfg[8*`HCA_EQC_BASE_OFF +: 64] + ({32'b0, e_eq_pi & (size - 32'd1)} << 4);
-            eq_iova   <= e_eq_cfg[8*`HCA_EQC_BASE_OFF +: 64] + ({32'b0, e_eq_pi & (size - 32'd1)} << 4);
+            a = e_eq_cfg[8*`HCA_EQC_BASE_OFF +: 64] + ({32'b0, e_eq_pi & (eqt_size - 32'd1)} << 4);
+            d_w_addr  <= a;
+            eq_iova   <= a;
             d_w_small <= {384'b0, e};
             eq_fire   <= e_eq_armed;   // eq_take: slot and disarm in this cycle
             state     <= S_EQ1;
