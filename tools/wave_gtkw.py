@@ -31,7 +31,7 @@ import sys
 
 
 def fst_vars(path):
-    """[(full name without range, range suffix or '', width)] in file order."""
+    """[(full name without range, range suffix or '', width, VCD id code)] in file order."""
     proc = subprocess.Popen(["fst2vcd", "-f", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, errors="replace")
     scope, out = [], []
@@ -52,7 +52,7 @@ def fst_vars(path):
                 m = re.match(r"^(.*?)(\[\d+(?::\d+)?\])$", name)
                 if m and not rng:
                     name, rng = m.group(1), m.group(2)
-                out.append((".".join(scope + [name]), rng, width))
+                out.append((".".join(scope + [name]), rng, width, tok[3]))
             elif tok[0] == "$enddefinitions":
                 break
     finally:
@@ -61,11 +61,11 @@ def fst_vars(path):
     return out
 
 
-def cycle_times(path, name, cycles):
-    """{cycle: first FST time at which counter `name` is >= cycle} for the
-    cycles asked (a cycle the trace never reaches is left out)."""
+def cycle_times(path, ident, cycles):
+    """{cycle: first FST time at which the counter with VCD id `ident` is >=
+    cycle} for the cycles asked (a cycle the trace never reaches is left out)."""
     want = sorted(set(c for c in cycles if c is not None))
-    found, ident, t, scope = {}, None, 0, []
+    found, t, body = {}, 0, False
     proc = subprocess.Popen(["fst2vcd", "-f", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, errors="replace")
     try:
@@ -73,17 +73,9 @@ def cycle_times(path, name, cycles):
             tok = line.split()
             if not tok:
                 continue
-            if ident is None:
-                if tok[0] == "$scope" and len(tok) >= 3:
-                    scope.append(tok[2])
-                elif tok[0] == "$upscope" and scope:
-                    scope.pop()
-                elif tok[0] == "$var" and len(tok) >= 5 and ".".join(scope + [tok[4]]) == name:
-                    ident = tok[3]
-                elif tok[0] == "$enddefinitions":
-                    break
-                continue
-            if tok[0].startswith("#"):
+            if not body:
+                body = tok[0] == "$enddefinitions"
+            elif tok[0].startswith("#"):
                 t = int(tok[0][1:])
             elif tok[0][0] in "bB" and len(tok) == 2 and tok[1] == ident:
                 bits = tok[0][1:]
@@ -96,8 +88,6 @@ def cycle_times(path, name, cycles):
     finally:
         proc.kill()
         proc.wait()
-    if ident is None:
-        print(f"wave_gtkw: cycle signal not in the trace: {name}", file=sys.stderr)
     return found
 
 
@@ -156,7 +146,13 @@ def main():
         print(f"wave_gtkw: {a.fst}: no variables (not an FST, or fst2vcd missing)", file=sys.stderr)
         return 1
     ticks, csig, groups = parse_list(a.signals)
-    at = cycle_times(a.fst, csig, [a.start, a.marker]) if csig else {}
+    at = {}
+    if csig:
+        ids = [v[3] for v in variables if v[0] == csig]
+        if ids:
+            at = cycle_times(a.fst, ids[0], [a.start, a.marker])
+        else:
+            print(f"wave_gtkw: cycle signal not in the trace: {csig}", file=sys.stderr)
 
     def when(cycle):
         return at.get(cycle, cycle * ticks)
@@ -183,7 +179,7 @@ def main():
                 print(f"wave_gtkw: not in the trace: {p}", file=sys.stderr)
                 missing += 1
                 continue
-            for full, rng, width in hits:
+            for full, rng, width, _ in hits:
                 if (full, rng) in seen:
                     continue
                 seen.add((full, rng))
