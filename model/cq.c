@@ -77,8 +77,7 @@ void model_cq_doorbell(struct model *m, struct model_cq *cq, uint16_t idx, uint8
 	uint16_t a, s;
 	bool fire;
 
-	/* extend the 16-bit index against pi: ci lies in (pi - 2^16, pi] */
-	cq->c.ci = cq->c.pi - (uint16_t)((uint16_t)cq->c.pi - idx);
+	cq->c.ci = ring_ext_ci(cq->c.pi, idx);
 	if (arm == HCA_CQ_ARM_NONE)
 		return;
 	if (cq->c.arm == HCA_CQ_ARM_NEXT)

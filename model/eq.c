@@ -42,7 +42,7 @@ int model_eq_post(struct model *m, uint32_t eqn, const struct hca_eqe *in)
 void model_eq_doorbell(struct model *m, struct model_eq *eq, uint16_t idx, bool arm)
 {
 	(void)m;
-	eq->c.ci = eq->c.pi - (uint16_t)((uint16_t)eq->c.pi - idx);
+	eq->c.ci = ring_ext_ci(eq->c.pi, idx);
 	if (!arm)
 		return;
 	/* EQEs at or after ci: the interrupt is decided now (the EQ stays

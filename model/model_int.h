@@ -288,6 +288,12 @@ int model_sge_check(struct model *m, struct model_sge *sge, uint32_t pdn, uint32
 int model_sge_copy(struct model *m, struct model_sge *sge, unsigned int n, uint32_t off,
 		   void *buf, uint32_t len, bool to_sge);
 
+/* A doorbell's 16-bit consumer index extended against the producer: ci lies in (pi - 2^16, pi]. */
+static inline uint32_t ring_ext_ci(uint32_t pi, uint16_t idx)
+{
+	return pi - (uint16_t)((uint16_t)pi - idx);
+}
+
 /* cq.c */
 /* Write a CQE (owner bit set here). 0, or -1 if the completion was lost (CQ error/overflow/fault). */
 int model_cq_post(struct model *m, uint32_t cqn, struct hca_cqe *cqe, bool solicited);
