@@ -7,8 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cov.h"
 #include "device.h"
 #include "../firmware/fw.h"
+
+/* Functional coverage (sim/cov.h) when the program links libhcacov and HCASIM_COV=DIR is set. */
+extern int cov_wrap_config(const char *engine, const char *opts, const char *prefix, char *eng_out,
+			   size_t eng_n, char *opts_out, size_t opts_n) __attribute__((weak));
+extern void hca_cov_engine_register(void) __attribute__((weak));
+extern bool cov_env_prefix(const char *what, char *buf, size_t n) __attribute__((weak));
+extern struct cov *cov_of(struct hca_engine *e) __attribute__((weak));
+extern void cov_fw_dma_read(struct cov *c, uint64_t iova, const void *buf, size_t len, int rc)
+	__attribute__((weak));
+extern void cov_dma_write(struct cov *c, uint64_t iova, const void *buf, size_t len, int rc)
+	__attribute__((weak));
 
 #define DEVICE_MAGIC 0x48434144u	/* "HCAD" */
 /* Firmware runs per step boundary before the engine must move on: a
@@ -24,6 +36,7 @@ struct hca_dev {
 	struct hca_fw *fw;
 	uint64_t fw_runs;
 	int fw_log;
+	struct cov *cov;	/* functional coverage of the engine and the firmware commands */
 	char err[160];
 };
 
@@ -44,13 +57,21 @@ static void hal_mgmt_write(void *ctx, uint32_t addr, uint32_t value)
 static int hal_dma_read(void *ctx, uint64_t iova, void *buf, size_t len)
 {
 	struct hca_dev *d = ctx;
-	return d->host.dma_read ? d->host.dma_read(d->host_ctx, iova, buf, len) : -EFAULT;
+	int rc = d->host.dma_read ? d->host.dma_read(d->host_ctx, iova, buf, len) : -EFAULT;
+
+	if (d->cov)
+		cov_fw_dma_read(d->cov, iova, buf, len, rc);
+	return rc;
 }
 
 static int hal_dma_write(void *ctx, uint64_t iova, const void *buf, size_t len)
 {
 	struct hca_dev *d = ctx;
-	return d->host.dma_write ? d->host.dma_write(d->host_ctx, iova, buf, len) : -EFAULT;
+	int rc = d->host.dma_write ? d->host.dma_write(d->host_ctx, iova, buf, len) : -EFAULT;
+
+	if (d->cov)
+		cov_dma_write(d->cov, iova, buf, len, rc);
+	return rc;
 }
 
 static uint64_t hal_now(void *ctx)
@@ -78,6 +99,7 @@ static int dev_create(const char *engine_name, const struct hca_dev_config *cfg,
 	struct hca_fw_board board;
 	struct hca_fw_hal hal;
 	struct hca_dev *d;
+	char cov_prefix[512], cov_eng[32], cov_opts[2048];
 	const char *env;
 	int rc;
 
@@ -108,6 +130,14 @@ static int dev_create(const char *engine_name, const struct hca_dev_config *cfg,
 	ec.trace_from = cfg->trace_from;
 	ec.trace_to = cfg->trace_to;
 	ec.options = cfg->options;
+	if (cov_wrap_config && cov_env_prefix("dev", cov_prefix, sizeof(cov_prefix))) {
+		hca_cov_engine_register();
+		if (!cov_wrap_config(engine_name, cfg->options, cov_prefix, cov_eng, sizeof(cov_eng), cov_opts,
+				     sizeof(cov_opts))) {
+			ec.options = cov_opts;
+			d->eops = eops = hca_engine_find(cov_eng);
+		}
+	}
 	/* The engine's DMA goes straight to the host, like the firmware's. */
 	rc = eops->create(&ec, host, host_ctx, &d->eng);
 	if (rc) {
@@ -115,6 +145,7 @@ static int dev_create(const char *engine_name, const struct hca_dev_config *cfg,
 		free(d);
 		return rc;
 	}
+	d->cov = cov_of ? cov_of(d->eng) : NULL;
 
 	memset(&hal, 0, sizeof(hal));
 	hal.ctx = d;

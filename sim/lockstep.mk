@@ -28,10 +28,10 @@ RTL_ENGINE_LDLIBS ?=
 
 # RTL_ENGINE_LIBS may be set by a fragment read after this one.
 .SECONDEXPANSION:
-$(COSIM): $(COSIM_OBJS) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a \
-		$(BUILD)/lib/libhcasim.a $$(RTL_ENGINE_LIBS)
+$(COSIM): $(COSIM_OBJS) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcacov.a $(BUILD)/lib/libhcamodel.a \
+		$(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a $$(RTL_ENGINE_LIBS)
 	@mkdir -p $(@D)
-	$(if $(RTL_ENGINE_LIBS),$(CXX),$(CC)) -o $@ $(COSIM_OBJS) $(BUILD)/lib/libhcalockstep.a \
+	$(if $(RTL_ENGINE_LIBS),$(CXX),$(CC)) -o $@ $(COSIM_OBJS) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcacov.a \
 		$(if $(RTL_ENGINE_LIBS),-Wl$(comma)-u$(comma)hca_rtl_engine_register $(RTL_ENGINE_LIBS)) \
 		$(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a \
 		$(RTL_ENGINE_LDLIBS) -lm

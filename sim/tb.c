@@ -13,6 +13,12 @@
 #include "pcap.h"
 #include "tb.h"
 
+/* Functional coverage (sim/cov.h) when the program links libhcacov and HCASIM_COV=DIR is set. */
+extern int cov_wrap_config(const char *engine, const char *opts, const char *prefix, char *eng_out,
+			   size_t eng_n, char *opts_out, size_t opts_n) __attribute__((weak));
+extern void hca_cov_engine_register(void) __attribute__((weak));
+extern bool cov_env_prefix(const char *what, char *buf, size_t n) __attribute__((weak));
+
 struct tb {
 	struct tb_config cfg;
 	struct wire *wire;
@@ -144,6 +150,7 @@ struct tb *tb_create(const struct tb_config *cfg)
 	for (unsigned int i = 0; i < c.nodes; i++) {
 		struct tb_node *n = &tb->node[i];
 		struct hca_engine_config ec;
+		char cov_prefix[512], cov_eng[32], cov_opts[2048];
 		int r;
 
 		memset(&ec, 0, sizeof(ec));
@@ -163,7 +170,15 @@ struct tb *tb_create(const struct tb_config *cfg)
 		n->next_eqn = 0;
 		n->next_mr = 1;
 		n->next_pdn = 1;
-		r = n->hm ? ops->create(&ec, &tb_host_ops, n, &n->eng) : -ENOMEM;
+		if (cov_wrap_config && cov_env_prefix("tb", cov_prefix, sizeof(cov_prefix))) {
+			hca_cov_engine_register();
+			if (!cov_wrap_config(c.engine, ec.options, cov_prefix, cov_eng, sizeof(cov_eng), cov_opts,
+					     sizeof(cov_opts))) {
+				ec.options = cov_opts;
+				n->ops = hca_engine_find(cov_eng);
+			}
+		}
+		r = n->hm ? n->ops->create(&ec, &tb_host_ops, n, &n->eng) : -ENOMEM;
 		if (r) {
 			fprintf(stderr, "tb: %s create: %d\n", c.engine, r);
 			hostmem_destroy(n->hm);	/* this node's; tb_destroy frees the others' */

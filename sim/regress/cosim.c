@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "../../model/model.h"
+#include "cov.h"
 #include "directed.h"
 #include "lockstep.h"
 #include "lockstep_mutant.h"
@@ -66,6 +67,9 @@ struct outcome {
 };
 
 static const char *out_dir = "build/sim";
+static const char *cov_dir;	/* --cov DIR: functional coverage of every engine (sim/cov.h) */
+static unsigned int shard_i, shard_n;	/* --shard i/N: plan lines i, i+N, ... (0 <= i < N) */
+static FILE *result_f;		/* --result FILE: one line per run, then the totals */
 static int verbose;
 static const char *default_dut;
 
@@ -115,6 +119,7 @@ static void prefix_opts(char *out, size_t n, const char *opts)
 struct hook {
 	const struct spec *s;
 	char opts[2][1024];
+	char engine[32];
 };
 
 static void engine_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
@@ -270,6 +275,21 @@ static void run_one(const struct spec *s, struct outcome *o)
 	}
 	memset(&tc, 0, sizeof(tc));
 	tc.engine = s->engine[0] ? s->engine : "lockstep";
+	if (cov_dir) {
+		for (int i = 0; i < 2; i++) {
+			char prefix[512], eng[32], opts[1024];
+
+			snprintf(prefix, sizeof(prefix), "%s/%s-w%u-s%" PRIu64 "-%s-node%d", cov_dir, s->test, s->width,
+				 s->seed, s->engine[0] ? s->engine : s->dut, i);
+			if (cov_wrap_config(tc.engine, h.opts[i], prefix, eng, sizeof(eng), opts, sizeof(opts))) {
+				snprintf(o->why, sizeof(o->why), "--cov: options too long");
+				return;
+			}
+			snprintf(h.opts[i], sizeof(h.opts[i]), "%s", opts);
+			snprintf(h.engine, sizeof(h.engine), "%s", eng);
+		}
+		tc.engine = h.engine;
+	}
 	tc.seed = s->seed;
 	tc.engine_config = engine_config;
 	tc.engine_config_ctx = &h;
@@ -352,6 +372,16 @@ static void print_row(const struct spec *s, const struct outcome *o)
 	fflush(stdout);
 }
 
+/* --result FILE: "test width seed result cycles wall-s why" per run (one file per job). */
+static void result_row(const struct spec *s, const struct outcome *o)
+{
+	if (!result_f)
+		return;
+	fprintf(result_f, "%s %u %" PRIu64 " %s %" PRIu64 " %.2f %s\n", s->test, s->width, s->seed,
+		o->pass ? (s->expect[0] ? "CAUGHT" : "PASS") : "FAIL", o->tr.cycles, o->wall, o->pass ? "" : o->why);
+	fflush(result_f);
+}
+
 static void spec_default(struct spec *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -405,7 +435,8 @@ static void usage(void)
 	       "             [--dut-opts K=V,...] [--ls-opts K=V,...] [--bug [K=V,...]] [--expect-fail STREAM] [--ops MIX]\n"
 	       "             [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
 	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR]\n"
-	       "             [--plan FILE [--only TEST]] [--engine NAME (alone, no lockstep)] [--list] [-v]\n"
+	       "             [--plan FILE [--only TEST] [--shard i/N]] [--engine NAME (alone, no lockstep)] [--list] [-v]\n"
+	       "             [--cov DIR (functional coverage counts)] [--result FILE (one line per run)]\n"
 	       "default DUT: %s; default --bug (planted in node 0's DUT): %s\n", default_dut,
 	       getenv("COSIM_BUG") ? getenv("COSIM_BUG") : "bug=hdr_bit with the rtl DUT, bug=hdr_se,at=3 otherwise");
 }
@@ -414,7 +445,7 @@ static int run_plan(const char *path, const struct spec *base, const char *only)
 {
 	FILE *f = fopen(path, "r");
 	char line[1024];
-	unsigned int pass = 0, failn = 0, lineno = 0;
+	unsigned int pass = 0, failn = 0, lineno = 0, runs_seen = 0;
 	uint64_t cycles = 0;
 	double wall = 0;
 
@@ -458,6 +489,8 @@ static int run_plan(const char *path, const struct spec *base, const char *only)
 			continue;
 		if (only && strcmp(only, s.test) != 0)
 			continue;
+		if (shard_n && runs_seen++ % shard_n != shard_i)
+			continue;
 		if (s.bug[0] && s.expect[0] && getenv("COSIM_BUG_STREAM"))
 			snprintf(s.expect, sizeof(s.expect), "%s", getenv("COSIM_BUG_STREAM"));
 		o = calloc(1, sizeof(*o));
@@ -469,6 +502,7 @@ static int run_plan(const char *path, const struct spec *base, const char *only)
 		resolve_bug(&s);
 		run_one(&s, o);
 		print_row(&s, o);
+		result_row(&s, o);
 		cycles += o->tr.cycles;
 		wall += o->wall;
 		if (o->pass)
@@ -481,6 +515,8 @@ static int run_plan(const char *path, const struct spec *base, const char *only)
 	printf("cosim: %u runs, %" PRIu64 " simulated cycles in %.1f s (%.0f cycles/s per device pair)\n", pass + failn,
 	       cycles, wall, wall > 0 ? cycles / wall : 0.0);
 	printf("%u passed, %u failed\n", pass, failn);
+	if (result_f)
+		fprintf(result_f, "%u passed, %u failed\n", pass, failn);
 	return failn ? 1 : 0;
 }
 
@@ -518,6 +554,21 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		} else if (!strcmp(a, "--out") && i + 1 < argc) {
 			out_dir = argv[++i];
+		} else if (!strcmp(a, "--cov") && i + 1 < argc) {
+			cov_dir = argv[++i];
+			mkdirs(cov_dir);
+			hca_cov_engine_register();
+		} else if (!strcmp(a, "--shard") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%u/%u", &shard_i, &shard_n) != 2 || shard_n == 0 || shard_i >= shard_n) {
+				fprintf(stderr, "cosim: --shard i/N with 0 <= i < N\n");
+				return 2;
+			}
+		} else if (!strcmp(a, "--result") && i + 1 < argc) {
+			result_f = fopen(argv[++i], "w");
+			if (!result_f) {
+				fprintf(stderr, "cosim: %s: %s\n", argv[i], strerror(errno));
+				return 2;
+			}
 		} else if (!strncmp(a, "--", 2)) {
 			const char *k = a + 2, *v = NULL;
 
@@ -561,6 +612,7 @@ int main(int argc, char **argv)
 	resolve_bug(&s);
 	run_one(&s, o);
 	print_row(&s, o);
+	result_row(&s, o);
 	rc = o->pass ? 0 : 1;
 	printf("%u passed, %u failed\n", o->pass ? 1u : 0u, o->pass ? 0u : 1u);
 	free(o);
