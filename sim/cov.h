@@ -73,7 +73,8 @@ struct cov *cov_of(struct hca_engine *e);
  * Rewrite an engine choice so that it is collected: engine X becomes "cov"
  * with inner=X; "lockstep" keeps its name and gets a "cov" reference and
  * DUT (ref.inner/dut.inner = what was asked), so lockstep's own API still
- * works.  Counts go to "<prefix>.cov" (or "<prefix>-ref.cov"/"-dut.cov").
+ * works.  Counts go to "<prefix>.<engine>.cov" (lockstep: "<prefix>.ref.<engine>.cov"
+ * and "<prefix>.dut.<engine>.cov"): tools/covreport.py tells the engines apart by it.
  * Returns 0, or -1 when the result does not fit.
  */
 int cov_wrap_config(const char *engine, const char *opts, const char *prefix, char *eng_out, size_t eng_n,

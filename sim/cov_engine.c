@@ -260,15 +260,15 @@ int cov_wrap_config(const char *engine, const char *opts, const char *prefix, ch
 	if (!engine)
 		engine = "model";
 	if (strcmp(engine, "lockstep") != 0) {
-		n = snprintf(opts_out, opts_n, "inner=%s,out=%s.cov%s%s", engine, prefix, opts && *opts ? "," : "",
-			     opts && *opts ? opts : "");
+		n = snprintf(opts_out, opts_n, "inner=%s,out=%s.%s.cov%s%s", engine, prefix, engine,
+			     opts && *opts ? "," : "", opts && *opts ? opts : "");
 		snprintf(eng_out, eng_n, "cov");
 		return n < 0 || (size_t)n >= opts_n ? -1 : 0;
 	}
 	if (strip_ls(opts, ref, dut, sizeof(ref), rest, sizeof(rest)))
 		return -1;
-	n = snprintf(opts_out, opts_n, "ref=cov,ref.inner=%s,ref.out=%s-ref.cov,dut=cov,dut.inner=%s,dut.out=%s-dut.cov%s",
-		     ref, prefix, dut, prefix, rest);
+	n = snprintf(opts_out, opts_n, "ref=cov,ref.inner=%s,ref.out=%s.ref.%s.cov,dut=cov,dut.inner=%s,dut.out=%s.dut.%s.cov%s",
+		     ref, prefix, ref, dut, prefix, dut, rest);
 	snprintf(eng_out, eng_n, "lockstep");
 	return n < 0 || (size_t)n >= opts_n ? -1 : 0;
 }

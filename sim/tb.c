@@ -116,6 +116,9 @@ struct tb *tb_create(const struct tb_config *cfg)
 	const struct hca_engine_ops *ops;
 	struct tb *tb;
 
+	/* Coverage runs only (sim/coverage/run.sh): run a model test on another engine. */
+	if (getenv("HCASIM_TB_ENGINE") && *getenv("HCASIM_TB_ENGINE") && (!c.engine || !strcmp(c.engine, "model")))
+		c.engine = getenv("HCASIM_TB_ENGINE");
 	if (!c.engine)
 		c.engine = "model";
 	if (!c.nodes)
