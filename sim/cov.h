@@ -61,8 +61,9 @@ void cov_fw_cmd(struct cov *c, unsigned int object, unsigned int method, uint32_
 /* ---- the "cov" engine (cov_engine.c) ---------------------------------- */
 /*
  * Options: inner=NAME (engine wrapped, default "model"), out=PATH (counts
- * written there when the engine is destroyed); every other option is passed
- * to the inner engine unchanged.
+ * written there when the engine is destroyed), in.K=V (K=V for the inner
+ * engine, e.g. in.inner=rtl); every other option is passed to the inner
+ * engine unchanged.
  */
 extern const struct hca_engine_ops hca_cov_engine_ops;
 void hca_cov_engine_register(void);

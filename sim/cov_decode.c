@@ -149,9 +149,18 @@ static void ctx_write(struct cov *c, unsigned int type, uint32_t index, const ui
 		cov_hit(c, "ctx.srqc.%s", x.valid ? "create" : "destroy");
 		break;
 	}
-	case HCA_CTX_TYPE_MRC:
-		cov_hit(c, "ctx.mrc.%s", b[HCA_MRC_VALID_OFF] ? "create" : "destroy");
+	case HCA_CTX_TYPE_MRC: {
+		struct hca_mrc x;
+
+		memcpy(&x, b, sizeof(x));
+		if (index < COV_NMR) {
+			s->mr[index].valid = x.valid;
+			s->mr[index].base = x.dma_addr;
+			s->mr[index].len = x.length;
+		}
+		cov_hit(c, "ctx.mrc.%s", x.valid ? "create" : "destroy");
 		break;
+	}
 	default:
 		break;
 	}
@@ -649,6 +658,14 @@ void cov_dma_write(struct cov *c, uint64_t iova, const void *buf, size_t len, in
 			return;
 		}
 	}
+	for (unsigned int i = 0; i < COV_NMR; i++)
+		if (s->mr[i].valid && iova >= s->mr[i].base && iova - s->mr[i].base < s->mr[i].len &&
+		    len <= s->mr[i].len - (iova - s->mr[i].base)) {
+			cov_hit(c, "dma.write.mr");
+			return;
+		}
+	/* neither a CQ/EQ ring nor a registered memory region (the fuzzer fails on it) */
+	cov_hit(c, "dma.write.outside");
 }
 
 /* Firmware DMA reads: command entries and the command headers they point to. */

@@ -77,7 +77,12 @@ static int parse(struct cov_engine *ce, const char *opts, char *inner, size_t in
 			snprintf(inner, in_n, "%.*s", (int)(l - 6), p + 6);
 		else if (l > 4 && !strncmp(p, "out=", 4))
 			snprintf(ce->out, sizeof(ce->out), "%.*s", (int)(l - 4), p + 4);
-		else if (l) {
+		else if (l > 3 && !strncmp(p, "in.", 3)) {	/* in.K=V: K=V for the inner engine */
+			p += 3;
+			l -= 3;
+			goto pass;
+		} else if (l) {
+pass:;
 			size_t u = strlen(rest);
 
 			if (u + l + 2 > rest_n)

@@ -15,6 +15,7 @@
 #define COV_NCQ (1u << HCA_CAP_LOG_MAX_CQ)
 #define COV_NEQ (1u << HCA_CAP_LOG_MAX_EQ)
 #define COV_NSRQ (1u << HCA_CAP_LOG_MAX_SRQ)
+#define COV_NMR (1u << HCA_CAP_LOG_MAX_MR)
 #define COV_CMDQ_SLOTS (1u << HCA_CMDQ_LOG_MAX_SIZE)
 
 struct cov_qp {
@@ -57,6 +58,7 @@ struct cov_state {
 	struct cov_qp qp[COV_NQP];
 	struct cov_ring cq[COV_NCQ], eq[COV_NEQ];
 	struct { bool valid; uint64_t base; uint8_t log_size, log_stride; uint16_t uar; } srq[COV_NSRQ];
+	struct { bool valid; uint64_t base, len; } mr[COV_NMR];	/* MRC dma_addr, length */
 	uint64_t cmdq_base;
 	uint8_t cmdq_log_size;
 	struct cov_cmd cmd[COV_CMDQ_SLOTS];

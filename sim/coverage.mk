@@ -53,3 +53,29 @@ REGRESS_TARGETS += coverage
 # Doorbell validation on the model, the RTL and lockstep (both widths).
 $(eval $(call rtl_ls_test,rtl_doorbell,sim/rtl/tests/test_rtl_doorbell.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_doorbell512,sim/rtl/tests/test_rtl_doorbell.c,--width 512))
+
+# ---------------------------------------------------------------------------
+# Differential fuzzing of the receive path (sim/fuzz/rxfuzz.c): built like
+# cosim (optimised, the RTL engine linked in).
+RXFUZZ := $(BUILD)/sim/rxfuzz
+RXFUZZ_OBJS := $(BUILD)/obj/sim/fuzz/rxfuzz.o
+$(RXFUZZ): $(RXFUZZ_OBJS) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcacov.a $(BUILD)/lib/libhcamodel.a \
+		$(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a $$(RTL_ENGINE_LIBS)
+	@mkdir -p $(@D)
+	$(if $(RTL_ENGINE_LIBS),$(CXX),$(CC)) -o $@ $(RXFUZZ_OBJS) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcacov.a \
+		$(if $(RTL_ENGINE_LIBS),-Wl$(comma)-u$(comma)hca_rtl_engine_register $(RTL_ENGINE_LIBS)) \
+		$(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a $(RTL_ENGINE_LDLIBS) -lm
+ALL_TARGETS += $(RXFUZZ)
+# make test: 10^4 frames at each width against the RTL, and the planted
+# RX-path bugs (rkey check skipped, ICRC check skipped) must be caught.
+RXFUZZ_TEST_FRAMES ?= 10000
+TESTS += sim_rxfuzz
+TEST_DEPS_sim_rxfuzz := $(RXFUZZ)
+TEST_CMD_sim_rxfuzz = sim/fuzz/rxfuzz_test.sh $(RXFUZZ) $(RXFUZZ_TEST_FRAMES) $(BUILD)/fuzz
+# make regress: 10^6 frames, sharded over the cores with GNU parallel.
+RXFUZZ_REGRESS_FRAMES ?= 1000000
+.PHONY: regress-rxfuzz
+regress-rxfuzz: $(RXFUZZ)
+	@sim/fuzz/rxfuzz_parallel.sh $(RXFUZZ) $(RXFUZZ_REGRESS_FRAMES) $(NPROC) $(BUILD)/fuzz/regress
+REGRESS_TARGETS += regress-rxfuzz
+HELP += "regress-rxfuzz|differential receive-path fuzzing, 10^6 frames (RXFUZZ_REGRESS_FRAMES), GNU parallel"

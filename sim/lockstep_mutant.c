@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lockstep_mutant.h"
+#include "lockstep_mutant_rx.h"
 #include "lockstep_regions.h"
 #include "../model/roce_hdr.h"
 
@@ -19,12 +20,12 @@
 
 enum bug {
 	BUG_NONE, BUG_HDR_SE, BUG_UDP_SPORT, BUG_DROP_ACK, BUG_DUP_FRAME, BUG_CQE_FIELD, BUG_DROP_IRQ,
-	BUG_REORDER_DMA, BUG_PAYLOAD_BYTE, BUG_CTX_STATUS, BUG_EVT_ELEMENT, BUG_ACK_LATE,
+	BUG_REORDER_DMA, BUG_PAYLOAD_BYTE, BUG_CTX_STATUS, BUG_EVT_ELEMENT, BUG_ACK_LATE, BUG_RX_RKEY, BUG_RX_ICRC,
 };
 
 static const char *const bug_names[] = {
 	"none", "hdr_se", "udp_sport", "drop_ack", "dup_frame", "cqe_field", "drop_irq",
-	"reorder_dma", "payload_byte", "ctx_status", "evt_element", "ack_late",
+	"reorder_dma", "payload_byte", "ctx_status", "evt_element", "ack_late", "rx_rkey", "rx_icrc",
 };
 
 struct pending {			/* lagged input */
@@ -41,6 +42,7 @@ struct mutant {
 	struct hca_host_ops host;
 	void *host_ctx;
 	struct ls_regions rg;
+	struct mrx *mrx;	/* rx_rkey: the MR table */
 	enum bug bug;
 	unsigned int at, seen, fired;
 	unsigned int cqe_off, cqe_len;
@@ -487,6 +489,10 @@ static int mut_create(const struct hca_engine_config *cfg, const struct hca_host
 	r = parse(m, cfg ? cfg->options : NULL, inner, sizeof(inner));
 	if (r)
 		goto fail;
+	if (m->bug == BUG_RX_RKEY && !(m->mrx = calloc(1, sizeof(*m->mrx)))) {
+		r = -ENOMEM;
+		goto fail;
+	}
 	m->iops = hca_engine_find(inner);
 	if (!m->iops || m->iops == &hca_mutant_engine_ops) {
 		fprintf(stderr, "model-mutant: engine '%s' is not linked in\n", inner);
@@ -506,6 +512,7 @@ static int mut_create(const struct hca_engine_config *cfg, const struct hca_host
 	*out = (struct hca_engine *)(void *)m;
 	return 0;
 fail:
+	free(m->mrx);
 	free(m);
 	return r;
 }
@@ -522,6 +529,7 @@ static void mut_destroy(struct hca_engine *e)
 	free(m->q);
 	free(m->held);
 	free(m->acks);
+	free(m->mrx);
 	if (m->vcd)
 		fclose(m->vcd);
 	free(m);
@@ -601,12 +609,21 @@ static void mut_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t value)
 		m->evt_pops++;
 	m->iops->mgmt_write(m->in, addr, value);
 	ls_regions_snoop_mgmt(&m->rg, m->iops, m->in, addr, value);
+	if (m->mrx)
+		mrx_snoop(m->mrx, m->iops, m->in, addr, value);
 }
 
 static void mut_rx_frame(struct hca_engine *e, const uint8_t *frame, size_t len)
 {
 	struct mutant *m = to_mut(e);
 
+	if ((m->bug == BUG_RX_RKEY || m->bug == BUG_RX_ICRC) && len <= sizeof(m->fbuf)) {
+		memcpy(m->fbuf, frame, len);
+		if (m->bug == BUG_RX_RKEY ? mrx_skip_rkey_check(m->mrx, m->fbuf, len) :
+					    mrx_skip_icrc_check(m->fbuf, len))
+			m->fired++;
+		frame = m->fbuf;
+	}
 	if (m->lag && enqueue(m, 0, 0, frame, len) == 0)
 		return;
 	m->iops->rx_frame(m->in, frame, len);
