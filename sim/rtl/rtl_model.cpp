@@ -4,8 +4,10 @@
  * behind the C interface of rtl_model.h.  Compiled once per width.  All the
  * harness logic is C (rtl_engine.c); this file only copies ports.
  */
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -26,10 +28,40 @@ const int WB = RTL_W / 8;
 struct impl {
 	VerilatedContext *ctx;
 	Top *top;
+#ifdef RTL_MUTANT
+	// Mutation analysis (sim/coverage.mk, tools/mutate_rtl.py): the model is
+	// a Yosys netlist with every sampled mutation behind `mutsel == id`;
+	// mut_act bit id-1 is 1 in a cycle where mutation id would change its
+	// cell's output.  Collected with no mutant selected: the activated set.
+	decltype(Top::mut_act) act;
+#endif
 	VerilatedFstC *fst;
 	int tracing;
 	uint64_t ticks;		/* half cycles, the waveform time base */
 };
+
+#ifdef RTL_MUTANT
+inline void mut_or(QData &a, const QData &b) { a |= b; }
+inline void mut_or(IData &a, const IData &b) { a |= b; }
+template <std::size_t N> inline void mut_or(VlWide<N> &a, const VlWide<N> &b)
+{
+	for (std::size_t w = 0; w < N; w++) a[w] |= b[w];
+}
+inline bool mut_bit(const QData &a, int i) { return (a >> i) & 1; }
+inline bool mut_bit(const IData &a, int i) { return (a >> i) & 1; }
+template <std::size_t N> inline bool mut_bit(const VlWide<N> &a, int i) { return (a[i / 32] >> (i % 32)) & 1; }
+
+// HCASIM_RTL_MUTANT_ACT=FILE: append the ids of the mutations activated.
+void mut_report(impl *p)
+{
+	const char *path = getenv("HCASIM_RTL_MUTANT_ACT");
+	FILE *f = path && *path ? fopen(path, "a") : nullptr;
+	if (!f) return;
+	for (int i = 0; i < (int)sizeof(p->act) * 8; i++)
+		if (mut_bit(p->act, i)) fprintf(f, "%d\n", i + 1);
+	fclose(f);
+}
+#endif
 
 // Byte-lane copies between C arrays and Verilator port types.
 inline void put(QData &d, const uint8_t *b)
@@ -144,6 +176,9 @@ void m_clock(rtl_model *m, rtl_io *io)
 	}
 	p->ticks++;
 	sample(p->top, io);
+#ifdef RTL_MUTANT
+	mut_or(p->act, p->top->mut_act);
+#endif
 }
 
 int m_trace_open(rtl_model *m, const char *path)
@@ -170,10 +205,24 @@ void m_set_trace(rtl_model *m, int on)
 	((impl *)m->impl)->tracing = on;
 }
 
+
 void m_destroy(rtl_model *m)
 {
 	impl *p = (impl *)m->impl;
 	m_trace_close(m);
+#ifdef RTL_MUTANT
+	mut_report(p);
+#endif
+#if VM_COVERAGE
+	// HCASIM_RTL_COVERAGE=DIR: Verilator coverage of this model (sim/coverage.mk).
+	const char *dir = getenv("HCASIM_RTL_COVERAGE");
+	if (dir && *dir) {
+		static unsigned int seq;
+		char path[512];
+		snprintf(path, sizeof(path), "%s/w%d-%ld-%u.dat", dir, RTL_W, (long)getpid(), seq++);
+		p->ctx->coveragep()->write(path);
+	}
+#endif
 	p->top->final();
 	delete p->top;
 	delete p->ctx;
@@ -189,6 +238,11 @@ extern "C" rtl_model *CAT(rtl_model_new_, RTL_W)(void)
 	p->ctx = new VerilatedContext;
 	p->ctx->traceEverOn(true);
 	p->top = new Top(p->ctx, "hca");
+#ifdef RTL_MUTANT
+	// HCASIM_RTL_MUTANT=ID selects mutation ID (0 = the design as written).
+	p->top->mutsel = getenv("HCASIM_RTL_MUTANT") ? (unsigned)atoi(getenv("HCASIM_RTL_MUTANT")) : 0u;
+	std::memset(&p->act, 0, sizeof(p->act));
+#endif
 	p->fst = nullptr;
 	p->tracing = 0;
 	p->ticks = 0;
