@@ -79,3 +79,108 @@ regress-rxfuzz: $(RXFUZZ)
 	@sim/fuzz/rxfuzz_parallel.sh $(RXFUZZ) $(RXFUZZ_REGRESS_FRAMES) $(NPROC) $(BUILD)/fuzz/regress
 REGRESS_TARGETS += regress-rxfuzz
 HELP += "regress-rxfuzz|differential receive-path fuzzing, 10^6 frames (RXFUZZ_REGRESS_FRAMES), GNU parallel"
+
+# ---------------------------------------------------------------------------
+# RTL code coverage: the engine Verilated with --coverage (line, toggle,
+# user), both widths, in its own libhcartl-cov.a; cosim-cov and the RTL
+# tests linked against it write Verilator coverage files when
+# HCASIM_RTL_COVERAGE=DIR (sim/rtl/rtl_model.cpp); verilator_coverage merges
+# them and annotates the sources (sim/coverage/rtl_cov.sh).  The source list
+# is rtl.mk's RTL_SRCS, so the build follows whatever RTL is in the tree.
+RTLCOV_BUILD := $(BUILD)/rtlcov
+RTLCOV_VFLAGS := $(filter-out --trace-fst,$(RTL_VFLAGS)) --coverage-line --coverage-toggle --coverage-user
+RTLCOV_CXXFLAGS := $(filter-out -DVM_TRACE=1 -DVM_TRACE_FST=1,$(RTL_CXXFLAGS)) -DVM_COVERAGE=1 -DVM_TRACE=0
+define rtlcov_width
+$(RTLCOV_BUILD)/v$(1)/Vhca_top$(1)__ALL.a: $(RTL_DEPS)
+	@mkdir -p $$(@D)
+	$(VERILATOR) $(RTLCOV_VFLAGS) -GDATA_W=$(1) --prefix Vhca_top$(1) --Mdir $$(@D) \
+		-MAKEFLAGS "$(RTL_VMAKE)" $(RTL_SRCS) > $$(@D)/build.log 2>&1 || { tail -30 $$(@D)/build.log; false; }
+	$(MAKE) --no-print-directory -C $$(@D) -f Vhca_top$(1).mk $(RTL_VMAKE) verilated.o verilated_cov.o verilated_threads.o \
+		>> $$(@D)/build.log 2>&1
+$(RTLCOV_BUILD)/rtl_model_$(1).o: sim/rtl/rtl_model.cpp sim/rtl/rtl_model.h $(RTLCOV_BUILD)/v$(1)/Vhca_top$(1)__ALL.a
+	$(CXX) $(RTLCOV_CXXFLAGS) -I$(RTLCOV_BUILD)/v$(1) -DRTL_W=$(1) -DRTL_PREFIX=Vhca_top$(1) -c $$< -o $$@
+endef
+$(foreach w,$(RTL_WIDTHS),$(eval $(call rtlcov_width,$(w))))
+RTLCOV_LIB := $(BUILD)/lib/libhcartl-cov.a
+$(RTLCOV_LIB): $(BUILD)/obj/sim/rtl/rtl_engine.o $(foreach w,$(RTL_WIDTHS),$(RTLCOV_BUILD)/rtl_model_$(w).o \
+		$(RTLCOV_BUILD)/v$(w)/Vhca_top$(w)__ALL.a)
+	@mkdir -p $(@D); rm -f $@
+	{ echo "CREATE $@"; for o in $(filter %.o,$^) $(addprefix $(RTLCOV_BUILD)/v64/,verilated.o verilated_cov.o verilated_threads.o); do \
+	  echo "ADDMOD $$o"; done; for a in $(filter %.a,$^); do echo "ADDLIB $$a"; done; echo SAVE; echo END; } | ar -M
+# A program linked against a Verilated engine other than libhcartl.a: cosim
+# and rxfuzz objects, the given RTL library.  $(1) program, $(2) objects, $(3) RTL library.
+define rtl_variant_prog
+$(1): $(2) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcacov.a $(BUILD)/lib/libhcamodel.a \
+		$(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a $(3)
+	@mkdir -p $$(@D)
+	$(CXX) -o $$@ $(2) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcacov.a -Wl,-u,hca_rtl_engine_register $(3) \
+		$(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a $(RTL_LDLIBS) -lm
+endef
+$(eval $(call rtl_variant_prog,$(RTLCOV_BUILD)/cosim,$(COSIM_OBJS),$(RTLCOV_LIB)))
+# The RTL tests of the plan's judge, against the coverage build (same objects as the tests).
+RTLCOV_TESTS := rtl_errors rtl_doorbell
+$(foreach t,$(RTLCOV_TESTS),$(eval $(RTLCOV_BUILD)/$(t): $(BUILD)/san/sim/rtl/tests/test_$(t).o $(BUILD)/lib/libhcalockstep-san.a \
+	$(RTLCOV_LIB) $(BUILD)/lib/libhcamodel-san.a $(BUILD)/lib/libhcaroce-san.a $(BUILD)/lib/libhcasim-san.a ; \
+	$$(CC) $$(SAN_FLAGS) -o $$@ $$^ $(RTL_LDLIBS) -lm))
+
+.PHONY: coverage-rtl
+coverage-rtl: $(RTLCOV_BUILD)/cosim $(addprefix $(RTLCOV_BUILD)/,$(RTLCOV_TESTS))
+	@sim/coverage/rtl_cov.sh $(RTLCOV_BUILD) "$(SIM_PLAN)" $(COV_DIR)/rtl "$(NPROC)"
+HELP += "coverage-rtl|RTL code coverage (Verilator line/toggle/user) over the make sim plan, build/coverage/rtl/"
+
+# ---------------------------------------------------------------------------
+# make mutate: RTL mutation analysis (tools/mutate_rtl.py, sim/mutate/judge_rtl.sh).
+# One Yosys netlist (DATA_W 64) holds every sampled mutant behind `mutsel`;
+# Verilated once; cosim and the RTL tests linked against it; the judge runs
+# per mutant (HCASIM_RTL_MUTANT=id) through GNU parallel.
+MUT_BUILD := $(BUILD)/mutate/rtl
+MUT_COUNT ?= 200
+MUT_SEED ?= 1
+$(MUT_BUILD)/mutants.v: $(RTL_DEPS) tools/mutate_rtl.py
+	@mkdir -p $(@D)
+	$(PYTHON) tools/mutate_rtl.py netlist --out $(@D) --count $(MUT_COUNT) --seed $(MUT_SEED) --width 64 $(RTL_SRCS)
+$(MUT_BUILD)/v64/Vhca_top64__ALL.a: $(MUT_BUILD)/mutants.v
+	@mkdir -p $(@D)
+	$(VERILATOR) $(filter-out --trace-fst,$(RTL_VFLAGS)) -Wno-lint -Wno-style --prefix Vhca_top64 --Mdir $(@D) \
+		-MAKEFLAGS "$(RTL_VMAKE)" $< > $(@D)/build.log 2>&1 || { tail -30 $(@D)/build.log; false; }
+	$(MAKE) --no-print-directory -C $(@D) -f Vhca_top64.mk $(RTL_VMAKE) verilated.o verilated_threads.o >> $(@D)/build.log 2>&1
+$(MUT_BUILD)/rtl_model_64.o: sim/rtl/rtl_model.cpp sim/rtl/rtl_model.h $(MUT_BUILD)/v64/Vhca_top64__ALL.a
+	$(CXX) $(filter-out -DVM_TRACE=1 -DVM_TRACE_FST=1,$(RTL_CXXFLAGS)) -DVM_TRACE=0 -DRTL_MUTANT -I$(MUT_BUILD)/v64 \
+		-DRTL_W=64 -DRTL_PREFIX=Vhca_top64 -c $< -o $@
+$(MUT_BUILD)/rtl_model_absent.o: sim/rtl/rtl_model_absent.c sim/rtl/rtl_model.h
+	$(CC) $(HCA_CFLAGS) -DRTL_ABSENT_W=512 -c $< -o $@
+MUT_LIB := $(BUILD)/lib/libhcartl-mut.a
+$(MUT_LIB): $(BUILD)/obj/sim/rtl/rtl_engine.o $(MUT_BUILD)/rtl_model_64.o $(MUT_BUILD)/rtl_model_absent.o \
+		$(MUT_BUILD)/v64/Vhca_top64__ALL.a
+	@mkdir -p $(@D); rm -f $@
+	{ echo "CREATE $@"; for o in $(filter %.o,$^) $(addprefix $(MUT_BUILD)/v64/,verilated.o verilated_threads.o); do \
+	  echo "ADDMOD $$o"; done; echo "ADDLIB $(MUT_BUILD)/v64/Vhca_top64__ALL.a"; echo SAVE; echo END; } | ar -M
+$(eval $(call rtl_variant_prog,$(MUT_BUILD)/cosim,$(COSIM_OBJS),$(MUT_LIB)))
+$(MUT_BUILD)/rtl_doorbell: $(BUILD)/obj/sim/rtl/tests/test_rtl_doorbell.o $(BUILD)/lib/libhcalockstep.a $(MUT_LIB) \
+		$(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a
+	$(CXX) -o $@ $^ $(RTL_LDLIBS) -lm
+$(MUT_BUILD)/rtl_errors: $(BUILD)/obj/sim/rtl/tests/test_rtl_errors.o $(BUILD)/lib/libhcalockstep.a $(MUT_LIB) \
+		$(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a
+	$(CXX) -o $@ $^ $(RTL_LDLIBS) -lm
+MUT_BINS := $(MUT_BUILD)/cosim $(MUT_BUILD)/rtl_doorbell $(MUT_BUILD)/rtl_errors
+.PHONY: mutate mutate-rtl mutate-model
+mutate: mutate-rtl mutate-model
+mutate-rtl: $(MUT_BINS)
+	@sim/mutate/run_rtl.sh $(MUT_BUILD) full "$(NPROC)"
+REGRESS_TARGETS += mutate
+HELP += "mutate|mutation analysis: RTL (Yosys mutate -ctrl, MUT_COUNT mutants) and C model (tools/mutate_c.py), build/mutate/"
+# make test: a sample of 24 RTL mutants under the short judge (a few minutes).
+TESTS += mutate_rtl_sample
+TEST_DEPS_mutate_rtl_sample := $(MUT_BINS)
+TEST_CMD_mutate_rtl_sample = sim/mutate/test_rtl_sample.sh $(MUT_BUILD) 24
+
+# Model mutation analysis (tools/mutate_c.py): the judge links the model
+# libraries (non-sanitized) with the mutated object ahead of them.
+MUTC_DIR := $(BUILD)/mutate/model
+MUTC_COUNT ?= 200
+MUTC_DEPS := $(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a
+mutate-model: $(MUTC_DEPS)
+	@BUILD=$(BUILD) sim/mutate/run_model.sh $(MUTC_DIR) $(MUTC_COUNT) 1 full "$(NPROC)"
+TESTS += mutate_model_sample
+TEST_DEPS_mutate_model_sample := $(MUTC_DEPS)
+TEST_CMD_mutate_model_sample = BUILD=$(BUILD) sim/mutate/test_model_sample.sh $(BUILD)/mutate/model-sample

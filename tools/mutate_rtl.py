@@ -119,7 +119,7 @@ def report(a):
         i, src, m = l.rstrip("\n").split(" ", 2)
         lst[int(i)] = (src, m)
     res = {}
-    for f in glob.glob(os.path.join(a.out, "results", "*.txt")):
+    for f in glob.glob(os.path.join(a.out, a.results, "*.txt")):
         for l in open(f):
             p = l.split(None, 2)
             if len(p) >= 2 and p[0].isdigit():
@@ -137,7 +137,7 @@ def report(a):
     surv = [i for i in res if res[i][0] == "survived" and i in act]
     nocov = [i for i in res if res[i][0] == "survived" and i not in act]
     cov = len(killed) + len(surv)
-    lines = ["RTL mutation analysis: %d mutants judged (%s)" % (len(res), a.out),
+    lines = ["RTL mutation analysis: %d mutants (%s/%s)" % (len(res), a.out, a.results),
              "  killed       %4d" % len(killed),
              "  survived     %4d  (activated by the judge, not detected)" % len(surv),
              "  not covered  %4d  (the mutated cell never changed its output under the judge)" % len(nocov),
@@ -153,8 +153,6 @@ def report(a):
     text = "\n".join(lines) + "\n"
     open(os.path.join(a.out, "report.txt"), "w").write(text)
     sys.stdout.write(text)
-    if a.min is not None and cov and 100.0 * len(killed) / cov < a.min:
-        return 1
     return 0
 
 
@@ -170,7 +168,7 @@ def main():
     r = sp.add_parser("report")
     r.add_argument("--out", required=True)
     r.add_argument("--answers")
-    r.add_argument("--min", type=float)
+    r.add_argument("--results", default="results", help="subdirectory of --out with the result files")
     a = ap.parse_args()
     return netlist(a) if a.cmd == "netlist" else report(a)
 
