@@ -93,6 +93,10 @@ def netlist(a):
     yosys("read_verilog -sv -Irtl -Irtl/include %s; chparam -set DATA_W %d hca_top; prep -top hca_top -flatten; "
           "write_rtlil %s/design.il; mutate -list %d -seed %d -o %s/mutations.txt"
           % (srcs, a.width, out, a.count, a.seed, out), "%s/yosys-list.log" % out)
+    apply_all(a, out)
+
+
+def apply_all(a, out):
     muts = [l.strip() for l in open("%s/mutations.txt" % out) if l.strip()]
     with open("%s/mutate.ys" % out, "w") as f:
         f.write("read_rtlil %s/design.il\n" % out)
@@ -107,8 +111,8 @@ def netlist(a):
     yosys("read_rtlil %s/probed.il; write_verilog -noattr %s/mutants.v" % (out, out), "%s/yosys-write.log" % out)
     with open("%s/list.txt" % out, "w") as f:
         for i, m in enumerate(muts, 1):
-            src = re.search(r"-src (\S+)", m)
-            f.write("%d %s %s\n" % (i, src.group(1) if src else "?", m))
+            src = re.findall(r"-src (\S+)", m)   # the innermost (last) source location
+            f.write("%d %s %s\n" % (i, src[-1] if src else "?", m))
     print("mutate_rtl: %d mutations of hca_top (DATA_W %d, seed %d), %d activation probes -> %s/mutants.v"
           % (len(muts), a.width, a.seed, n, a.out))
 

@@ -8,7 +8,7 @@
 set -u
 out=$1 count=$2 seed=$3 mode=$4 jobs=$5 shard=${6:-}
 py=/usr/bin/python3
-rm -rf "$out/results"
+[ -z "$shard" ] && rm -rf "$out/results"
 $py tools/mutate_c.py prep --out "$out" --count "$count" --seed "$seed" --build "${BUILD:-build}" || exit 1
 ids=$(seq 1 "$(wc -l < "$out/list.txt")")
 if [ -n "$shard" ]; then i=${shard%/*} N=${shard#*/}; ids=$(for k in $ids; do [ $((k % N)) -eq "$i" ] && echo "$k"; done); fi
