@@ -254,7 +254,7 @@ def main():
     o = sp.add_parser("one")
     o.add_argument("--out", required=True)
     o.add_argument("--mode", default="full")
-    o.add_argument("--timeout", type=int, default=120)
+    o.add_argument("--timeout", type=int, default=20)
     o.add_argument("id", type=int)
     r = sp.add_parser("report")
     r.add_argument("--out", required=True)
