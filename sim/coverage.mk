@@ -17,12 +17,12 @@ COVREPORT := $(PYTHON) tools/covreport.py
 # the test, plus the collector, so that HCASIM_COV=DIR makes sim/tb and
 # sim/device wrap their engines (sim/cov.h).  name | sources | libraries | ldlibs
 COV_SAN_OBJS := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRCS_hcacov))
+COV_TEST_BINS :=
 define cov_variant
+COV_TEST_BINS += $(BUILD)/cov/$(1)
 $(BUILD)/cov/$(1): $(patsubst %.c,$(BUILD)/san/%.o,$(2)) $(COV_SAN_OBJS) $(foreach l,$(3),$(BUILD)/lib/lib$(l)-san.a)
 	@mkdir -p $$(@D); $$(CC) $$(SAN_FLAGS) -o $$@ $$^ $(4) -lm
-COV_TEST_BINS += $(BUILD)/cov/$(1)
 endef
-COV_TEST_BINS :=
 # The model's engine tests also link the RTL and lockstep engines
 # (sim/coverage/engines.c): run.sh runs them on the model and, with
 # HCASIM_TB_ENGINE=lockstep, on lockstep(model, rtl).
