@@ -28,12 +28,16 @@ endef
 # HCASIM_TB_ENGINE=lockstep, on lockstep(model, rtl).
 COV_MODEL_LIBS := hcalockstep hcartl hcamodel hcaroce hcasim
 COV_ENGINES := sim/coverage/engines.c
-$(foreach t,rc nak retry protect queues ud_uc,$(eval $(call cov_variant,model_$(t),model/tests/test_model_$(t).c \
-	$(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS))))
+$(eval $(call cov_variant,model_rc,model/tests/test_model_rc.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
+$(eval $(call cov_variant,model_nak,model/tests/test_model_nak.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
+$(eval $(call cov_variant,model_retry,model/tests/test_model_retry.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
+$(eval $(call cov_variant,model_protect,model/tests/test_model_protect.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
+$(eval $(call cov_variant,model_queues,model/tests/test_model_queues.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
+$(eval $(call cov_variant,model_ud_uc,model/tests/test_model_ud_uc.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
 $(eval $(call cov_variant,sim_device,sim/tests/test_device.c firmware/tests/fw_test.c,hcadev hcafw hcamodel hcaroce hcasim))
-$(eval $(call cov_variant,fw_cmd,firmware/tests/test_fw_cmd.c $(FW_TEST_COMMON),hcadev hcafw hcasim))
-$(eval $(call cov_variant,fw_objects,firmware/tests/test_fw_objects.c $(FW_TEST_COMMON),hcadev hcafw hcasim))
-$(eval $(call cov_variant,fw_qp,firmware/tests/test_fw_qp.c $(FW_TEST_COMMON),hcadev hcafw hcasim))
+$(eval $(call cov_variant,fw_cmd,firmware/tests/test_fw_cmd.c $(FW_TEST_COMMON),hcadev hcafw hcasim hcaroce))
+$(eval $(call cov_variant,fw_objects,firmware/tests/test_fw_objects.c $(FW_TEST_COMMON),hcadev hcafw hcasim hcaroce))
+$(eval $(call cov_variant,fw_qp,firmware/tests/test_fw_qp.c $(FW_TEST_COMMON),hcadev hcafw hcasim hcaroce))
 $(eval $(call cov_variant,rtl_errors,sim/rtl/tests/test_rtl_errors.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
 $(eval $(call cov_variant,rtl_rc,sim/rtl/tests/test_rtl_rc.c,hcartl hcaroce hcasim,$(RTL_LDLIBS)))
 $(eval $(call cov_variant,rtl_doorbell,sim/rtl/tests/test_rtl_doorbell.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
