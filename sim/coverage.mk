@@ -10,6 +10,9 @@ LIBS += hcacov
 LIB_SRCS_hcacov += sim/cov.c sim/cov_decode.c sim/cov_fw.c sim/cov_engine.c
 
 COV_DIR := $(BUILD)/coverage
+# (this fragment is read before sim/lockstep.mk: cosim's objects named here)
+COV_COSIM := $(BUILD)/sim/cosim
+COV_COSIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,sim/regress/cosim.c sim/regress/traffic.c sim/regress/directed.c)
 COV_BINS := sim/coverage/bins.txt
 COVREPORT := $(PYTHON) tools/covreport.py
 
@@ -47,8 +50,8 @@ $(eval $(call cov_variant,rtl_doorbell,sim/rtl/tests/test_rtl_doorbell.c,hcalock
 # all through GNU parallel (-j cores); then the report.
 .PHONY: coverage coverage-func
 coverage: coverage-func coverage-rtl
-coverage-func: $(COSIM) $(COV_TEST_BINS)
-	@sim/coverage/run.sh "$(COSIM)" "$(COV_DIR)" "$(NPROC)" "$(BUILD)/cov" "$(SIM_PLAN)"
+coverage-func: $(COV_COSIM) $(COV_TEST_BINS)
+	@sim/coverage/run.sh "$(COV_COSIM)" "$(COV_DIR)" "$(NPROC)" "$(BUILD)/cov" "$(SIM_PLAN)"
 	@$(COVREPORT) --bins $(COV_BINS) --out $(COV_DIR) $(COV_DIR)/func > /dev/null && cat $(COV_DIR)/summary.txt | sed -n '1,40p'
 	@echo "coverage: $(COV_DIR)/summary.txt, $(COV_DIR)/index.html"
 HELP += "coverage|functional coverage (bins: sim/coverage/bins.txt) and RTL code coverage, reports in build/coverage/"
@@ -120,7 +123,7 @@ $(1): $(2) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcacov.a $(BUILD)/lib/l
 	$(CXX) -o $$@ $(2) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcacov.a -Wl,-u,hca_rtl_engine_register $(3) \
 		$(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a $(RTL_LDLIBS) -lm
 endef
-$(eval $(call rtl_variant_prog,$(RTLCOV_BUILD)/cosim,$(COSIM_OBJS),$(RTLCOV_LIB)))
+$(eval $(call rtl_variant_prog,$(RTLCOV_BUILD)/cosim,$(COV_COSIM_OBJS),$(RTLCOV_LIB)))
 # The RTL tests of the plan's judge, against the coverage build (same objects as the tests).
 RTLCOV_TESTS := rtl_errors rtl_doorbell
 $(foreach t,$(RTLCOV_TESTS),$(eval $(RTLCOV_BUILD)/$(t): $(BUILD)/san/sim/rtl/tests/test_$(t).o $(BUILD)/lib/libhcalockstep-san.a \
@@ -159,7 +162,7 @@ $(MUT_LIB): $(BUILD)/obj/sim/rtl/rtl_engine.o $(MUT_BUILD)/rtl_model_64.o $(MUT_
 	@mkdir -p $(@D); rm -f $@
 	{ echo "CREATE $@"; for o in $(filter %.o,$^) $(addprefix $(MUT_BUILD)/v64/,verilated.o verilated_threads.o); do \
 	  echo "ADDMOD $$o"; done; echo "ADDLIB $(MUT_BUILD)/v64/Vhca_top64__ALL.a"; echo SAVE; echo END; } | ar -M
-$(eval $(call rtl_variant_prog,$(MUT_BUILD)/cosim,$(COSIM_OBJS),$(MUT_LIB)))
+$(eval $(call rtl_variant_prog,$(MUT_BUILD)/cosim,$(COV_COSIM_OBJS),$(MUT_LIB)))
 $(MUT_BUILD)/rtl_doorbell: $(BUILD)/obj/sim/rtl/tests/test_rtl_doorbell.o $(BUILD)/lib/libhcalockstep.a $(MUT_LIB) \
 		$(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a
 	$(CXX) -o $@ $^ $(RTL_LDLIBS) -lm

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <unistd.h>
 
 #include "verilated.h"
@@ -33,7 +34,7 @@ struct impl {
 	// a Yosys netlist with every sampled mutation behind `mutsel == id`;
 	// mut_act bit id-1 is 1 in a cycle where mutation id would change its
 	// cell's output.  Collected with no mutant selected: the activated set.
-	decltype(Top::mut_act) act;
+	std::remove_reference<decltype(Top::mut_act)>::type act;
 #endif
 	VerilatedFstC *fst;
 	int tracing;
@@ -167,13 +168,17 @@ void m_clock(rtl_model *m, rtl_io *io)
 	drive(p->top, io);
 	p->top->clk = 1;
 	p->top->eval();
+#if VM_TRACE
 	if (p->tracing && p->fst) p->fst->dump(p->ticks);
+#endif
 	p->ticks++;
 	p->top->clk = 0;
+#if VM_TRACE
 	if (p->tracing && p->fst) {
 		p->top->eval();
 		p->fst->dump(p->ticks);
 	}
+#endif
 	p->ticks++;
 	sample(p->top, io);
 #ifdef RTL_MUTANT
@@ -183,21 +188,32 @@ void m_clock(rtl_model *m, rtl_io *io)
 
 int m_trace_open(rtl_model *m, const char *path)
 {
+#if VM_TRACE
 	impl *p = (impl *)m->impl;
 	if (p->fst) return 0;
 	p->fst = new VerilatedFstC;
 	p->top->trace(p->fst, 99);
 	p->fst->open(path);
 	return p->fst->isOpen() ? 0 : -1;
+#else
+	// Builds without tracing (coverage, mutation analysis): no waveform.
+	(void)m;
+	(void)path;
+	return -1;
+#endif
 }
 
 void m_trace_close(rtl_model *m)
 {
+#if VM_TRACE
 	impl *p = (impl *)m->impl;
 	if (!p->fst) return;
 	p->fst->close();
 	delete p->fst;
 	p->fst = nullptr;
+#else
+	(void)m;
+#endif
 }
 
 void m_set_trace(rtl_model *m, int on)
