@@ -175,11 +175,13 @@ mutate: mutate-rtl mutate-model
 mutate-rtl: $(MUT_BINS)
 	@sim/mutate/run_rtl.sh $(MUT_BUILD) full "$(NPROC)"
 REGRESS_TARGETS += mutate
-HELP += "mutate|mutation analysis: RTL (Yosys mutate -ctrl, MUT_COUNT mutants) and C model (tools/mutate_c.py), build/mutate/"
-# make test: a sample of 24 RTL mutants under the short judge (a few minutes).
-TESTS += mutate_rtl_sample
-TEST_DEPS_mutate_rtl_sample := $(MUT_BINS)
-TEST_CMD_mutate_rtl_sample = sim/mutate/test_rtl_sample.sh $(MUT_BUILD) 24
+HELP += "mutate-rtl-sample|24 RTL mutants under the short judge" "mutate|mutation analysis: RTL (Yosys mutate -ctrl, MUT_COUNT mutants) and C model (tools/mutate_c.py), build/mutate/"
+# A sample of 24 RTL mutants under the short judge.  NOT in make test yet:
+# the Verilated Yosys netlist simulates about 40x slower than the RTL as
+# written (docs/sim.md 11.3), so the sample takes far more than a few minutes.
+.PHONY: mutate-rtl-sample
+mutate-rtl-sample: $(MUT_BINS)
+	@sim/mutate/test_rtl_sample.sh $(MUT_BUILD) 24
 
 # Model mutation analysis (tools/mutate_c.py): the judge links the model
 # libraries (non-sanitized) with the mutated object ahead of them.
