@@ -38,11 +38,7 @@ $(eval $(call cov_variant,model_protect,model/tests/test_model_protect.c $(COV_E
 $(eval $(call cov_variant,model_queues,model/tests/test_model_queues.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
 $(eval $(call cov_variant,model_ud_uc,model/tests/test_model_ud_uc.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
 $(eval $(call cov_variant,sim_device,sim/tests/test_device.c firmware/tests/fw_test.c,hcadev hcafw hcamodel hcaroce hcasim))
-$(eval $(call cov_variant,fw_cmd,firmware/tests/test_fw_cmd.c $(FW_TEST_COMMON),hcadev hcafw hcasim hcaroce))
-$(eval $(call cov_variant,fw_objects,firmware/tests/test_fw_objects.c $(FW_TEST_COMMON),hcadev hcafw hcasim hcaroce))
-$(eval $(call cov_variant,fw_qp,firmware/tests/test_fw_qp.c $(FW_TEST_COMMON),hcadev hcafw hcasim hcaroce))
 $(eval $(call cov_variant,rtl_errors,sim/rtl/tests/test_rtl_errors.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
-$(eval $(call cov_variant,rtl_rc,sim/rtl/tests/test_rtl_rc.c,hcartl hcaroce hcasim,$(RTL_LDLIBS)))
 $(eval $(call cov_variant,rtl_doorbell,sim/rtl/tests/test_rtl_doorbell.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
 
 # make coverage: the make sim plan (RTL DUT, both widths, model as reference),
@@ -50,7 +46,7 @@ $(eval $(call cov_variant,rtl_doorbell,sim/rtl/tests/test_rtl_doorbell.c,hcalock
 # all through GNU parallel (-j cores); then the report.
 .PHONY: coverage coverage-func
 coverage: coverage-func coverage-rtl
-coverage-func: $(COV_COSIM) $(COV_TEST_BINS)
+coverage-func: $(COV_COSIM) $(BUILD)/sim/rxfuzz $(COV_TEST_BINS)
 	@sim/coverage/run.sh "$(COV_COSIM)" "$(COV_DIR)" "$(NPROC)" "$(BUILD)/cov" "$(SIM_PLAN)"
 	@$(COVREPORT) --bins $(COV_BINS) --out $(COV_DIR) $(COV_DIR)/func > /dev/null && cat $(COV_DIR)/summary.txt | sed -n '1,40p'
 	@echo "coverage: $(COV_DIR)/summary.txt, $(COV_DIR)/index.html"
