@@ -5,7 +5,7 @@
 #   build/lib/libhcasim-verbs.so     the same, preloadable over Debian's libibverbs
 #   build/bin/hcasim                 `hcasim run` / `hcasim switch`
 # The hcasim command's own files (one per subcommand, hcasim_cmd.h); not in the library.
-HCASIM_CMD_SRCS := driver-shim/hcasim.c driver-shim/switch.c
+HCASIM_CMD_SRCS := driver-shim/hcasim.c driver-shim/switch.c driver-shim/switch_hcasim.c
 SHIM_SRCS := $(filter-out $(HCASIM_CMD_SRCS),$(wildcard driver-shim/*.c))
 LIBS += hcashim
 LIB_SRCS_hcashim += $(SHIM_SRCS)
@@ -88,6 +88,7 @@ $(eval $(call shim_script_test,shim_pingpong,pingpong.sh))
 $(eval $(call shim_script_test,shim_pingpong_more,pingpong_more.sh))
 $(eval $(call shim_script_test,shim_perftest,perftest.sh))
 $(eval $(call shim_script_test,shim_faults,faults.sh))
+$(eval $(call shim_script_test,shim_switch,switch.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
 

@@ -2,7 +2,7 @@
 /*
  * The subcommands of the `hcasim` command (build/bin/hcasim), one file each:
  *   hcasim.c    main, usage, `hcasim run`
- *   switch.c    `hcasim switch`
+ *   switch.c    `hcasim switch` (its port kinds: switch_*.c, switch.h)
  */
 #ifndef HCASIM_SHIM_HCASIM_CMD_H
 #define HCASIM_SHIM_HCASIM_CMD_H
