@@ -89,6 +89,7 @@ $(eval $(call shim_script_test,shim_pingpong_more,pingpong_more.sh))
 $(eval $(call shim_script_test,shim_perftest,perftest.sh))
 $(eval $(call shim_script_test,shim_faults,faults.sh))
 $(eval $(call shim_script_test,shim_switch,switch.sh))
+$(eval $(call shim_script_test,shim_options,options.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
 
