@@ -90,6 +90,7 @@ $(eval $(call shim_script_test,shim_perftest,perftest.sh))
 $(eval $(call shim_script_test,shim_faults,faults.sh))
 $(eval $(call shim_script_test,shim_switch,switch.sh))
 $(eval $(call shim_script_test,shim_options,options.sh))
+$(eval $(call shim_script_test,shim_gid,gid.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
 
