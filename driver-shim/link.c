@@ -73,9 +73,15 @@ static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t le
 /* The switch's verdict on our HELLO (frames before it go to the bus): 0 if accepted. */
 static int wait_welcome(struct shim_link *l)
 {
-	for (int waited = 0; !l->welcome && !l->dead && waited < LINK_WELCOME_MS; waited += 10) {
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!l->welcome && !l->dead) {
 		struct pollfd p = { .fd = l->fd, .events = POLLIN };
 
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= LINK_WELCOME_MS)
+			break;
 		if (poll(&p, 1, 10) > 0)
 			shim_link_poll(l);
 	}
