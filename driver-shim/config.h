@@ -41,6 +41,7 @@
 #define SHIM_MAX_DEVICES 8
 #define SHIM_MAX_NEIGH 64
 #define SHIM_NAME_MAX 64
+#define SHIM_MAX_CYCLES 1000000000ull	/* wire_latency at most (4 s of device time) */
 
 enum shim_mode {
 	SHIM_MODE_THREADED = 0,		/* a device thread per HCA (real applications) */

@@ -622,8 +622,8 @@ int shim_device_up(struct shim_device *d)
 		d->link = shim_link_connect(d->cfg.switch_path, d->cfg.mac, d->cfg.ipv4, d->cfg.name,
 					    d->bus, err, sizeof(err));
 		if (!d->link) {
+			ret = errno == EADDRINUSE ? EADDRINUSE : ENODEV;
 			shim_err("%s: %s", d->cfg.name, err);
-			ret = ENODEV;
 			goto fail;
 		}
 	} else {

@@ -4,7 +4,9 @@
 #   build/lib/libhcashim.a(-san)     the shim, for programs that link it directly (tests)
 #   build/lib/libhcasim-verbs.so     the same, preloadable over Debian's libibverbs
 #   build/bin/hcasim                 `hcasim run` / `hcasim switch`
-SHIM_SRCS := $(filter-out driver-shim/hcasim.c,$(wildcard driver-shim/*.c))
+# The hcasim command's own files (one per subcommand, hcasim_cmd.h); not in the library.
+HCASIM_CMD_SRCS := driver-shim/hcasim.c driver-shim/switch.c driver-shim/switch_hcasim.c
+SHIM_SRCS := $(filter-out $(HCASIM_CMD_SRCS),$(wildcard driver-shim/*.c))
 LIBS += hcashim
 LIB_SRCS_hcashim += $(SHIM_SRCS)
 CFLAGS_driver-shim := -Isim -Imodel -Idriver-shim -Itests
@@ -63,7 +65,7 @@ ALL_TARGETS += $(SHIM_SO)
 
 # ---- the hcasim command ---------------------------------------------------------------
 HCASIM_BIN := $(BUILD)/bin/hcasim
-$(HCASIM_BIN): $(BUILD)/obj/driver-shim/hcasim.o $(BUILD)/lib/libhcashim.a $(BUILD)/lib/libhcasim.a \
+$(HCASIM_BIN): $(patsubst %.c,$(BUILD)/obj/%.o,$(HCASIM_CMD_SRCS)) $(BUILD)/lib/libhcashim.a $(BUILD)/lib/libhcasim.a \
 		$(BUILD)/lib/libhcaroce.a
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ -lpthread -lm
@@ -86,6 +88,9 @@ $(eval $(call shim_script_test,shim_pingpong,pingpong.sh))
 $(eval $(call shim_script_test,shim_pingpong_more,pingpong_more.sh))
 $(eval $(call shim_script_test,shim_perftest,perftest.sh))
 $(eval $(call shim_script_test,shim_faults,faults.sh))
+$(eval $(call shim_script_test,shim_switch,switch.sh))
+$(eval $(call shim_script_test,shim_options,options.sh))
+$(eval $(call shim_script_test,shim_gid,gid.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
 

@@ -21,6 +21,7 @@
 
 #define LINK_SOCKBUF (4 << 20)
 #define LINK_ANSWERS 16
+#define LINK_WELCOME_MS 5000	/* the switch answers a HELLO at once; this is for a hung one */
 
 struct link_answer {
 	uint32_t ipv4;
@@ -32,6 +33,8 @@ struct link_answer {
 struct shim_link {
 	int fd;
 	int dead;
+	int welcome;		/* 0 waiting for WELCOME, 1 accepted, -errno refused */
+	char refusal[128];	/* the switch's reason */
 	struct shim_bus *bus;
 	pthread_mutex_t send_lock;
 	pthread_mutex_t lock;	/* answers, counters */
@@ -65,6 +68,24 @@ static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t le
 		return -err;
 	}
 	return 0;
+}
+
+/* The switch's verdict on our HELLO (frames before it go to the bus): 0 if accepted. */
+static int wait_welcome(struct shim_link *l)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!l->welcome && !l->dead) {
+		struct pollfd p = { .fd = l->fd, .events = POLLIN };
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= LINK_WELCOME_MS)
+			break;
+		if (poll(&p, 1, 10) > 0)
+			shim_link_poll(l);
+	}
+	return l->welcome == 1 ? 0 : -1;
 }
 
 struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint32_t ipv4,
@@ -111,6 +132,18 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 	if (send_msg(l, HCASW_HELLO, &hello, sizeof(hello))) {
 		snprintf(err, errlen, "switch %s refused the connection", path);
 		shim_link_close(l);
+		return NULL;
+	}
+	if (wait_welcome(l)) {
+		int e = l->welcome < 0 ? -l->welcome : ETIMEDOUT;
+
+		if (l->welcome < 0)
+			snprintf(err, errlen, "switch %s refused this HCA: %s", path, l->refusal);
+		else
+			snprintf(err, errlen, "switch %s did not answer (%s)", path,
+				 l->dead ? "it closed the connection" : "no WELCOME in 5 s");
+		shim_link_close(l);
+		errno = e;
 		return NULL;
 	}
 	return l;
@@ -186,7 +219,8 @@ int shim_link_poll(struct shim_link *l)
 			break;
 		}
 		if (got == 0) {
-			shim_err("switch closed the connection");
+			if (l->welcome >= 0)	/* (a refusal was reported already) */
+				shim_err("switch closed the connection");
 			l->dead = 1;
 			break;
 		}
@@ -201,6 +235,13 @@ int shim_link_poll(struct shim_link *l)
 			l->rx++;
 			pthread_mutex_unlock(&l->lock);
 			n++;
+		} else if (h.type == HCASW_WELCOME && h.len == sizeof(struct hcasw_welcome)) {
+			struct hcasw_welcome w;
+
+			memcpy(&w, l->rxbuf + sizeof(h), sizeof(w));
+			w.reason[sizeof(w.reason) - 1] = '\0';
+			snprintf(l->refusal, sizeof(l->refusal), "%s", w.reason);
+			l->welcome = w.status ? -(w.status > 0 ? w.status : EPROTO) : 1;
 		} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
 			struct hcasw_resolve r;
 

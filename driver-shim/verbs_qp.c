@@ -309,6 +309,9 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		/* RoCE has no LIDs: the address vector must carry a GRH. */
 		if (!ah->is_global)
 			return shim_errno(EINVAL);
+		ret = shim_av_check(ibqp->context, "ibv_modify_qp", ah->grh.sgid_index, ah->grh.dgid.raw);
+		if (ret)
+			return shim_errno(ret);
 		ret = shim_resolve_dmac(c->dev, ah->grh.dgid.raw, a.dmac);
 		if (ret)
 			return shim_errno(ret);

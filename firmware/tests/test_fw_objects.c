@@ -360,8 +360,8 @@ static void async_events(void)
 	/* SQ_DRAINED when asked for (RTS -> SQD with EN_SQD_ASYNC_NOTIFY). */
 	fwt_qp_attr_valid(&a);
 	{
-		uint8_t gid[16] = { 0xfe, 0x80 };
-		CHECK_EQ(fwt_set_gid(&T, 0, 1, gid), 0, "GID 0");
+		uint8_t ip[4] = { 10, 0, 0, 1 };	/* IPv4-mapped: the only GIDs an AV may use */
+		CHECK_EQ(fwt_set_gid(&T, 0, 0, ip), 0, "GID 0");
 	}
 	a.qp_state = HCA_QPS_INIT;
 	CHECK_EQ(fwt_qp_modify(&T, c1, qp, &a, HCA_QP_ATTR_STATE | HCA_QP_ATTR_PKEY_INDEX | HCA_QP_ATTR_PORT |

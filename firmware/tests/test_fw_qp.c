@@ -227,6 +227,9 @@ static void transition_matrix(void)
 	CHECK_EQ(legal + illegal, 3 * 49, "all pairs");
 }
 
+/* fe80::aff:fe00:1, the link-local GID of MAC 02:00:0a:00:00:01 (RFC 4291 modified EUI-64). */
+static const uint8_t LINK_LOCAL[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a, 0xff, 0xfe, 0, 0, 1 };
+
 #define RC_INIT_MASK (HCA_QP_ATTR_STATE | HCA_QP_ATTR_PKEY_INDEX | HCA_QP_ATTR_PORT | HCA_QP_ATTR_ACCESS_FLAGS)
 #define RC_RTR_MASK (HCA_QP_ATTR_STATE | HCA_QP_ATTR_AV | HCA_QP_ATTR_PATH_MTU | HCA_QP_ATTR_DEST_QPN | \
 		     HCA_QP_ATTR_RQ_PSN | HCA_QP_ATTR_MAX_DEST_RD_ATOMIC | HCA_QP_ATTR_MIN_RNR_TIMER)
@@ -267,6 +270,10 @@ static void value_checks(void)
 	TRY(1, 2, RC_RTR_MASK, a->is_global = 0, "AV without GRH");
 	TRY(1, 2, RC_RTR_MASK, a->sgid_index = HCA_CAP_GID_TBL_LEN, "sgid_index beyond the table");
 	TRY(1, 2, RC_RTR_MASK, a->sgid_index = 5, "sgid_index of an empty entry");
+	/* RoCEv2 over IPv6 does not exist yet: the engine would make IPv4 addresses of the GIDs. */
+	TRY(1, 2, RC_RTR_MASK, a->sgid_index = 1, "IPv6 source GID");
+	TRY(1, 2, RC_RTR_MASK, memcpy(a->dgid, LINK_LOCAL, 16), "IPv6 destination GID");
+	TRY(1, 2, RC_RTR_MASK, a->dgid[10] = 0, "destination GID ::a00:2 (not IPv4-mapped)");
 	TRY(1, 2, RC_RTR_MASK, a->dest_qp_num = 1u << 24, "dest_qpn 2^24");
 	TRY(1, 2, RC_RTR_MASK, a->rq_psn = 1u << 24, "rq_psn 2^24");
 	TRY(1, 2, RC_RTR_MASK, a->max_dest_rd_atomic = HCA_CAP_MAX_RD_ATOMIC + 1, "max_dest_rd_atomic");
@@ -357,6 +364,7 @@ int main(void)
 	CHECK_EQ(fwt_pd_alloc(&T, CTX, &PD, NULL), 0, "PD");
 	CHECK_EQ(fwt_cq_create(&T, CTX, 0, 6, &CQ, NULL), 0, "CQ");
 	CHECK_EQ(fwt_set_gid(&T, 0, 0, gid), 0, "GID 0");
+	CHECK_EQ(fwt_set_gid(&T, 1, 1, LINK_LOCAL), 0, "GID 1: IPv6 link-local");
 	for (int t = 0; t < 3; t++) {
 		fwt_qp_init(&T, &ia, types[t], 0);
 		CHECK_EQ(fwt_qp_create(&T, CTX, PD, CQ, CQ, 0, &ia, &QP[t], &QPN[t]), 0, "QP");

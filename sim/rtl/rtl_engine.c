@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_opts.h"
 #include "hcasim/engine.h"
 #include "rtl_engine.h"
 #include "rtl_model.h"
@@ -460,70 +461,24 @@ static uint32_t axil(struct rtl_engine *r, bool mgmt, bool write, uint32_t addr,
 
 /* ----------------------------------------------------------- engine ops */
 
-static int opt_uint(const char *opts, const char *key, unsigned int *val)
-{
-	const char *p = opts;
-	size_t kl = strlen(key);
+/* Options (docs/rtl.md "Engine configuration"); checked by sim/engine_opts. */
+struct rtl_opts {
+	unsigned int rd_lat, rd_jitter, wr_lat;
+	unsigned int bug;	/* index into bug_names = the dbg_bug code */
+};
 
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == '=') {
-			*val = (unsigned int)strtoul(p + kl + 1, NULL, 0);
-			return 1;
-		}
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return 0;
-}
+static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit",
+					 NULL };
 
-/* Every "key=value" of `opts` names an option of this engine (else a message and false). */
-static bool opts_known(const char *opts)
-{
-	static const char *const known[] = { "rd_lat", "rd_jitter", "wr_lat", "bug" };
-	const char *p = opts;
+#define RTL_LAT_MAX 1000000u	/* cycles (4 ms): beyond any host memory */
 
-	while (p && *p) {
-		size_t n = strcspn(p, ",="), i;
-
-		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			if (strlen(known[i]) == n && !strncmp(p, known[i], n) && p[n] == '=')
-				break;
-		if (i == sizeof(known) / sizeof(known[0])) {
-			fprintf(stderr, "rtl: unknown option '%.*s' (known: rd_lat=N, rd_jitter=N, wr_lat=N, bug=NAME)\n",
-				(int)strcspn(p, ","), p);
-			return false;
-		}
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return true;
-}
-
-static int opt_str(const char *opts, const char *key, char *buf, size_t cap)
-{
-	const char *p = opts;
-	size_t kl = strlen(key);
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == '=') {
-			size_t n = strcspn(p + kl + 1, ",");
-
-			if (n >= cap)
-				n = cap - 1;
-			memcpy(buf, p + kl + 1, n);
-			buf[n] = '\0';
-			return 1;
-		}
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return 0;
-}
-
-static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit" };
+static const struct hca_engine_opt rtl_opt_table[] = {
+	HCA_OPT_UINT(struct rtl_opts, rd_lat, 0, RTL_LAT_MAX, "DMA read latency, cycles; default 24"),
+	HCA_OPT_UINT(struct rtl_opts, rd_jitter, 0, RTL_LAT_MAX, "extra random read latency, cycles; default 16"),
+	HCA_OPT_UINT(struct rtl_opts, wr_lat, 0, RTL_LAT_MAX, "DMA write response latency, cycles; default 8"),
+	HCA_OPT_ENUM(struct rtl_opts, bug, bug_names, "a planted test-only RTL bug"),
+	{ 0 },
+};
 
 static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host_ops *host, void *host_ctx,
 		      struct hca_engine **out)
@@ -531,7 +486,7 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	struct rtl_engine *r;
 	unsigned int w = cfg && cfg->data_w ? cfg->data_w : 64;
 	const char *opts = cfg ? cfg->options : NULL;
-	char bug[32];
+	struct rtl_opts o = { .rd_lat = 24, .rd_jitter = 16, .wr_lat = 8 };
 
 	if (!host || !out || !host->dma_read || !host->dma_write || !host->tx_frame || !host->interrupt)
 		return -EINVAL;
@@ -552,32 +507,17 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	r->rng = (cfg ? cfg->seed : 0) * 0x9E3779B97F4A7C15ull + 0x1234567ull;
 	if (!r->rng)
 		r->rng = 1;
-	if (!opts_known(opts)) {
+	if (hca_engine_opts_parse("rtl", rtl_opt_table, opts, &o)) {
 		r->m->destroy(r->m);
 		free(r);
 		return -EINVAL;
 	}
-	r->rd_lat = 24;
-	r->rd_jitter = 16;
-	r->wr_lat = 8;
-	opt_uint(opts, "rd_lat", &r->rd_lat);
-	opt_uint(opts, "rd_jitter", &r->rd_jitter);
-	opt_uint(opts, "wr_lat", &r->wr_lat);
+	r->rd_lat = o.rd_lat;
+	r->rd_jitter = o.rd_jitter;
+	r->wr_lat = o.wr_lat;
+	r->bug = (uint8_t)o.bug;
 	if (getenv("HCASIM_RTL_DEBUG"))
 		r->debug = (unsigned int)strtoul(getenv("HCASIM_RTL_DEBUG"), NULL, 0);
-	if (opt_str(opts, "bug", bug, sizeof(bug))) {
-		size_t i;
-
-		for (i = 0; i < sizeof(bug_names) / sizeof(bug_names[0]); i++)
-			if (!strcmp(bug, bug_names[i]))
-				break;
-		if (i == sizeof(bug_names) / sizeof(bug_names[0])) {
-			r->m->destroy(r->m);
-			free(r);
-			return -EINVAL;
-		}
-		r->bug = (uint8_t)i;
-	}
 	r->io.dbg_bug = r->bug;
 	if (cfg && cfg->trace) {
 		if (r->m->trace_open(r->m, cfg->trace)) {
