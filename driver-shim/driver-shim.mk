@@ -63,10 +63,11 @@ ALL_TARGETS += $(SHIM_SO)
 
 # ---- the hcasim command ---------------------------------------------------------------
 HCASIM_BIN := $(BUILD)/bin/hcasim
-$(HCASIM_BIN): $(BUILD)/obj/driver-shim/hcasim.o $(BUILD)/lib/libhcashim.a $(BUILD)/lib/libhcasim.a \
-		$(BUILD)/lib/libhcaroce.a
+# Other parts add subcommands: HCASIM_CMD_OBJS, _LIBS (in link order), _LDLIBS (sim/replay.mk).
+$(HCASIM_BIN): $(BUILD)/obj/driver-shim/hcasim.o $$(HCASIM_CMD_OBJS) $(BUILD)/lib/libhcashim.a $$(HCASIM_CMD_LIBS) \
+		$(BUILD)/lib/libhcasim.a $(BUILD)/lib/libhcaroce.a
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ -lpthread -lm
+	$(CC) -o $@ $^ $(HCASIM_CMD_LDLIBS) -lpthread -lm
 ALL_TARGETS += $(HCASIM_BIN)
 # What `hcasim run` needs at run time.
 SHIM_RUNTIME := $(HCASIM_BIN) $(SHIM_SO)

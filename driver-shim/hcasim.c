@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "replay/replay.h"
 #include "hcasim/hca_spec.h"
 #include "swproto.h"
 #include "wire.h"
@@ -43,6 +44,7 @@ static void usage(FILE *f)
 		"                     [--jitter P] [--latency CYCLES] [--fault-frames FIRST:LAST]\n"
 		"                     [--pcap FILE] [--pcap-out FILE] [--quiet] PATH\n"
 		"       (--quiet: no per-connection messages; the final counters are always printed)\n"
+		"       hcasim replay [--backend NAME] [--width 64|512] --setup FILE [--out FILE] CAPTURE.pcap\n"
 		"       hcasim help\n"
 		"See docs/shim.md.\n");
 }
@@ -568,6 +570,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "switch"))
 		return cmd_switch(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "replay"))
+		return hcasim_replay_main(argc - 1, argv + 1);	/* sim/replay/ */
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
