@@ -164,7 +164,7 @@ int hcasim_replay_main(int argc, char **argv)
 			rc = rc == -EIO ? 1 : 2;
 		} else {
 			printf("replay: %lu frames: %lu accepted, %lu dropped, %lu other (duplicate, "
-			       "out-of-sequence, NAK, ignored); %lu frames answered%s%s, %lu CQEs\n",
+			       "out-of-sequence, NAK, ignored); %lu answer frames%s%s, %lu CQEs\n",
 			       tot.frames, tot.accepted, tot.dropped, tot.frames - tot.accepted - tot.dropped,
 			       tot.answers, ropt.out ? " into " : "", ropt.out ? ropt.out : "", tot.cqes);
 			rc = tot.diverged ? 1 : 0;

@@ -22,7 +22,8 @@ _Static_assert(HCA_STAT_RX_DROP_QKEY == 9 && HCA_STAT_EQ_OVERFLOW == 18, "stat_n
 
 /* The BTH fields at their fixed offsets (Ethernet/IPv4 without options/UDP 4791), if present. */
 struct bth_peek {
-	bool ok;
+	bool udp;		/* IPv4/UDP to port 4791 */
+	bool ok;		/* and a whole BTH */
 	uint8_t opcode;
 	uint32_t dqpn, psn;
 	bool ackreq;
@@ -32,8 +33,11 @@ static struct bth_peek peek(const uint8_t *f, size_t len)
 {
 	struct bth_peek b = { 0 };
 
-	if (len < 54 || f[12] != 0x08 || f[13] != 0x00 || f[14] != 0x45 || f[23] != 17 ||
+	if (len < 38 || f[12] != 0x08 || f[13] != 0x00 || f[14] != 0x45 || f[23] != 17 ||
 	    ((f[36] << 8) | f[37]) != 4791)
+		return b;
+	b.udp = true;
+	if (len < 54)
 		return b;
 	b.ok = true;
 	b.opcode = f[42];
@@ -182,7 +186,8 @@ static void frame_text(FILE *f, const uint8_t *d, size_t len)
 	char a[64];
 
 	if (!b.ok) {
-		fprintf(f, "not RoCEv2 (no IPv4/UDP 4791 header), %zu bytes", len);
+		fprintf(f, "%s, %zu bytes", b.udp ? "RoCEv2 cut short (no whole BTH)" : "not RoCEv2 (no IPv4/UDP 4791 header)",
+			len);
 		return;
 	}
 	fprintf(f, "%s qpn 0x%x psn 0x%x%s", hca_bth_opcode_name(b.opcode), b.dqpn, b.psn, b.ackreq ? " A" : "");
