@@ -3,7 +3,7 @@
 #
 #   build/lib/libhcashim.a(-san)     the shim, for programs that link it directly (tests)
 #   build/lib/libhcasim-verbs.so     the same, preloadable over Debian's libibverbs
-#   build/bin/hcasim                 `hcasim run` / `hcasim switch`
+#   build/bin/hcasim                 `hcasim run` / `hcasim switch` / `hcasim replay` (sim/replay.mk)
 SHIM_SRCS := $(filter-out driver-shim/hcasim.c,$(wildcard driver-shim/*.c))
 LIBS += hcashim
 LIB_SRCS_hcashim += $(SHIM_SRCS)

@@ -11,6 +11,9 @@
  *       of several `hcasim run` processes, with seeded fault injection
  *       (sim/wire) and pcap capture of the frames it forwards (sim/pcap).
  *       Runs until SIGINT/SIGTERM, then prints its counters.
+ *
+ *   hcasim replay [options] --setup FILE CAPTURE
+ *       Feed a capture into one simulated device (sim/replay/, docs/replay.md).
  */
 #include <errno.h>
 #include <getopt.h>
