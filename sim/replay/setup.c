@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,31 +56,10 @@ static int fail(struct parser *p, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-static int parse_u64(const char *v, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(v, &end, 0);
-	return (errno || *end || !*v || *v == '-') ? -1 : 0;
-}
-
 /* An unsigned number no larger than max, or an error naming the key. */
 static int num(struct parser *p, const char *k, const char *v, uint64_t max, uint64_t *out)
 {
-	if (parse_u64(v, out) || *out > max)
+	if (shim_parse_u64(v, out) || *out > max)
 		return fail(p, "%s wants a number 0..%llu, got \"%s\"", k, (unsigned long long)max, v);
 	return 0;
 }
@@ -90,15 +70,6 @@ static int num32(struct parser *p, const char *k, const char *v, uint64_t max, u
 	int rc = num(p, k, v, max, &x);
 
 	*out = (uint32_t)x;
-	return rc;
-}
-
-static int num8(struct parser *p, const char *k, const char *v, uint64_t max, uint8_t *out)
-{
-	uint64_t x;
-	int rc = num(p, k, v, max, &x);
-
-	*out = (uint8_t)x;
 	return rc;
 }
 
@@ -132,7 +103,7 @@ static int parse_access(struct parser *p, const char *v, uint32_t *out)
 	char tmp[128], *save = NULL, *tok;
 	uint64_t x;
 
-	if (!parse_u64(v, &x)) {
+	if (!shim_parse_u64(v, &x)) {
 		if (x & ~(uint64_t)0xf)
 			return fail(p, "access bits beyond 0xf: \"%s\"", v);
 		*out = (uint32_t)x;
@@ -262,7 +233,7 @@ static int mtu_code(struct parser *p, const char *v, uint8_t *out)
 	static const unsigned int sizes[] = { 256, 512, 1024, 2048, 4096 };
 	uint64_t x;
 
-	if (!parse_u64(v, &x))
+	if (!shim_parse_u64(v, &x))
 		for (unsigned int i = 0; i < 5; i++)
 			if (x == sizes[i]) {
 				*out = (uint8_t)(HCA_MTU_256 + i);
@@ -306,6 +277,21 @@ static int parse_recv(struct parser *p, int qp, const char *v)
 	s->nrecv++;
 	return 0;
 }
+
+/* The numeric ibv_modify_qp attributes a [qp] section may set, with their IB ranges. */
+#define QP_NUM(name, max) { #name, offsetof(struct hca_qp_attr, name), sizeof(((struct hca_qp_attr *)0)->name), max }
+static const struct {
+	const char *key;
+	size_t off;
+	uint8_t size;
+	uint64_t max;
+} qp_nums[] = {
+	QP_NUM(rq_psn, 0xffffff),	  QP_NUM(sq_psn, 0xffffff),	QP_NUM(qkey, UINT32_MAX),
+	QP_NUM(max_dest_rd_atomic, 255), QP_NUM(max_rd_atomic, 255),	QP_NUM(min_rnr_timer, 31),
+	QP_NUM(timeout, 31),		  QP_NUM(retry_cnt, 7),		QP_NUM(rnr_retry, 7),
+	QP_NUM(hop_limit, 255),		  QP_NUM(traffic_class, 255),
+};
+#undef QP_NUM
 
 static int qp_key(struct parser *p, struct rp_qp *q, const char *k, const char *v)
 {
@@ -367,32 +353,23 @@ static int qp_key(struct parser *p, struct rp_qp *q, const char *k, const char *
 		q->have_dest_qpn = true;
 		return num32(p, k, v, 0xffffff, &a->dest_qp_num);
 	}
-	if (!strcmp(k, "rq_psn"))
-		return num32(p, k, v, 0xffffff, &a->rq_psn);
-	if (!strcmp(k, "sq_psn"))
-		return num32(p, k, v, 0xffffff, &a->sq_psn);
 	if (!strcmp(k, "path_mtu"))
 		return mtu_code(p, v, &a->path_mtu);
 	if (!strcmp(k, "access"))
 		return parse_access(p, v, &a->qp_access_flags);
-	if (!strcmp(k, "qkey"))
-		return num32(p, k, v, UINT32_MAX, &a->qkey);
-	if (!strcmp(k, "max_dest_rd_atomic"))
-		return num8(p, k, v, 255, &a->max_dest_rd_atomic);
-	if (!strcmp(k, "max_rd_atomic"))
-		return num8(p, k, v, 255, &a->max_rd_atomic);
-	if (!strcmp(k, "min_rnr_timer"))
-		return num8(p, k, v, 31, &a->min_rnr_timer);
-	if (!strcmp(k, "timeout"))
-		return num8(p, k, v, 31, &a->timeout);
-	if (!strcmp(k, "retry_cnt"))
-		return num8(p, k, v, 7, &a->retry_cnt);
-	if (!strcmp(k, "rnr_retry"))
-		return num8(p, k, v, 7, &a->rnr_retry);
-	if (!strcmp(k, "hop_limit"))
-		return num8(p, k, v, 255, &a->hop_limit);
-	if (!strcmp(k, "traffic_class"))
-		return num8(p, k, v, 255, &a->traffic_class);
+	for (size_t i = 0; i < sizeof(qp_nums) / sizeof(qp_nums[0]); i++) {
+		uint64_t x;
+
+		if (strcmp(k, qp_nums[i].key))
+			continue;
+		if (num(p, k, v, qp_nums[i].max, &x))
+			return -EINVAL;
+		if (qp_nums[i].size == 4)
+			*(uint32_t *)((uint8_t *)a + qp_nums[i].off) = (uint32_t)x;
+		else
+			*((uint8_t *)a + qp_nums[i].off) = (uint8_t)x;
+		return 0;
+	}
 	if (!strcmp(k, "max_send_wr"))
 		return num32(p, k, v, 1u << 16, &q->max_send_wr);
 	if (!strcmp(k, "max_recv_wr"))
@@ -417,7 +394,7 @@ static int section(struct parser *p, char *hdr)
 		name++;
 	if (*name)
 		*name++ = '\0';
-	name = trim(name);
+	name = shim_trim(name);
 	if (!*name)
 		return fail(p, "section [%s] needs a name: [%s NAME]", kind, kind);
 	if (strlen(name) >= RP_NAME_MAX)
@@ -618,24 +595,24 @@ int rp_setup_parse(struct rp_setup *s, const char *text, const char *origin, cha
 		hash = strchr(buf, '#');
 		if (hash)
 			*hash = '\0';
-		line = trim(buf);
+		line = shim_trim(buf);
 		if (!*line)
 			continue;
 		if (*line == '[') {
 			char *e = strchr(line, ']');
 
-			if (!e || *trim(e + 1))
+			if (!e || *shim_trim(e + 1))
 				return fail(&p, "bad section header (want [KIND NAME])");
 			*e = '\0';
-			rc = section(&p, trim(line + 1));
+			rc = section(&p, shim_trim(line + 1));
 		} else {
 			eq = strchr(line, '=');
 			if (!eq)
 				return fail(&p, "expected key = value");
 			*eq = '\0';
-			if (!*trim(line))
+			if (!*shim_trim(line))
 				return fail(&p, "empty key");
-			rc = key(&p, trim(line), trim(eq + 1));
+			rc = key(&p, shim_trim(line), shim_trim(eq + 1));
 		}
 		if (rc)
 			return rc;
