@@ -117,7 +117,8 @@ const char *rp_verdict(const struct rp_obs *o, char *why, size_t n)
 	for (size_t i = 0; i < o->ntx && !nak; i++)
 		nak = answer_nak(&o->tx[i], &syn);
 	if (!o->stat[HCA_STAT_RX_FRAMES]) {
-		snprintf(why, n, "the device did not count the frame (RX_FRAMES did not move)");
+		snprintf(why, n, "not received: RX_FRAMES did not move (an empty frame, or one longer "
+				 "than the port takes)");
 		return "dropped";
 	}
 	r = drop_reason(o, why, n);
