@@ -598,6 +598,9 @@ int rp_dev_open(struct rp_dev *d, const struct rp_dev_opts *o, struct rp_setup *
 	cfg.data_w = o->width;
 	cfg.seed = o->seed;
 	cfg.options = o->options;
+	cfg.trace = o->trace;
+	cfg.trace_from = o->trace_from;
+	cfg.trace_to = o->trace_to;
 	rc = d->be->create(&cfg, &host_ops, d, &d->dev);
 	if (rc) {
 		d->dev = NULL;

@@ -19,7 +19,8 @@ static void usage(FILE *f)
 		"usage: hcasim replay [--backend model|rtl|lockstep] [--width 64|512] --setup FILE\n"
 		"                     [--out ANSWERS.pcap] [--json FILE] [--dump-mrs DIR]\n"
 		"                     [--timing spacing|capture] [--spacing CYCLES] [--tail CYCLES]\n"
-		"                     [--options K=V,...] [--seed N] [--quiet] CAPTURE.pcap\n"
+		"                     [--options K=V,...] [--seed N] [--quiet]\n"
+		"                     [--trace FILE.fst [--trace-from CYCLE] [--trace-to CYCLE]] CAPTURE.pcap\n"
 		"Feeds each frame of CAPTURE into one simulated device set up as FILE says and\n"
 		"reports what the device did with it.  See docs/replay.md.\n");
 }
@@ -52,6 +53,9 @@ int hcasim_replay_main(int argc, char **argv)
 		{ "options", required_argument, NULL, 'O' },
 		{ "seed", required_argument, NULL, 'e' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "trace", required_argument, NULL, 'F' },
+		{ "trace-from", required_argument, NULL, 'f' },
+		{ "trace-to", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -116,6 +120,17 @@ int hcasim_replay_main(int argc, char **argv)
 			break;
 		case 'q':
 			ropt.quiet = true;
+			break;
+		case 'F':
+			dopt.trace = optarg;
+			break;
+		case 'f':
+			if (parse_cycles("trace-from", optarg, &dopt.trace_from))
+				return 2;
+			break;
+		case 'u':
+			if (parse_cycles("trace-to", optarg, &dopt.trace_to))
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);

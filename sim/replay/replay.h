@@ -154,6 +154,8 @@ struct rp_dev_opts {
 	unsigned int width;		/* RTL datapath: 0 (default), 64, 512 */
 	const char *options;		/* backend options or NULL */
 	uint64_t seed;
+	const char *trace;		/* rtl/lockstep: FST waveform of the RTL, or NULL */
+	uint64_t trace_from, trace_to;	/* traced cycles (trace_to 0 = to the end) */
 };
 
 /* Create the device, bring it up, create everything the setup names.  Progress

@@ -412,6 +412,23 @@ def capture_timing(args, rnd):
     check(all(f.get("verdict") == "accepted" for f in r.frames), "capture timing: both SENDs accepted")
 
 
+def rtl_trace(args, rnd):
+    """--trace: an FST waveform of the RTL over the cycles asked for (read back by the header)."""
+    fst = os.path.join(args.out, "trace.fst")
+    if os.path.exists(fst):
+        os.remove(fst)
+    r = Run(args, "trace", "rtl", 64, [request(opcode="RC_SEND_ONLY", psn=EPSN, payload=payload(rnd, 8).hex())],
+            extra=["--trace", fst, "--trace-from", "9000", "--trace-to", "11000"])
+    check(r.frame(0).get("verdict") == "accepted", "trace: SEND accepted with tracing on")
+    size = os.path.getsize(fst) if os.path.exists(fst) else 0
+    head = b""
+    if size:
+        with open(fst, "rb") as fh:
+            head = fh.read(1)
+    # FST files start with a header block, block type 0 (FST_BL_HDR, gtkwave's fstapi.h)
+    check(size > 100 and head == b"\x00", "trace: %s written (%d bytes)" % (fst, size))
+
+
 # ---- the command's own error handling -----------------------------------------------------
 
 def bad_inputs(args):
@@ -485,6 +502,7 @@ def main():
             scenario(args, backend, width, rnd)
     planted(args, rnd)
     capture_timing(args, rnd)
+    rtl_trace(args, rnd)
     bad_inputs(args)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
