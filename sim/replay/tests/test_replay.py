@@ -169,6 +169,17 @@ class Run:
               (self.what, len(self.frames), len(frames)))
         if backend == "lockstep":
             check("agreed on every transaction" in self.text, "%s: lockstep found no divergence" % self.what)
+        if self.frames:
+            # the device settles --spacing cycles after the setup before the first frame
+            c0 = self.frames[0].get("in", {}).get("cycle", 0)
+            check(c0 >= (spacing or 10000), "%s: first frame at cycle %d, after the setup and %d cycles" %
+                  (self.what, c0, spacing or 10000))
+        if times is None and len(self.frames) > 1:
+            # fixed spacing: the device clock moves by --spacing from frame to frame, idle or not
+            c = [f.get("in", {}).get("cycle", 0) for f in self.frames]
+            check(all(b - a == (spacing or 10000) for a, b in zip(c, c[1:])),
+                  "%s: frames %s cycles apart, want %d" % (self.what, [b - a for a, b in zip(c, c[1:])],
+                                                           spacing or 10000))
 
     def mr(self, name):
         path = os.path.join(self.dump, name + ".bin")
