@@ -411,3 +411,13 @@ int shim_config_from_env(struct shim_config *cfg)
 	}
 	return shim_config_parse(cfg, text, "environment");
 }
+
+char *shim_trim(char *s)
+{
+	return trim(s);
+}
+
+int shim_parse_u64(const char *v, uint64_t *out)
+{
+	return parse_u64(v, out);
+}

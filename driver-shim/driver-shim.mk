@@ -3,7 +3,7 @@
 #
 #   build/lib/libhcashim.a(-san)     the shim, for programs that link it directly (tests)
 #   build/lib/libhcasim-verbs.so     the same, preloadable over Debian's libibverbs
-#   build/bin/hcasim                 `hcasim run` / `hcasim switch`
+#   build/bin/hcasim                 `hcasim run` / `hcasim switch` / `hcasim replay` (sim/replay.mk)
 # The hcasim command's own files (one per subcommand, hcasim_cmd.h); not in the library.
 HCASIM_CMD_SRCS := driver-shim/hcasim.c driver-shim/switch.c driver-shim/switch_hcasim.c
 SHIM_SRCS := $(filter-out $(HCASIM_CMD_SRCS),$(wildcard driver-shim/*.c))
@@ -65,10 +65,11 @@ ALL_TARGETS += $(SHIM_SO)
 
 # ---- the hcasim command ---------------------------------------------------------------
 HCASIM_BIN := $(BUILD)/bin/hcasim
-$(HCASIM_BIN): $(patsubst %.c,$(BUILD)/obj/%.o,$(HCASIM_CMD_SRCS)) $(BUILD)/lib/libhcashim.a $(BUILD)/lib/libhcasim.a \
-		$(BUILD)/lib/libhcaroce.a
+# Other parts add subcommands: HCASIM_CMD_OBJS, _LIBS (in link order), _LDLIBS (sim/replay.mk).
+$(HCASIM_BIN): $(patsubst %.c,$(BUILD)/obj/%.o,$(HCASIM_CMD_SRCS)) $$(HCASIM_CMD_OBJS) $(BUILD)/lib/libhcashim.a \
+		$$(HCASIM_CMD_LIBS) $(BUILD)/lib/libhcasim.a $(BUILD)/lib/libhcaroce.a
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ -lpthread -lm
+	$(CC) -o $@ $^ $(HCASIM_CMD_LDLIBS) -lpthread -lm
 ALL_TARGETS += $(HCASIM_BIN)
 # What `hcasim run` needs at run time.
 SHIM_RUNTIME := $(HCASIM_BIN) $(SHIM_SO)

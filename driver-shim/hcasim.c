@@ -12,6 +12,9 @@
  *       (sim/wire) and pcap capture of the frames it forwards (sim/pcap).
  *       Runs until SIGINT/SIGTERM, then prints its counters (switch.c).
  *
+ *   hcasim replay [options] --setup FILE CAPTURE
+ *       Feed a capture into one simulated device (sim/replay/, docs/replay.md).
+ *
  * Each subcommand lives in its own file (hcasim_cmd.h lists them).
  */
 #include <errno.h>
@@ -37,6 +40,7 @@ void hcasim_usage(FILE *f)
 		"                     [--jitter P] [--latency CYCLES] [--fault-frames FIRST:LAST]\n"
 		"                     [--pcap FILE] [--pcap-out FILE] [--quiet] PATH\n"
 		"       (--quiet: no per-connection messages; the final counters are always printed)\n"
+		"       hcasim replay [--backend NAME] [--width 64|512] --setup FILE [--out FILE] CAPTURE.pcap\n"
 		"       hcasim help\n"
 		"See docs/shim.md.\n");
 }
@@ -196,6 +200,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "switch"))
 		return hcasim_switch_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "replay"))
+		return hcasim_replay_main(argc - 1, argv + 1);	/* sim/replay/ */
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		hcasim_usage(stdout);
 		return 0;

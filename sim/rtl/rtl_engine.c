@@ -367,6 +367,10 @@ static void warp(struct rtl_engine *r, uint64_t n)
 	io->eng_hold = 1;
 	io->time_warp = 1;
 	io->time_warp_cycles = n;
+	/* settle first, as rtl_model's clock() requires: clock() leaves clk low
+	 * without evaluating it (unless tracing), so a warp straight after a clocked
+	 * cycle() saw no rising edge at all and the device clock did not move */
+	r->m->settle(r->m, io);
 	r->m->clock(r->m, io);
 	io->time_warp = 0;
 	io->time_warp_cycles = 0;
