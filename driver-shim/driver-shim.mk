@@ -4,7 +4,7 @@
 #   build/lib/libhcashim.a(-san)     the shim, for programs that link it directly (tests)
 #   build/lib/libhcasim-verbs.so     the same, preloadable over Debian's libibverbs
 #   build/bin/hcasim                 `hcasim run` / `hcasim switch`
-SHIM_SRCS := $(filter-out driver-shim/hcasim.c,$(wildcard driver-shim/*.c))
+SHIM_SRCS := $(filter-out driver-shim/hcasim.c driver-shim/sw_%.c,$(wildcard driver-shim/*.c))
 LIBS += hcashim
 LIB_SRCS_hcashim += $(SHIM_SRCS)
 CFLAGS_driver-shim := -Isim -Imodel -Idriver-shim -Itests
@@ -63,7 +63,7 @@ ALL_TARGETS += $(SHIM_SO)
 
 # ---- the hcasim command ---------------------------------------------------------------
 HCASIM_BIN := $(BUILD)/bin/hcasim
-$(HCASIM_BIN): $(BUILD)/obj/driver-shim/hcasim.o $(BUILD)/lib/libhcashim.a $(BUILD)/lib/libhcasim.a \
+$(HCASIM_BIN): $(BUILD)/obj/driver-shim/hcasim.o $(BUILD)/obj/driver-shim/sw_qemu.o $(BUILD)/lib/libhcashim.a $(BUILD)/lib/libhcasim.a \
 		$(BUILD)/lib/libhcaroce.a
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ -lpthread -lm

@@ -28,6 +28,7 @@
 
 #include "config.h"
 #include "hcasim/hca_spec.h"
+#include "sw_qemu.h"
 #include "swproto.h"
 #include "wire.h"
 
@@ -41,8 +42,9 @@ static void usage(FILE *f)
 		"                  -- PROGRAM [ARGS...]\n"
 		"       hcasim switch [--seed N] [--drop P] [--dup P] [--reorder P] [--corrupt P]\n"
 		"                     [--jitter P] [--latency CYCLES] [--fault-frames FIRST:LAST]\n"
-		"                     [--pcap FILE] [--pcap-out FILE] [--quiet] PATH\n"
-		"       (--quiet: no per-connection messages; the final counters are always printed)\n"
+		"                     [--pcap FILE] [--pcap-out FILE] [--quiet] [--qemu QPATH] PATH\n"
+		"       (--quiet: no per-connection messages; the final counters are always printed;\n"
+		"        --qemu: QEMU guests join with -netdev stream,addr.type=unix,addr.path=QPATH)\n"
 		"       hcasim help\n"
 		"See docs/shim.md.\n");
 }
@@ -369,6 +371,7 @@ static int cmd_switch(int argc, char **argv)
 		{ "pcap-out", required_argument, NULL, 'o' },
 		{ "fault-frames", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "qemu", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -379,7 +382,7 @@ static int cmd_switch(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct wire_stats st;
 	struct sigaction sig = { .sa_handler = on_signal };
-	const char *path;
+	const char *path, *qemu_path = NULL;
 	struct wire *w;
 	int lfd, c;
 
@@ -433,6 +436,9 @@ static int cmd_switch(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case 'Q':
+			qemu_path = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -472,6 +478,13 @@ static int cmd_switch(int argc, char **argv)
 		wire_destroy(w);
 		return 1;
 	}
+	if (qemu_path && sw_qemu_open(qemu_path, path, quiet)) {
+		fprintf(stderr, "hcasim switch: cannot listen on %s: %s\n", qemu_path, strerror(errno));
+		close(lfd);
+		unlink(path);
+		wire_destroy(w);
+		return 1;
+	}
 	sigaction(SIGINT, &sig, NULL);
 	sigaction(SIGTERM, &sig, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -483,8 +496,8 @@ static int cmd_switch(int argc, char **argv)
 			wc.pcap_tx ? ", capturing to " : "", wc.pcap_tx ? wc.pcap_tx : "");
 
 	while (!stop) {
-		struct pollfd pfd[SW_MAX_PORTS + 1];
-		unsigned int idx[SW_MAX_PORTS + 1], n = 0;
+		struct pollfd pfd[SW_MAX_PORTS + 1 + SW_QEMU_POLLFDS];
+		unsigned int idx[SW_MAX_PORTS + 1], n = 0, nq;
 		uint64_t ne, now;
 		int timeout = 100;
 
@@ -501,8 +514,10 @@ static int cmd_switch(int argc, char **argv)
 			timeout = ne <= now ? 0 : (int)((ne - now) / (HCA_CLK_HZ / 1000)) + 1;
 		if (timeout > 100)
 			timeout = 100;
-		if (poll(pfd, n, timeout) < 0 && errno != EINTR)
+		nq = sw_qemu_pollfds(pfd + n, SW_QEMU_POLLFDS);
+		if (poll(pfd, n + nq, timeout) < 0 && errno != EINTR)
 			break;
+		sw_qemu_service(pfd + n, nq);
 		for (unsigned int k = 0; k < n; k++) {
 			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
@@ -549,6 +564,7 @@ static int cmd_switch(int argc, char **argv)
 			fprintf(stderr, "hcasim switch: %llu frames captured in %s\n",
 				(unsigned long long)st.sent, wc.pcap_tx);
 	}
+	sw_qemu_close(stderr);
 	wire_destroy(w);
 	for (unsigned int i = 0; i < nports; i++)
 		if (ports[i].fd >= 0)
