@@ -11,7 +11,12 @@ INTEROP_RUN := HCASIM=$(HCASIM_BIN) GUEST_IMG=$(INTEROP_IMG) bash tests/interop/
 interop-guest:
 	@bash tests/interop/mkguest.sh $(INTEROP_IMG)
 
-# make test: one ibv_rc_pingpong each way between rxe and the model (~30 s).
+# make test: the switch's QEMU port against scripted ends (no QEMU, ~5 s) ...
+TESTS += switch_qemu
+TEST_DEPS_switch_qemu := $(HCASIM_BIN)
+TEST_CMD_switch_qemu := $(PYTHON) tests/interop/test_sw_qemu.py --hcasim $(HCASIM_BIN)
+
+# ... and one ibv_rc_pingpong each way between rxe and the model (~30 s).
 TESTS += interop_short
 TEST_DEPS_interop_short := $(SHIM_RUNTIME) interop-guest
 TEST_CMD_interop_short := $(INTEROP_RUN) short
