@@ -29,7 +29,7 @@ guest() {
 }
 
 start_guest() {
-  local ip=${1:-10.0.0.2} i accel=${HCASIM_QEMU_ACCEL:-tcg}
+  local ip=${1:-10.0.0.2} _ accel=${HCASIM_QEMU_ACCEL:-tcg}
   GUEST_AGENT=$(free_port)
   GUEST_FWD=$(free_port)
   GUEST_LOG=$T_DIR/guest.log
@@ -42,7 +42,7 @@ start_guest() {
     -device "virtio-net-pci,netdev=ctl,romfile=" </dev/null >"$GUEST_LOG" 2>&1 &
   GUEST_PID=$!
   T_PIDS+=("$GUEST_PID")
-  for i in $(seq $((GUEST_BOOT_TIMEOUT * 2))); do
+  for _ in $(seq $((GUEST_BOOT_TIMEOUT * 2))); do
     if grep -q "hcasim-guest: ready" "$GUEST_LOG" 2>/dev/null && guest true 2>/dev/null; then
       return 0
     fi
@@ -55,16 +55,16 @@ start_guest() {
 
 stop_guest() {
   guest "poweroff -f" >/dev/null 2>&1
-  local i
-  for i in $(seq 20); do kill -0 "$GUEST_PID" 2>/dev/null || break; sleep 0.25; done
+  local _
+  for _ in $(seq 20); do kill -0 "$GUEST_PID" 2>/dev/null || break; sleep 0.25; done
   kill "$GUEST_PID" 2>/dev/null
   wait "$GUEST_PID" 2>/dev/null
 }
 
 # Wait until the guest listens on TCP port $1.
 guest_wait_listen() {
-  local i
-  for i in $(seq 120); do
+  local _
+  for _ in $(seq 120); do
     guest "netstat -ltn | grep -q ':$1 '" && return 0
     sleep 0.5
   done

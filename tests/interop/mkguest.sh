@@ -22,7 +22,7 @@ if [ -z "$kver" ]; then
   [ -n "$dep" ] && [ -d "/lib/modules/$dep" ] && kver=$dep
 fi
 if [ -z "$kver" ]; then
-  kver=$(ls /lib/modules 2>/dev/null | grep -- '-amd64$' | sort -V | tail -1 || true)
+  kver=$(for d in /lib/modules/*-amd64; do [ -d "$d" ] && echo "${d##*/}"; done | sort -V | tail -1)
 fi
 kernel=/boot/vmlinuz-$kver
 moddir=/lib/modules/$kver
