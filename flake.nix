@@ -27,6 +27,9 @@
               clang llvmPackages.compiler-rt
               rv.buildPackages.gcc rv.picolibc
               nix
+              # the interop guest (docs/interop.md): QEMU, a static busybox, cpio
+              # (the kernel and rdma_rxe come from a Debian kernel package)
+              qemu cpio pkgsStatic.busybox
             ];
             # Debian's cross compiler is riscv64-unknown-elf-*; nixpkgs names
             # its rv32 bare-metal one riscv32-none-elf-*.

@@ -5,7 +5,7 @@
 #   build/lib/libhcasim-verbs.so     the same, preloadable over Debian's libibverbs
 #   build/bin/hcasim                 `hcasim run` / `hcasim switch` / `hcasim replay` (sim/replay.mk)
 # The hcasim command's own files (one per subcommand, hcasim_cmd.h); not in the library.
-HCASIM_CMD_SRCS := driver-shim/hcasim.c driver-shim/switch.c driver-shim/switch_hcasim.c
+HCASIM_CMD_SRCS := driver-shim/hcasim.c driver-shim/switch.c driver-shim/switch_hcasim.c driver-shim/sw_qemu.c
 SHIM_SRCS := $(filter-out $(HCASIM_CMD_SRCS),$(wildcard driver-shim/*.c))
 LIBS += hcashim
 LIB_SRCS_hcashim += $(SHIM_SRCS)

@@ -38,8 +38,9 @@ void hcasim_usage(FILE *f)
 		"                  -- PROGRAM [ARGS...]\n"
 		"       hcasim switch [--seed N] [--drop P] [--dup P] [--reorder P] [--corrupt P]\n"
 		"                     [--jitter P] [--latency CYCLES] [--fault-frames FIRST:LAST]\n"
-		"                     [--pcap FILE] [--pcap-out FILE] [--quiet] PATH\n"
-		"       (--quiet: no per-connection messages; the final counters are always printed)\n"
+		"                     [--pcap FILE] [--pcap-out FILE] [--quiet] [--qemu QPATH] PATH\n"
+		"       (--quiet: no per-connection messages; the final counters are always printed;\n"
+		"        --qemu: QEMU guests join with -netdev stream,addr.type=unix,addr.path=QPATH)\n"
 		"       hcasim replay [--backend NAME] [--width 64|512] --setup FILE [--out FILE] CAPTURE.pcap\n"
 		"       hcasim help\n"
 		"See docs/shim.md.\n");

@@ -21,6 +21,7 @@
 
 #include "hcasim/hca_spec.h"
 #include "hcasim_cmd.h"
+#include "sw_qemu.h"
 #include "wire.h"
 
 #define SW_MAX_LISTEN 4
@@ -208,9 +209,9 @@ const struct sw_port *sw_port_by_ipv4(uint32_t ipv4)
 static void serve(void)
 {
 	while (!stop) {
-		struct pollfd pfd[SW_MAX_LISTEN + SW_MAX_PORTS];
+		struct pollfd pfd[SW_MAX_LISTEN + SW_MAX_PORTS + SW_QEMU_POLLFDS];
 		struct sw_port *who[SW_MAX_LISTEN + SW_MAX_PORTS];
-		unsigned int n = 0;
+		unsigned int n = 0, nq;
 		uint64_t ne, now;
 		int timeout = 100;
 
@@ -229,8 +230,10 @@ static void serve(void)
 			timeout = ne <= now ? 0 : (int)((ne - now) / (HCA_CLK_HZ / 1000)) + 1;
 		if (timeout > 100)
 			timeout = 100;
-		if (poll(pfd, n, timeout) < 0 && errno != EINTR)
+		nq = sw_qemu_pollfds(pfd + n, SW_QEMU_POLLFDS);	/* QEMU guests (sw_qemu.c) */
+		if (poll(pfd, n + nq, timeout) < 0 && errno != EINTR)
 			break;
+		sw_qemu_service(pfd + n, nq);
 		for (unsigned int k = 0; k < n; k++) {
 			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
@@ -308,12 +311,14 @@ int hcasim_switch_main(int argc, char **argv)
 		{ "pcap-out", required_argument, NULL, 'o' },
 		{ "fault-frames", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "qemu", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct wire_config wc = { .mode = WIRE_SWITCH, .max_ports = SW_MAX_PORTS, .latency = 250,
 				  .seed = 1 };
 	struct sigaction sig = { .sa_handler = on_signal };
+	const char *qemu_path = NULL;
 	int c;
 
 	optind = 1;
@@ -369,6 +374,9 @@ int hcasim_switch_main(int argc, char **argv)
 		case 'q':
 			sw_quiet = 1;
 			break;
+		case 'Q':
+			qemu_path = optarg;
+			break;
 		case 'h':
 			hcasim_usage(stdout);
 			return 0;
@@ -406,11 +414,18 @@ int hcasim_switch_main(int argc, char **argv)
 				"corrupt %g)%s%s\n", argv[optind], (unsigned long long)wc.seed,
 			sw_faults.drop, sw_faults.dup, sw_faults.reorder, sw_faults.corrupt,
 			wc.pcap_tx ? ", capturing to " : "", wc.pcap_tx ? wc.pcap_tx : "");
+	if (qemu_path && sw_qemu_open(qemu_path, argv[optind], sw_quiet)) {
+		fprintf(stderr, "hcasim switch: cannot listen on %s: %s\n", qemu_path, strerror(errno));
+		wire_destroy(wire);
+		sw_hcasim_unlisten();
+		return 1;
+	}
 	serve();
 
 	/* Deliver what is still in flight, then report. */
 	wire_deliver(wire, UINT64_MAX - 1);
 	report(wc.pcap_tx);
+	sw_qemu_close(stderr);
 	for (unsigned int i = 0; i < SW_MAX_PORTS; i++)
 		if (ports[i].ops)
 			close(ports[i].fd);
