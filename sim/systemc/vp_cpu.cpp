@@ -24,7 +24,6 @@ tlm::tlm_response_status Cpu::access(tlm::tlm_command cmd, uint64_t addr, void *
 				     const unsigned char *be, unsigned int be_len)
 {
 	tlm::tlm_generic_payload gp;
-	sc_core::sc_time delay = qk_.get_local_time();
 
 	gp.set_command(cmd);
 	gp.set_address(addr);
@@ -35,6 +34,13 @@ tlm::tlm_response_status Cpu::access(tlm::tlm_command cmd, uint64_t addr, void *
 	gp.set_byte_enable_length(be_len);
 	gp.set_dmi_allowed(false);
 	gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+	return transport(gp);
+}
+
+tlm::tlm_response_status Cpu::transport(tlm::tlm_generic_payload &gp)
+{
+	sc_core::sc_time delay = qk_.get_local_time();
+
 	bus->b_transport(gp, delay);
 	qk_.set(delay);
 	if (qk_.need_sync())

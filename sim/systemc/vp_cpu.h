@@ -34,6 +34,8 @@ public:
 	// One bus transaction; returns its response status (data in/out at p).
 	tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, void *p, unsigned int len,
 					const unsigned char *byte_enables = nullptr, unsigned int be_len = 0);
+	// A transaction as built by the caller, sent with the CPU's local time.
+	tlm::tlm_response_status transport(tlm::tlm_generic_payload &gp);
 	uint32_t read32(uint64_t addr);		// 0xffffffff on an error response
 	void write32(uint64_t addr, uint32_t v);
 	void wait_cycles(uint64_t n);

@@ -199,12 +199,18 @@ int vp_host_post_recv(struct vp_host *h, uint64_t off, uint32_t len)
 int vp_host_post_send(struct vp_host *h, uint8_t opcode, uint64_t off, uint32_t len, uint64_t raddr,
 		      uint32_t rkey)
 {
+	return vp_host_post_send_sge(h, opcode, h->buf_va + off, len, h->lkey, raddr, rkey);
+}
+
+int vp_host_post_send_sge(struct vp_host *h, uint8_t opcode, uint64_t addr, uint32_t len, uint32_t lkey,
+			  uint64_t raddr, uint32_t rkey)
+{
 	size_t stride = (size_t)1 << h->qia.log_sq_stride;
 	uint8_t *w = h->sq + (h->sq_pi & ((1u << h->qia.log_sq_size) - 1)) * stride;
 	struct hca_wqe_ctrl_seg c = { .opcode = opcode, .send_flags = HCA_SEND_SIGNALED, .num_sge = 1,
 				      .wqe_index = h->sq_pi };
 	struct hca_wqe_raddr_seg r = { .remote_addr = raddr, .rkey = rkey };
-	struct hca_wqe_data_seg d = { .byte_count = len, .lkey = h->lkey, .addr = h->buf_va + off };
+	struct hca_wqe_data_seg d = { .byte_count = len, .lkey = lkey, .addr = addr };
 
 	memset(w, 0, stride);
 	memcpy(w + HCA_WQE_RADDR_OFF, &r, sizeof(r));

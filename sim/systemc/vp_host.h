@@ -21,11 +21,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fw_test.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include "fw_test.h"	/* a C header without C++ guards */
 
 struct vp_host_ops {
 	void *ctx;
@@ -76,6 +76,9 @@ int vp_host_connect(struct vp_host *h, const struct vp_host *peer);
 int vp_host_post_recv(struct vp_host *h, uint64_t off, uint32_t len);
 int vp_host_post_send(struct vp_host *h, uint8_t opcode, uint64_t off, uint32_t len, uint64_t raddr,
 		      uint32_t rkey);
+/* The same with the SGE given as key address and lkey. */
+int vp_host_post_send_sge(struct vp_host *h, uint8_t opcode, uint64_t addr, uint32_t len, uint32_t lkey,
+			  uint64_t raddr, uint32_t rkey);
 /* The next CQE: 0, or -ETIMEDOUT (h->err). */
 int vp_host_wait_cqe(struct vp_host *h, struct hca_cqe *out);
 

@@ -8,7 +8,7 @@
  * protocol checker (TlmCheck) sits on each of the ten links of the HCAs.
  *
  *   vp [--engine model|rtl|lockstep] [--width 64|512] [--seed N]
- *      [--read auto|yes|no] [--options K=V,...] [--quantum-ns N] [-v]
+ *      [--read auto|yes|no] [--options K=V,...] [--quantum-ns N] [--rounds N] [-v]
  *
  * --read auto runs the READ phase and reports an engine that refuses the
  * READ WQE (LOC_QP_OP_ERR, vendor_err BAD_WQE) as "READ not implemented";
@@ -55,6 +55,7 @@ struct Options {
 	std::string read = "auto";
 	std::string options;
 	unsigned int quantum_ns = 1000;
+	unsigned int rounds = 1;
 	bool verbose = false;
 };
 
@@ -224,19 +225,23 @@ void Platform::host_main(int i, vp::Cpu &cpu)
 	if (!meet(cpu, i, rc == 0))
 		return;
 	up[i] = true;
-	const enum vp_phase phases[] = { VP_PHASE_SEND, VP_PHASE_WRITE, VP_PHASE_READ };
-	const char *names[] = { "SEND", "WRITE", "READ" };
-	for (int p = 0; p < 3; p++) {
-		if (phases[p] == VP_PHASE_READ && o.read == "no")
-			break;
-		vp_traffic_phase(h, peer, phases[p], &tops, &traffic[i]);
+	auto phase = [&](enum vp_phase ph, const char *name) {
+		vp_traffic_phase(h, peer, ph, &tops, &traffic[i]);
 		if (traffic[i].read == VP_READ_REFUSED)
 			read_refused_seen = true;
 		if (i == 0)
-			check_lockstep(names[p]);
+			check_lockstep(name);
 		if (o.verbose)
-			printf("host %d: %s done at %s\n", i, names[p], sc_core::sc_time_stamp().to_string().c_str());
+			printf("host %d: %s done at %s\n", i, name, sc_core::sc_time_stamp().to_string().c_str());
+	};
+	// SEND and WRITE `rounds` times, then READ (last: an engine that
+	// refuses it moves the QP to the error state).
+	for (unsigned int r = 0; r < o.rounds; r++) {
+		phase(VP_PHASE_SEND, "SEND");
+		phase(VP_PHASE_WRITE, "WRITE");
 	}
+	if (o.read != "no")
+		phase(VP_PHASE_READ, "READ");
 	vp_host_close(h);
 	if (meet(cpu, i, true) && ++finished == kHosts)
 		sc_core::sc_stop();
@@ -266,11 +271,13 @@ bool parse(int argc, char **argv, Options &o)
 			o.options = v;
 		else if (a == "--quantum-ns")
 			o.quantum_ns = (unsigned int)strtoul(v, nullptr, 0);
+		else if (a == "--rounds")
+			o.rounds = (unsigned int)strtoul(v, nullptr, 0);
 		else
 			return false;
 		i++;
 	}
-	return o.quantum_ns > 0;
+	return o.quantum_ns > 0 && o.rounds > 0 && o.rounds <= 1000;
 }
 
 void report(Platform &P, double wall_s)
@@ -300,7 +307,7 @@ void report(Platform &P, double wall_s)
 		P.c.check(s.msix_errors == 0 && s.dma_faults == 0 && s.frame_errors == 0,
 			  "hca" + std::to_string(i) + ": MSI-X, DMA or frame errors");
 		P.c.check(P.cpu[i]->bus_errors() == 0, "cpu" + std::to_string(i) + ": bus errors");
-		P.c.check(P.traffic[i].completions >= 3 || !P.up[i], "host " + std::to_string(i) + ": completions");
+		P.c.check(P.traffic[i].completions >= 3 * P.o.rounds || !P.up[i], "host " + std::to_string(i) + ": completions");
 		printf("host %d: %u completions by %llu interrupts, %llu payload bytes checked\n", i,
 		       P.traffic[i].completions, (unsigned long long)P.host[i].irqs,
 		       (unsigned long long)P.traffic[i].payload_bytes);
@@ -321,14 +328,15 @@ int sc_main(int argc, char **argv)
 
 	if (!parse(argc, argv, P.o)) {
 		fprintf(stderr, "usage: %s [--engine NAME] [--width 64|512] [--seed N] [--read auto|yes|no] "
-				"[--options K=V,...] [--quantum-ns N] [-v]\n",
+				"[--options K=V,...] [--quantum-ns N] [--rounds N] [-v]\n",
 			argv[0]);
 		return 2;
 	}
 	tlm::tlm_global_quantum::instance().set(sc_time(P.o.quantum_ns, sc_core::SC_NS));
 	P.build();
-	printf("vp: engine %s, width %u, seed %llu, quantum %u ns, READ %s\n", P.o.engine.c_str(), P.o.width,
-	       (unsigned long long)P.o.seed, P.o.quantum_ns, P.o.read.c_str());
+	printf("vp: engine %s, width %u, seed %llu, quantum %u ns, %u rounds of SEND and WRITE, READ %s\n",
+	       P.o.engine.c_str(), P.o.width, (unsigned long long)P.o.seed, P.o.quantum_ns, P.o.rounds,
+	       P.o.read.c_str());
 	auto t0 = std::chrono::steady_clock::now();
 	sc_core::sc_start();
 	double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
