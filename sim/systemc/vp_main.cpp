@@ -334,7 +334,7 @@ int sc_main(int argc, char **argv)
 	}
 	tlm::tlm_global_quantum::instance().set(sc_time(P.o.quantum_ns, sc_core::SC_NS));
 	P.build();
-	printf("vp: engine %s, width %u, seed %llu, quantum %u ns, %u rounds of SEND and WRITE, READ %s\n",
+	printf("vp: engine %s, width %u, seed %llu, quantum %u ns, SEND and WRITE rounds %u, READ %s\n",
 	       P.o.engine.c_str(), P.o.width, (unsigned long long)P.o.seed, P.o.quantum_ns, P.o.rounds,
 	       P.o.read.c_str());
 	auto t0 = std::chrono::steady_clock::now();
