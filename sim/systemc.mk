@@ -52,9 +52,12 @@ $(eval $(call sc_test_bin,sc_hca,sim/systemc/tests/test_hca_tlm.cpp))
 
 SC_ENV := SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The VP on each engine: RC SEND, WRITE and READ with data and completion checks.
-TESTS += systemc_vp_model systemc_vp_rtl systemc_vp_lockstep systemc_hca
+TESTS += systemc_vp_model systemc_vp_memwait systemc_vp_rtl systemc_vp_lockstep systemc_hca systemc_hca_rtl
 TEST_DEPS_systemc_vp_model := $(BUILD)/tests/sc_vp
 TEST_CMD_systemc_vp_model = $(SC_ENV) $(BUILD)/tests/sc_vp --engine model --read yes
+# The same with a memory that waits inside b_transport (the device's DMA suspends it).
+TEST_DEPS_systemc_vp_memwait := $(BUILD)/tests/sc_vp
+TEST_CMD_systemc_vp_memwait = $(SC_ENV) $(BUILD)/tests/sc_vp --engine model --read yes --memory-wait --rounds 2
 TEST_DEPS_systemc_vp_rtl := $(BUILD)/tests/sc_vp
 TEST_CMD_systemc_vp_rtl = $(SC_ENV) $(BUILD)/tests/sc_vp --engine rtl --width 64
 TEST_DEPS_systemc_vp_lockstep := $(BUILD)/tests/sc_vp
@@ -62,7 +65,9 @@ TEST_CMD_systemc_vp_lockstep = $(SC_ENV) $(BUILD)/tests/sc_vp --engine lockstep 
 # The module's error paths: outside BAR0, unsupported length, byte enables,
 # DMA fault answered by the memory, MSI-X writes, the checker itself.
 TEST_DEPS_systemc_hca := $(BUILD)/tests/sc_hca
-TEST_CMD_systemc_hca = $(SC_ENV) $(BUILD)/tests/sc_hca
+TEST_CMD_systemc_hca = $(SC_ENV) $(BUILD)/tests/sc_hca --engine model
+TEST_DEPS_systemc_hca_rtl := $(BUILD)/tests/sc_hca
+TEST_CMD_systemc_hca_rtl = $(SC_ENV) $(BUILD)/tests/sc_hca --engine rtl --width 64
 
 # make bench: simulated time / wall time of the VP per engine.
 .PHONY: bench-systemc

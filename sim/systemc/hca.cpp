@@ -105,15 +105,32 @@ sc_time Hca::lead() const
 	return e > s ? e - s : sc_core::SC_ZERO_TIME;
 }
 
+bool Hca::reentrant() const
+{
+	return in_advance_ && sc_core::sc_get_current_process_handle() == advancing_;
+}
+
+// A target of the device's DMA may wait() inside b_transport; another
+// process reaching the device meanwhile waits until advance() returns.
+void Hca::wait_for_device()
+{
+	while (in_advance_ && !reentrant())
+		wait(advance_done_);
+}
+
 void Hca::advance_to(uint64_t c)
 {
-	uint64_t now = be_->now(dev_);
+	uint64_t now;
 
-	if (c <= now)
+	wait_for_device();
+	now = be_->now(dev_);
+	if (c <= now || in_advance_)
 		return;
 	in_advance_ = true;
+	advancing_ = sc_core::sc_get_current_process_handle();
 	be_->advance(dev_, c - now);
 	in_advance_ = false;
+	advance_done_.notify();
 	after_advance();
 }
 
@@ -260,13 +277,14 @@ void Hca::reg_access(tlm_generic_payload &gp, sc_time &delay, bool is_bar0)
 	unsigned char *p = gp.get_data_ptr();
 
 	// A device callback must not call back into the same device (backend.h).
-	if (rs == tlm::TLM_OK_RESPONSE && (in_advance_ || !dev_))
+	if (rs == tlm::TLM_OK_RESPONSE && (reentrant() || !dev_))
 		rs = tlm::TLM_GENERIC_ERROR_RESPONSE;
 	if (rs != tlm::TLM_OK_RESPONSE) {
 		st_.reg_errors++;
 		gp.set_response_status(rs);
 		return;
 	}
+	wait_for_device();
 	catch_up(sc_core::sc_time_stamp() + delay);
 	for (unsigned int off = 0; off < gp.get_data_length() && gp.get_command() != tlm::TLM_IGNORE_COMMAND;
 	     off += 4) {
@@ -303,8 +321,10 @@ void Hca::mgmt_b_transport(tlm_generic_payload &gp, sc_time &delay)
 	reg_access(gp, delay, false);
 }
 
-// One frame per WRITE; frames sent by this device's own callbacks (a
-// loopback) are delivered after its advance() returns.
+// One frame per WRITE.  A frame that arrives while the device is inside
+// advance() (its own callbacks: a loopback; or another process, suspended
+// in a DMA target's wait) is delivered when advance() returns: waiting
+// for it here could wait for ourselves.
 void Hca::rx_b_transport(tlm_generic_payload &gp, sc_time &delay)
 {
 	unsigned int len = gp.get_data_length();
@@ -321,7 +341,7 @@ void Hca::rx_b_transport(tlm_generic_payload &gp, sc_time &delay)
 	} else {
 		gp.set_response_status(tlm::TLM_OK_RESPONSE);
 		st_.frames_rx++;
-		if (in_advance_) {
+		if (in_advance_) {	// from its own callbacks, or while another process runs it
 			rx_deferred_.push_back({ std::vector<uint8_t>(p, p + len) });
 			st_.frames_rx_deferred++;
 			return;

@@ -126,6 +126,10 @@ private:
 	const struct hca_backend *be_ = nullptr;
 	struct hca_dev *dev_ = nullptr;
 	bool in_advance_ = false;
+	sc_core::sc_process_handle advancing_;	// the process inside advance()
+	sc_core::sc_event advance_done_;
+	bool reentrant() const;			// called from the device's own callback
+	void wait_for_device();			// another process is inside advance()
 	std::vector<PendingIrq> irqs_;
 	std::vector<PendingFrame> rx_deferred_;
 	sc_core::sc_event kick_;

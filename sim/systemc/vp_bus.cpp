@@ -9,8 +9,8 @@
 namespace hcasim {
 namespace vp {
 
-Memory::Memory(sc_core::sc_module_name name, struct hostmem *hm, sc_core::sc_time latency)
-	: sc_module(name), socket("socket"), hm_(hm), latency_(latency)
+Memory::Memory(sc_core::sc_module_name name, struct hostmem *hm, sc_core::sc_time latency, bool wait_in_transport)
+	: sc_module(name), socket("socket"), hm_(hm), latency_(latency), wait_(wait_in_transport)
 {
 	socket.register_b_transport(this, &Memory::b_transport);
 }
@@ -21,6 +21,10 @@ void Memory::b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
 	int rc = 0;
 
 	delay += latency_;
+	if (wait_) {
+		wait(delay);
+		delay = sc_core::SC_ZERO_TIME;
+	}
 	if (gp.get_byte_enable_ptr()) {
 		gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
 		return;

@@ -27,18 +27,22 @@ namespace vp {
 // read-only mapping, is answered TLM_ADDRESS_ERROR_RESPONSE and moves no
 // byte; hostmem's fault log records it.  Byte enables are refused
 // (TLM_BYTE_ENABLE_ERROR_RESPONSE), streaming is refused
-// (TLM_BURST_ERROR_RESPONSE).  Each access adds `latency` to the delay.
+// (TLM_BURST_ERROR_RESPONSE).  Each access adds `latency` to the delay,
+// or, with `wait_in_transport`, waits for the delay plus latency inside
+// b_transport (the other loosely-timed style a platform may use).
 class Memory : public sc_core::sc_module {
 public:
 	tlm_utils::simple_target_socket<Memory> socket;
 
-	Memory(sc_core::sc_module_name name, struct hostmem *hm, sc_core::sc_time latency);
+	Memory(sc_core::sc_module_name name, struct hostmem *hm, sc_core::sc_time latency,
+	       bool wait_in_transport = false);
 	struct hostmem *hostmem() const { return hm_; }
 
 private:
 	void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
 	struct hostmem *hm_;
 	sc_core::sc_time latency_;
+	bool wait_;
 };
 
 // Address decoder: map() binds a target and gives it [base, base+size);

@@ -8,8 +8,10 @@
  * protocol checker (TlmCheck) sits on each of the ten links of the HCAs.
  *
  *   vp [--engine model|rtl|lockstep] [--width 64|512] [--seed N]
- *      [--read auto|yes|no] [--options K=V,...] [--quantum-ns N] [--rounds N] [-v]
+ *      [--read auto|yes|no] [--options K=V,...] [--quantum-ns N] [--rounds N] [--memory-wait] [-v]
  *
+ * --memory-wait: the memory waits inside b_transport instead of annotating
+ * its latency (the device then waits for its own DMA, see hca.cpp).
  * --read auto runs the READ phase and reports an engine that refuses the
  * READ WQE (LOC_QP_OP_ERR, vendor_err BAD_WQE) as "READ not implemented";
  * --read yes makes that a failure.  Ends with "N passed, N failed".
@@ -56,6 +58,7 @@ struct Options {
 	std::string options;
 	unsigned int quantum_ns = 1000;
 	unsigned int rounds = 1;
+	bool memory_wait = false;
 	bool verbose = false;
 };
 
@@ -128,7 +131,7 @@ void barrier_cb(void *ctx)
 void Platform::build()
 {
 	hm = hostmem_create();
-	mem.reset(new vp::Memory("memory", hm, sc_time(20, sc_core::SC_NS)));
+	mem.reset(new vp::Memory("memory", hm, sc_time(20, sc_core::SC_NS), o.memory_wait));
 	router.reset(new vp::Router("router"));
 	sw.reset(new vp::Switch("switch", sc_time(1, sc_core::SC_US)));
 	router->map(0, kMemSize, mem->socket);
@@ -253,8 +256,8 @@ bool parse(int argc, char **argv, Options &o)
 		std::string a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
 
-		if (a == "-v") {
-			o.verbose = true;
+		if (a == "-v" || a == "--memory-wait") {
+			(a == "-v" ? o.verbose : o.memory_wait) = true;
 			continue;
 		}
 		if (!v)
@@ -328,7 +331,7 @@ int sc_main(int argc, char **argv)
 
 	if (!parse(argc, argv, P.o)) {
 		fprintf(stderr, "usage: %s [--engine NAME] [--width 64|512] [--seed N] [--read auto|yes|no] "
-				"[--options K=V,...] [--quantum-ns N] [--rounds N] [-v]\n",
+				"[--options K=V,...] [--quantum-ns N] [--rounds N] [--memory-wait] [-v]\n",
 			argv[0]);
 		return 2;
 	}
