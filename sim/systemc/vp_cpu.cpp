@@ -2,6 +2,8 @@
 // The example platform's CPU: see vp_cpu.h.
 #include "vp_cpu.h"
 
+#include "hostmem.h"
+
 namespace hcasim {
 namespace vp {
 
@@ -112,9 +114,21 @@ static int port_wait_msi(void *ctx, uint32_t data, uint64_t max_cycles)
 	return p->cpu->wait_msi(*p->sink, data, max_cycles);
 }
 
+static void *port_alloc(void *ctx, size_t len, uint64_t *iova)
+{
+	return hostmem_alloc(static_cast<Cpu::HostPort *>(ctx)->hm, len, iova);
+}
+
+static void port_free(void *ctx, void *va, uint64_t iova, size_t len)
+{
+	(void)va;
+	(void)len;
+	hostmem_unmap(static_cast<Cpu::HostPort *>(ctx)->hm, iova);
+}
+
 struct vp_host_ops Cpu::host_ops(HostPort *port)
 {
-	return { port, port_read32, port_write32, port_wait, port_wait_msi };
+	return { { port, port_read32, port_write32, port_wait, port_alloc, port_free }, port_wait_msi };
 }
 
 }  // namespace vp

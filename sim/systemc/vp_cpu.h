@@ -45,11 +45,13 @@ public:
 	bool done() const { return done_; }
 	uint64_t bus_errors() const { return bus_errors_; }
 
-	// vp_host_ops over this CPU: BAR0 at `bar0`, MSI delivered to `sink`.
+	// vp_host_ops over this CPU: BAR0 at `bar0`, MSI delivered to `sink`,
+	// device-visible memory allocated in `hm`.
 	struct HostPort {
 		Cpu *cpu;
 		uint64_t bar0;
 		MsiSink *sink;
+		struct hostmem *hm;
 	};
 	static struct vp_host_ops host_ops(HostPort *port);
 

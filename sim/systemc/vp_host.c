@@ -19,44 +19,9 @@ static int fail(struct vp_host *h, int rc, const char *fmt, ...)
 	return rc ? rc : -EIO;
 }
 
-/* ---- the devctl bus over the platform ---------------------------------------------------- */
-
-static uint32_t bus_read32(void *ctx, uint32_t off)
-{
-	struct vp_host *h = ctx;
-	return h->ops.read32(h->ops.ctx, off);
-}
-
-static void bus_write32(void *ctx, uint32_t off, uint32_t v)
-{
-	struct vp_host *h = ctx;
-	h->ops.write32(h->ops.ctx, off, v);
-}
-
-static void bus_wait(void *ctx, uint64_t cycles)
-{
-	struct vp_host *h = ctx;
-	h->ops.wait(h->ops.ctx, cycles);
-}
-
-static void *bus_alloc(void *ctx, size_t len, uint64_t *iova)
-{
-	struct vp_host *h = ctx;
-	return hostmem_alloc(h->t.hm, len, iova);
-}
-
-static void bus_free(void *ctx, void *va, uint64_t iova, size_t len)
-{
-	struct vp_host *h = ctx;
-
-	(void)va;
-	(void)len;
-	hostmem_unmap(h->t.hm, iova);
-}
-
 static void doorbell(struct vp_host *h, uint32_t reg, uint32_t num, uint32_t idx)
 {
-	h->ops.write32(h->ops.ctx, HCA_BAR0_DB_BASE + h->uar * HCA_BAR0_DB_PAGE_SIZE + reg,
+	h->ops.bus.write32(h->ops.bus.ctx, HCA_BAR0_DB_BASE + h->uar * HCA_BAR0_DB_PAGE_SIZE + reg,
 		       (idx & 0xffff) << 16 | num);
 }
 
@@ -64,12 +29,13 @@ static void doorbell(struct vp_host *h, uint32_t reg, uint32_t num, uint32_t idx
 
 static void msix_program(struct vp_host *h)
 {
+	const struct hca_devctl_bus *b = &h->ops.bus;
 	uint32_t e = HCA_BAR0_MSIX_TABLE + 16 * h->cfg.vector;
 
-	h->ops.write32(h->ops.ctx, e + HCA_MSIX_MSG_ADDR_LO, (uint32_t)h->cfg.msi_addr);
-	h->ops.write32(h->ops.ctx, e + HCA_MSIX_MSG_ADDR_HI, (uint32_t)(h->cfg.msi_addr >> 32));
-	h->ops.write32(h->ops.ctx, e + HCA_MSIX_MSG_DATA, h->cfg.msi_data);
-	h->ops.write32(h->ops.ctx, e + HCA_MSIX_VECTOR_CTRL, 0);	/* unmask */
+	b->write32(b->ctx, e + HCA_MSIX_MSG_ADDR_LO, (uint32_t)h->cfg.msi_addr);
+	b->write32(b->ctx, e + HCA_MSIX_MSG_ADDR_HI, (uint32_t)(h->cfg.msi_addr >> 32));
+	b->write32(b->ctx, e + HCA_MSIX_MSG_DATA, h->cfg.msi_data);
+	b->write32(b->ctx, e + HCA_MSIX_VECTOR_CTRL, 0);	/* unmask */
 }
 
 static int create_objects(struct vp_host *h)
@@ -112,7 +78,6 @@ static int create_objects(struct vp_host *h)
 int vp_host_open(struct vp_host *h, const struct vp_host_cfg *cfg, const struct vp_host_ops *ops,
 		 struct hostmem *hm)
 {
-	struct hca_devctl_bus bus = { h, bus_read32, bus_write32, bus_wait, bus_alloc, bus_free };
 	int rc;
 
 	memset(h, 0, sizeof(*h));
@@ -120,7 +85,7 @@ int vp_host_open(struct vp_host *h, const struct vp_host_cfg *cfg, const struct 
 	h->ops = *ops;
 	h->t.hm = hm;
 	h->sq_psn = 0x1000 + cfg->id;
-	if ((rc = hca_devctl_open(&bus, &h->t.dc)))
+	if ((rc = hca_devctl_open(&h->ops.bus, &h->t.dc)))
 		return fail(h, rc, "devctl open: %d", rc);
 	if ((rc = hca_devctl_bringup(h->t.dc, 0)))
 		return fail(h, rc, "bring-up: %d (STATUS 0x%x, SYNDROME 0x%x)", rc, hca_devctl_status(h->t.dc),
@@ -255,7 +220,7 @@ int vp_host_wait_cqe(struct vp_host *h, struct hca_cqe *out)
 		if (cq_poll(h, out))
 			return 0;
 		doorbell(h, HCA_DB_CQ_ARM, h->cqn, h->cq_ci);
-		if (!h->ops.wait_msi(h->ops.ctx, h->cfg.msi_data, VP_WAIT_CYCLES))
+		if (!h->ops.wait_msi(h->ops.bus.ctx, h->cfg.msi_data, VP_WAIT_CYCLES))
 			return fail(h, -ETIMEDOUT, "no completion interrupt in %llu cycles (CQ %u, ci %u)",
 				    (unsigned long long)VP_WAIT_CYCLES, h->cqn, h->cq_ci);
 		h->irqs++;
@@ -265,7 +230,7 @@ int vp_host_wait_cqe(struct vp_host *h, struct hca_cqe *out)
 		for (int k = 0; k < 256; k++) {
 			if (cq_poll(h, out))
 				return 0;
-			h->ops.wait(h->ops.ctx, 8);
+			h->ops.bus.wait(h->ops.bus.ctx, 8);
 		}
 	}
 	return fail(h, -EIO, "64 interrupts without a completion (CQ %u)", h->cqn);

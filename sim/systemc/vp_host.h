@@ -4,9 +4,10 @@
  * existing host side: sim/devctl for bring-up and the command queue, the
  * per-command helpers of firmware/tests/fw_test.h, the WQE/CQE/EQE layouts
  * of hca_spec.h).  The platform gives it BAR0 accesses, time and MSI
- * delivery (struct vp_host_ops) and the memory it shares with the device
- * (a hostmem: the CPU reads and writes host buffers directly, the device
- * through its DMA port and the IOMMU).
+ * delivery (struct vp_host_ops: a sim/devctl bus plus MSI waits) and the
+ * memory it shares with the device (a hostmem: the CPU reads and writes
+ * host buffers directly, the device through its DMA port and the IOMMU;
+ * the bus's dma_alloc must allocate in that hostmem).
  *
  *   vp_host_open     reset + bring-up, GID, context, MSI-X vector, EQ, CQ,
  *                    PD, one MR over a host buffer, one RC QP
@@ -27,13 +28,12 @@ extern "C" {
 
 #include "fw_test.h"	/* a C header without C++ guards */
 
+/* The platform's side: the devctl bus (BAR0, wait, device-visible memory)
+ * and MSI delivery. */
 struct vp_host_ops {
-	void *ctx;
-	uint32_t (*read32)(void *ctx, uint32_t bar0_off);
-	void (*write32)(void *ctx, uint32_t bar0_off, uint32_t value);
-	void (*wait)(void *ctx, uint64_t cycles);
+	struct hca_devctl_bus bus;
 	/* Wait for an MSI message with this data: 1, or 0 after max_cycles. */
-	int (*wait_msi)(void *ctx, uint32_t data, uint64_t max_cycles);
+	int (*wait_msi)(void *bus_ctx, uint32_t data, uint64_t max_cycles);
 };
 
 struct vp_host_cfg {

@@ -200,7 +200,7 @@ bool Platform::meet(vp::Cpu &cpu, int i, bool ok)
 
 void Platform::host_main(int i, vp::Cpu &cpu)
 {
-	vp::Cpu::HostPort port = { &cpu, kBar0Base + (uint64_t)i * Hca::kBar0Size, sink[i].get() };
+	vp::Cpu::HostPort port = { &cpu, kBar0Base + (uint64_t)i * Hca::kBar0Size, sink[i].get(), hm };
 	struct vp_host_ops ops = vp::Cpu::host_ops(&port);
 	std::pair<Platform *, vp::Cpu *> bctx(this, &cpu);
 	struct vp_traffic_ops tops = { &bctx, barrier_cb };

@@ -392,7 +392,7 @@ void Bench::dma_fault(vp::Cpu &c, struct vp_host *h)
 
 void Bench::body(vp::Cpu &c)
 {
-	vp::Cpu::HostPort port = { &c, kBar0, &msi };
+	vp::Cpu::HostPort port = { &c, kBar0, &msi, hm };
 	struct vp_host_ops ops = vp::Cpu::host_ops(&port);
 	struct vp_host_cfg cfg;
 	struct vp_host h;
