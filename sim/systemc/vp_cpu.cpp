@@ -18,8 +18,6 @@ void Cpu::thread()
 {
 	qk_.reset();
 	body_(*this);
-	qk_.sync();
-	done_ = true;
 }
 
 tlm::tlm_response_status Cpu::access(tlm::tlm_command cmd, uint64_t addr, void *p, unsigned int len,

@@ -42,7 +42,6 @@ public:
 	// Wait for an MSI message `data` at `sink`: true, or false after max_cycles.
 	bool wait_msi(MsiSink &sink, uint32_t data, uint64_t max_cycles);
 	void sync() { qk_.sync(); }
-	bool done() const { return done_; }
 	uint64_t bus_errors() const { return bus_errors_; }
 
 	// vp_host_ops over this CPU: BAR0 at `bar0`, MSI delivered to `sink`,
@@ -61,7 +60,6 @@ private:
 	sc_core::sc_time period_;
 	std::function<void(Cpu &)> body_;
 	tlm_utils::tlm_quantumkeeper qk_;
-	bool done_ = false;
 	uint64_t bus_errors_ = 0;
 };
 

@@ -117,6 +117,7 @@ struct Bench {
 	IrqMonitor mon;
 	sc_core::sc_vector<sc_core::sc_signal<bool>> irq;
 	vp::Cpu cpu;
+	bool finished = false;
 
 	Bench(const HcaConfig &hc, struct hostmem *m)
 		: hm(m), mem("memory", m, sc_time(20, sc_core::SC_NS)), router("router"), hca("hca", hc),
@@ -415,6 +416,7 @@ void Bench::body(vp::Cpu &c)
 		dma_fault(c, &h);
 	}
 	vp_host_close(&h);
+	finished = true;
 	sc_core::sc_stop();
 }
 
@@ -436,7 +438,8 @@ int sc_main(int argc, char **argv)
 	{
 		Bench b(hc, hm);
 
-		sc_core::sc_start();
+		sc_core::sc_start(sc_time(1, sc_core::SC_SEC));
+		CHECK(b.finished, "the test thread ran to the end");
 		for (TlmCheck *k : { &b.dma, &b.eth_tx, &b.bar0, &b.mgmt, &b.eth_rx }) {
 			CHECK_EQ(k->violations(), 0, k->name());
 			for (const std::string &m : k->messages())
