@@ -75,3 +75,10 @@ bench-systemc: $(SC_VP)
 	@sim/systemc/bench.sh $(SC_VP)
 BENCH_TARGETS += bench-systemc
 HELP += "bench-systemc|simulated/wall time of the SystemC example platform, model and rtl engines"
+
+.PHONY: lint-systemc
+lint-systemc:
+	@bash -n sim/systemc/bench.sh
+	@if command -v shellcheck >/dev/null; then shellcheck -S error sim/systemc/bench.sh; fi
+	@echo "lint-systemc: OK"
+LINT_TARGETS += lint-systemc

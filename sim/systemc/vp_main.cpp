@@ -113,6 +113,7 @@ struct Platform {
 	bool up[kHosts] = {};
 	Barrier barrier;
 	bool read_refused_seen = false;
+	bool diverged[kHosts] = {};
 	int finished = 0;
 	std::string lockstep_note;
 
@@ -186,6 +187,9 @@ void Platform::check_lockstep(const char *after)
 						" diverged at the refused READ, as expected: " + d->summary;
 			continue;
 		}
+		if (diverged[i])
+			continue;	// reported once
+		diverged[i] = d != nullptr;
 		c.check(d == nullptr, "hca" + std::to_string(i) + ": lockstep diverged after " + after + ": " +
 					      (d ? std::string(d->summary) + "\n" + d->report : std::string()));
 	}
