@@ -8,7 +8,7 @@ set -euo pipefail
 
 PKGS=(
   build-essential make g++ python3 pkg-config zlib1g-dev iproute2
-  verilator yosys
+  verilator yosys gtkwave
   libsystemc-dev
   libibverbs-dev ibverbs-utils perftest
   tshark python3-scapy
