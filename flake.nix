@@ -19,7 +19,7 @@
           default = pkgs.mkShell {
             packages = with pkgs; [
               gnumake gcc pkg-config zlib
-              verilator yosys gtkwave
+              verilator yosys gtkwave iproute2
               systemc
               rdma-core perftest
               wireshark-cli

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 PKGS=(
-  build-essential make g++ python3 pkg-config zlib1g-dev iproute2
+  build-essential make gcc g++ binutils python3 pkg-config zlib1g-dev iproute2
   verilator yosys gtkwave
   libsystemc-dev
   libibverbs-dev ibverbs-utils perftest
