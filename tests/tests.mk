@@ -15,3 +15,9 @@ LINT_TARGETS += lint-spec lint-sh
 # tools/deps-commands.txt); the test also shows the check failing.
 TESTS += deps_list
 TEST_CMD_deps_list := $(PYTHON) tests/deps/test_deps.py
+
+# tools/run-tests.sh and tools/junit.py on a synthetic list (JUnit XML read
+# back with xml.etree, progress line), and cosim's per-run records.
+TESTS += test_runner
+TEST_DEPS_test_runner := $(COSIM)
+TEST_CMD_test_runner = $(PYTHON) tests/runner/test_runner.py $(COSIM)

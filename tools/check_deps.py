@@ -52,7 +52,8 @@ WORD = re.compile(r"^[A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_.+-]*$")
 
 def tracked_files(root):
     try:
-        out = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard"],
+                             capture_output=True, text=True, check=True).stdout
         return [f for f in out.splitlines() if os.path.isfile(os.path.join(root, f))]
     except (OSError, subprocess.CalledProcessError):
         res = []
