@@ -123,7 +123,9 @@ test: deps-check
 test-build: all $(foreach t,$(TESTS),$(TEST_DEPS_$(t)))
 
 # Parts add their benchmark / long-regression targets to these lists.
+# After the benches, PNG plots of their CSV tables in build/bench/ (tools/plot_bench.py).
 bench: deps-check $(BENCH_TARGETS)
+	@$(PYTHON) tools/plot_bench.py $(BUILD)/bench
 # make regress runs each target like make test runs a program: one line per
 # target (its output in build/regress-logs/TARGET.log), progress on a
 # terminal, JUnit XML in build/test-results/regress.xml; a target without a

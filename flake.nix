@@ -23,7 +23,7 @@
               systemc
               rdma-core perftest
               wireshark-cli
-              (python3.withPackages (ps: [ ps.scapy ]))
+              (python3.withPackages (ps: [ ps.scapy ps.matplotlib ]))
               clang llvmPackages.compiler-rt
               rv.buildPackages.gcc rv.picolibc
               nix

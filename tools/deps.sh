@@ -11,7 +11,7 @@ PKGS=(
   verilator yosys gtkwave
   libsystemc-dev
   libibverbs-dev ibverbs-utils perftest
-  tshark python3-scapy
+  tshark python3-scapy python3-matplotlib
   clang libclang-rt-14-dev
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   nix-bin
