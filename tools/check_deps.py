@@ -542,7 +542,9 @@ def main():
         return pkg in pkgs or pkg in base or dep_of.get(pkg) in pkgs
 
     found, code_of = scan(a.root)
-    skip = {os.path.relpath(os.path.join(a.root, x), a.root) for x in (a.deps, a.table)}
+    # the package lists name packages, not commands
+    skip = {os.path.relpath(os.path.abspath(x), os.path.abspath(a.root)) for x in (a.deps, a.table)}
+    skip |= {"tools/deps.sh", "tools/deps-commands.txt"}
     for w, path in installed_words(code_of, dpkg, base, skip).items():
         found.setdefault(w, path)
     if a.list:

@@ -79,6 +79,16 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(rc != 0 and result(out) and result(out)[1] > 0, "without gtkwave in PKGS the check fails", out[-2000:])
     ok(re.search(r"^FAIL vcd2fst .*gtkwave.*add gtkwave to PKGS", out, re.M) is not None,
        "the failure names vcd2fst and says to add gtkwave to PKGS", out[-2000:])
+    # ... and with gtkwave gone from the table too, on a machine without it
+    # (--no-dpkg: nothing is looked up), the scan alone still finds vcd2fst
+    with open("tools/deps-commands.txt") as f:
+        tab = f.read()
+    notab = os.path.join(tmp, "deps-commands.txt")
+    with open(notab, "w") as f:
+        f.write(re.sub(r"^gtkwave:.*\n", "", tab, flags=re.M))
+    rc, out = run([PY, CHECK, "--deps", nogtk, "--table", notab, "--no-dpkg"])
+    ok(rc != 0 and re.search(r"^FAIL vcd2fst is used \(sim/regress/test_wave.sh\) but .* does not say which package",
+                             out, re.M) is not None, "unlisted and not installed: vcd2fst still reported", out[-2000:])
     with open("tools/deps-nix.txt") as f:
         nixmap = f.read()
     nonix = os.path.join(tmp, "deps-nix.txt")
