@@ -19,11 +19,11 @@
           default = pkgs.mkShell {
             packages = with pkgs; [
               gnumake gcc pkg-config zlib
-              verilator yosys gtkwave parallel
+              verilator yosys gtkwave iproute2 parallel
               systemc
               rdma-core perftest
               wireshark-cli
-              (python3.withPackages (ps: [ ps.scapy ]))
+              (python3.withPackages (ps: [ ps.scapy ps.matplotlib ]))
               clang llvmPackages.compiler-rt
               rv.buildPackages.gcc rv.picolibc
               nix
