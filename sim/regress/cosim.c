@@ -381,6 +381,8 @@ static void result_row(const struct spec *s, const struct outcome *o)
 	fprintf(result_f, "%s %u %" PRIu64 " %s %" PRIu64 " %.2f %s\n", s->test, s->width, s->seed,
 		o->pass ? (s->expect[0] ? "CAUGHT" : "PASS") : "FAIL", o->tr.cycles, o->wall, o->pass ? "" : o->why);
 	fflush(result_f);
+}
+
 /* One line per run in $HCASIM_RESULTS, when set (tools/run-tests.sh, make sim):
  * "pass|fail<TAB>name<TAB>seconds<TAB>why", the runs' cases in the JUnit report. */
 static void record_result(const struct spec *s, const struct outcome *o)
