@@ -328,10 +328,18 @@ def c_uses(text):
 
 
 # ---------------------------------------------------------------- table
+# Files (path prefixes) that run inside the interop guest, on the guest
+# image's busybox and the tools copied into it (tests/interop/mkguest.sh
+# checks those exist when it builds the image), not on this machine: the
+# table's `guest-side:` line; not scanned.
+GUEST_SIDE = []
+
+
 def read_table(path):
     """PACKAGE [(from PKG)]: COMMAND...   base: PACKAGE...   optional: COMMAND...
-    not-a-command: WORD...  ->  ({command: package}, {package: the PKGS
-    package it is a direct dependency of}, base, optional, ignore, errors)"""
+    not-a-command: WORD...  guest-side: PATH...  ->  ({command: package},
+    {package: the PKGS package it is a direct dependency of}, base, optional,
+    ignore, errors); the guest-side paths go to GUEST_SIDE."""
     cmds, dep_of, base, optional, ignore, errors = {}, {}, set(), set(), set(), []
     with open(path) as f:
         for n, ln in enumerate(f, 1):
@@ -349,6 +357,8 @@ def read_table(path):
                 optional.update(words)
             elif key == "not-a-command":
                 ignore.update(words)
+            elif key == "guest-side":
+                GUEST_SIDE.extend(words)
             else:
                 for w in words:
                     if w in cmds and cmds[w] != key:
@@ -362,10 +372,11 @@ def read_table(path):
 def read_pkgs(path):
     with open(path) as f:
         text = f.read()
-    m = re.search(r"^PKGS=\((.*?)^\)", text, re.S | re.M)
-    if not m:
+    lists = re.findall(r"^PKGS(?:_[A-Z_]+)?=\((.*?)^\)", text, re.S | re.M)
+    if not lists:
         return None
-    body = "\n".join(ln.split("#", 1)[0] for ln in m.group(1).splitlines())
+    # PKGS and its variants (PKGS_NO_RECOMMENDS: installed without Recommends).
+    body = "\n".join(ln.split("#", 1)[0] for m in lists for ln in m.splitlines())
     return set(body.split())
 
 
@@ -426,7 +437,7 @@ def module_file(mod, python):
 # ---------------------------------------------------------------- main
 def scan(root):
     """{command: first place it is used} (python modules as python3:MOD)."""
-    files = tracked_files(root)
+    files = [f for f in tracked_files(root) if not any(f.startswith(g) for g in GUEST_SIDE)]
     kinds = {f: kind_of(root, f) for f in files}
     texts = {}
     for f, k in kinds.items():
