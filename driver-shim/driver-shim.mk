@@ -39,7 +39,7 @@ LDLIBS_shim_verbs_ex := -lpthread
 SHIM_SO := $(BUILD)/lib/libhcasim-verbs.so
 SHIM_SO_DEPLIBS := hcadev hcafw hcalockstep hcamodel hcasim hcaroce
 SHIM_SO_DEP_SRCS = $(foreach l,$(SHIM_SO_DEPLIBS),$(LIB_SRCS_$(l)))
-SHIM_MAP := driver-shim/libibverbs.map
+SHIM_MAP := driver-shim/libibverbs.map driver-shim/librdmacm.map
 
 $(BUILD)/pic/%.o: %.c $(SPEC_H)
 	@mkdir -p $(@D)
@@ -56,7 +56,7 @@ $(BUILD)/pic/libhcasim-deps.a: $$(patsubst %.c,$(BUILD)/pic/%.o,$$(SHIM_SO_DEP_S
 # references it weakly, so the static libhcashim does not need the RTL).
 $(SHIM_SO): $(patsubst %.c,$(BUILD)/pic/%.o,$(SHIM_SRCS)) $(BUILD)/pic/libhcasim-deps.a $$(RTL_PIC_LIB) $(SHIM_MAP)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
+	$(CC) -shared -o $@ $(foreach m,$(SHIM_MAP),-Wl,--version-script=$(m)) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
 		$(filter %.o,$^) -Wl,-u,hca_rtl_engine_register $(RTL_PIC_LIB) $(BUILD)/pic/libhcasim-deps.a \
 		$(RTL_LDLIBS) -lpthread -lm
 ALL_TARGETS += $(SHIM_SO)
