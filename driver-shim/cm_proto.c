@@ -753,7 +753,8 @@ static void recv_sidr_rep(const struct cm_msg *m)
 	}
 	c->rqpn = m->qpn;
 	c->rqkey = m->qkey;
-	c->state = CM_ESTABLISHED;
+	c->state = CM_IDLE;	/* UD: nothing to disconnect later */
+	c->flags |= CM_F_CONN;
 	post(c, RDMA_CM_EVENT_ESTABLISHED, 0, m, 0);
 }
 
