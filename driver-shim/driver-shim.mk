@@ -88,6 +88,9 @@ $(eval $(call shim_script_test,shim_perftest,perftest.sh))
 $(eval $(call shim_script_test,shim_faults,faults.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
+$(eval $(call shim_script_test,shim_cm,cm.sh))
+$(eval $(call shim_script_test,shim_cm_rtl,cm.sh))
+TEST_CMD_shim_cm_rtl := CM_RTL=1 HCASIM=$(HCASIM_BIN) bash driver-shim/tests/cm.sh
 
 # ---- make demo / bench / regress ------------------------------------------------------------
 .PHONY: demo bench-shim regress-shim
