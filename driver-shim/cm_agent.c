@@ -373,6 +373,44 @@ int cm_coop_wait(int fd)
 
 /* ---- initialisation ----------------------------------------------------------------------- */
 
+static void agent_close(struct cm_dev *d)
+{
+	if (d->qp1)
+		ibv_destroy_qp(d->qp1);
+	for (unsigned int i = 0; i < CM_AH_CACHE; i++)
+		if (d->ah[i].ah)
+			ibv_destroy_ah(d->ah[i].ah);
+	if (d->mr)
+		ibv_dereg_mr(d->mr);
+	free(d->buf);
+	if (d->cq)
+		ibv_destroy_cq(d->cq);
+	if (d->cch)
+		ibv_destroy_comp_channel(d->cch);
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+	/* CONTEXT.FREE takes whatever the application left on it */
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+	free(d);
+}
+
+void cm_shutdown(void)
+{
+	cm_atexit();
+	pthread_mutex_lock(&init_lock);
+	for (unsigned int i = 0; i < ndevs; i++)
+		agent_close(devs[i]);
+	ndevs = 0;
+	if (wake_fd >= 0)
+		close(wake_fd);
+	wake_fd = -1;
+	atomic_store(&stop, 0);
+	init_done = 0;
+	init_err = 0;
+	pthread_mutex_unlock(&init_lock);
+}
+
 int cm_init(void)
 {
 	int ret;

@@ -284,6 +284,9 @@ uint64_t shim_coop_now(void);
 /* Cooperative mode: let `cycles` of device time pass (work included); the cycles taken. */
 uint64_t hcasim_shim_advance(uint64_t cycles);
 
+/* Stop the connection manager and close its contexts (cm_agent.c; before the devices go). */
+void cm_shutdown(void);
+
 /* Interrupt handler of a device (events.c). */
 void shim_irq(void *arg, unsigned int vector);
 
