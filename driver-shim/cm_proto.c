@@ -629,7 +629,13 @@ static void recv_rej(const struct cm_msg *m)
 {
 	struct cm_id *c = find_local(m->remote_id);
 
-	if (!c || (c->state != CM_REQ_SENT && c->state != CM_REP_RCVD && c->state != CM_REP_SENT))
+	/* An active side giving up its REQ knows no ID of ours: its own names the request. */
+	if (!m->remote_id)
+		for (c = cm_ids; c; c = c->next)
+			if ((c->state == CM_REQ_RCVD || c->state == CM_REP_SENT) && c->remote_id == m->local_id)
+				break;
+	if (!c || (c->state != CM_REQ_SENT && c->state != CM_REP_RCVD && c->state != CM_REP_SENT &&
+		   c->state != CM_REQ_RCVD))
 		return;
 	shim_dbg(1, "%s: cm: connection rejected (reason %u)", c->dev->sd->cfg.name, m->reason);
 	c->deadline = 0;

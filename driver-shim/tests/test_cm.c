@@ -12,8 +12,9 @@
  *     DREQ/DREP with DISCONNECTED on both sides;
  *   - an accept 2.5 s late, longer than the REQ's whole resend budget
  *     (16 x 134 ms): the passive side's MRAs keep the connection alive;
- *   - rdma_reject with private data (REJECTED 28), no listener (REJECTED
- *     8), an unknown address (ADDR_ERROR);
+ *   - rdma_reject with private data (REJECTED 28), a requester giving up
+ *     (REJECTED 1 on the passive side), no listener (REJECTED 8), an
+ *     unknown address (ADDR_ERROR);
  *   - UD (SIDR): the peer's QPN and Q_Key in ESTABLISHED;
  *   - rdma_create_ep/rdma_get_request (synchronous ids), rdma_migrate_id,
  *     rdma_destroy_id waiting for the acknowledgement of its events;
@@ -417,6 +418,23 @@ static void rejects(void)
 		rdma_ack_cm_event(e);
 	}
 	rdma_destroy_id(k.cli);
+
+	/* the active side gives up before the answer: the passive side hears of it */
+	CHECK(!client_to(&k, RDMA_PS_TCP, 7472), "client");
+	CHECK(!rdma_connect(k.cli, &p), "connect");
+	e = expect(sch, RDMA_CM_EVENT_CONNECT_REQUEST, "server", 1);
+	rdma_destroy_id(k.cli);
+	if (e) {
+		struct rdma_cm_id *child = e->id;
+
+		rdma_ack_cm_event(e);
+		e = expect(sch, RDMA_CM_EVENT_REJECTED, "server, requester gone", 1);
+		if (e) {
+			CHECK(e->id == child && e->status == 1, "REJECTED on the new id, reason 1 (timeout)");
+			rdma_ack_cm_event(e);
+		}
+		rdma_destroy_id(child);
+	}
 
 	CHECK(!client_to(&k, RDMA_PS_TCP, 7473), "client to a port nobody listens on");
 	CHECK(!rdma_connect(k.cli, &p), "connect");
