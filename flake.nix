@@ -21,7 +21,7 @@
               gnumake gcc pkg-config zlib
               verilator yosys gtkwave iproute2 parallel
               systemc
-              rdma-core perftest
+              rdma-core perftest   # libibverbs, librdmacm + its utilities (rping, ucmatose, ...)
               wireshark-cli
               (python3.withPackages (ps: [ ps.scapy ps.matplotlib ]))
               clang llvmPackages.compiler-rt

@@ -710,6 +710,7 @@ void shim_device_down(struct shim_device *d)
 
 void hcasim_shim_shutdown(void)
 {
+	cm_shutdown();
 	pthread_mutex_lock(&init_lock);
 	for (unsigned int i = 0; i < ndevices; i++) {
 		shim_device_down(devices[i]);

@@ -32,6 +32,8 @@ $(eval $(call hca_test,shim_threaded,driver-shim/tests/test_threaded.c $(SHIM_TE
 LDLIBS_shim_threaded := -lpthread
 $(eval $(call hca_test,shim_verbs_ex,driver-shim/tests/test_verbs_ex.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_verbs_ex := -lpthread
+$(eval $(call hca_test,shim_cm_api,driver-shim/tests/test_cm.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_cm_api := -lpthread
 
 # ---- the preloadable shared library --------------------------------------------------
 # Every object of the shim and of the device it simulates, compiled again with
@@ -41,7 +43,7 @@ LDLIBS_shim_verbs_ex := -lpthread
 SHIM_SO := $(BUILD)/lib/libhcasim-verbs.so
 SHIM_SO_DEPLIBS := hcadev hcafw hcalockstep hcamodel hcasim hcaroce
 SHIM_SO_DEP_SRCS = $(foreach l,$(SHIM_SO_DEPLIBS),$(LIB_SRCS_$(l)))
-SHIM_MAP := driver-shim/libibverbs.map
+SHIM_MAP := driver-shim/libibverbs.map driver-shim/librdmacm.map
 
 $(BUILD)/pic/%.o: %.c $(SPEC_H)
 	@mkdir -p $(@D)
@@ -58,7 +60,7 @@ $(BUILD)/pic/libhcasim-deps.a: $$(patsubst %.c,$(BUILD)/pic/%.o,$$(SHIM_SO_DEP_S
 # references it weakly, so the static libhcashim does not need the RTL).
 $(SHIM_SO): $(patsubst %.c,$(BUILD)/pic/%.o,$(SHIM_SRCS)) $(BUILD)/pic/libhcasim-deps.a $$(RTL_PIC_LIB) $(SHIM_MAP)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
+	$(CC) -shared -o $@ $(foreach m,$(SHIM_MAP),-Wl,--version-script=$(m)) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
 		$(filter %.o,$^) -Wl,-u,hca_rtl_engine_register $(RTL_PIC_LIB) $(BUILD)/pic/libhcasim-deps.a \
 		$(RTL_LDLIBS) -lpthread -lm
 ALL_TARGETS += $(SHIM_SO)
@@ -94,6 +96,9 @@ $(eval $(call shim_script_test,shim_options,options.sh))
 $(eval $(call shim_script_test,shim_gid,gid.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
+$(eval $(call shim_script_test,shim_cm,cm.sh))
+$(eval $(call shim_script_test,shim_cm_rtl,cm.sh))
+TEST_CMD_shim_cm_rtl := CM_RTL=1 HCASIM=$(HCASIM_BIN) bash driver-shim/tests/cm.sh
 
 # ---- make demo / bench / regress ------------------------------------------------------------
 .PHONY: demo bench-shim regress-shim

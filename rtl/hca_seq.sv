@@ -1484,7 +1484,7 @@ module hca_seq #(
             s_stat[`HCA_STAT_RX_DROP_MALFORMED] <= 1'b1;
             r_release <= 1'b1;
             state <= S_IDLE;
-          end else if (p_dqpn < 24'd2 || p_dqpn >= 24'(NQP)) begin
+          end else if (p_dqpn < 24'(`HCA_QPN_GSI) || p_dqpn >= 24'(NQP)) begin
             s_stat[`HCA_STAT_RX_DROP_NO_QP] <= 1'b1;
             r_release <= 1'b1;
             state <= S_IDLE;
