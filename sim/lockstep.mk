@@ -70,7 +70,7 @@ HELP += "sim|cosimulation regression: lockstep model vs DUT, both widths (SIM_PL
 
 # Waveform replay plumbing (make wave) and the .gtkw generator.
 TESTS += sim_wave
-TEST_DEPS_sim_wave := $(COSIM)
+TEST_DEPS_sim_wave := $(COSIM) $(RTL_STATE_NAMES)
 TEST_CMD_sim_wave = sim/regress/test_wave.sh $(COSIM)
 
 # make bench: simulation speed of model, rtl and lockstep on the same traffic.
