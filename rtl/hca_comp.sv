@@ -7,22 +7,27 @@
 // packet (parsed by hca_rx_parse, QP words loaded by hca_dispatch).
 // COMPST_CHECK_QP: only an RC QP in RTS/SQD with WQEs outstanding;
 // COMPST_CHECK_PSN: only a PSN in flight [UNA, PSN_NEXT) of a WQE that did
-// not fail locally; READ responses and atomic ACKs are ignored (not in this
-// slice).  An ACK covers its PSN, a NAK (any kind) the PSNs before it:
-// COMPST_ACK_WQE/COMPST_ACK_THROUGH walk the outstanding table from SQ_CI,
-// moving UNA and completing (hca_complete_send) every WQE whose last PSN is
-// covered; COMPST_ACK_DONE: UNA = PSN_NEXT when nothing is left, the QP
-// stays busy when something moved.  COMPST_CHECK_NAK: an error NAK (invalid
+// not fail locally.  An ACK covers its PSN, a NAK (any kind), a READ
+// response or an atomic ACK the PSNs before it: COMPST_ACK_WQE/
+// COMPST_ACK_THROUGH walk the outstanding table from SQ_CI, moving UNA and
+// completing (hca_complete_send) every SEND/WRITE WQE whose last PSN is
+// covered, and stop at a READ/atomic: if the covered PSNs reach its first
+// response not yet received, that response is missing (cp_miss: an implicit
+// NAK, model/comp.c ack_through); COMPST_ACK_DONE: UNA = PSN_NEXT when
+// nothing is left, the QP stays busy when something moved.  A READ response
+// or atomic ACK then goes to hca_comp_read (COMPST_READ_RESP, unless a
+// response before it is missing), which scatters it and completes its WQE.  COMPST_CHECK_NAK: an error NAK (invalid
 // request, remote access, remote operational) completes the WQE holding its
 // PSN with REM_*_ERR (older WQEs still outstanding complete with
 // WR_FLUSH_ERR first; COMPST_NAK_WQE/COMPST_NAK_FAIL) and moves the QP to
 // ERR (hca_qp_err).
-// RNR and PSN-sequence NAKs do nothing more yet.  COMPST_RETIRE: a WQE that
-// failed locally retires (hca_comp_retire); COMPST_END.
-// Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retire.
-// Future: READ responses, atomic ACKs, go-back-N on PSN-sequence NAKs, RNR
-// wait and the retry/ACK timers belong here (COMPST_CHECK_PSN,
-// COMPST_CHECK_NAK).
+// RNR and PSN-sequence NAKs do nothing more yet, nor does an implicit NAK.
+// COMPST_RETIRE: a WQE that failed locally retires (hca_comp_retire);
+// COMPST_END.
+// Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retire,
+// hca_comp_read.  Future: go-back-N on PSN-sequence and implicit NAKs, RNR
+// wait and the retry/ACK timers belong here (COMPST_CHECK_NAK,
+// COMPST_READ_RESP, COMPST_READ_DONE).
 module hca_comp #(
     parameter int LOG_MAX_QP = 8,
     parameter int LOG_OUTS   = 5
@@ -66,7 +71,11 @@ module hca_comp #(
     input  logic        qe_done,
     // hca_comp_retire
     output logic        rt_req,
-    input  logic        rt_done
+    input  logic        rt_done,
+    // hca_comp_read
+    output logic        crd_req,
+    input  logic        crd_done,
+    input  logic        crd_progress
 );
   `include "hca_funcs.vh"
   localparam logic [2:0] QPS_RTS = 3'(`HCA_QPS_RTS), QPS_SQD = 3'(`HCA_QPS_SQD), QPS_ERR = 3'(`HCA_QPS_ERR);
@@ -74,7 +83,8 @@ module hca_comp #(
     COMPST_IDLE, COMPST_CHECK_QP, COMPST_CHECK_PSN,
     COMPST_ACK_WQE, COMPST_ACK_THROUGH, COMPST_WAIT_ACKED_CQE, COMPST_ACK_DONE,
     COMPST_CHECK_NAK, COMPST_NAK_WQE, COMPST_NAK_FAIL, COMPST_WAIT_NAK_CQE, COMPST_WAIT_FLUSH_CQE,
-    COMPST_NAK_ERR, COMPST_WAIT_QP_ERR, COMPST_RETIRE, COMPST_WAIT_RETIRE, COMPST_END
+    COMPST_NAK_ERR, COMPST_WAIT_QP_ERR, COMPST_RETIRE, COMPST_WAIT_RETIRE, COMPST_END,
+    COMPST_READ_RESP, COMPST_WAIT_READ_RESP, COMPST_READ_DONE
   } st_t;
   st_t state_q, state;
   always_comb begin
@@ -86,6 +96,7 @@ module hca_comp #(
       COMPST_WAIT_FLUSH_CQE: if (sc_done) state = COMPST_NAK_WQE;
       COMPST_WAIT_QP_ERR:    if (qe_done) state = COMPST_RETIRE;
       COMPST_WAIT_RETIRE:    if (rt_done) state = COMPST_END;
+      COMPST_WAIT_READ_RESP: if (crd_done) state = COMPST_READ_DONE;
       default: ;
     endcase
   end
@@ -94,11 +105,13 @@ module hca_comp #(
   assign qe_has  = 1'b0;
   assign qe_evt  = 8'h0;
   assign rt_req  = state == COMPST_WAIT_RETIRE;
-  assign dbg_act = state != COMPST_IDLE && !sc_req && !qe_req && !rt_req;
+  assign crd_req = state == COMPST_WAIT_READ_RESP;
+  assign dbg_act = state != COMPST_IDLE && !sc_req && !qe_req && !rt_req && !crd_req;
   assign dbg_st  = 8'(state);
 
   logic [15:0] sq_ci, sq_head;
-  logic [23:0] psn_next, una;
+  logic [23:0] psn_next, una, rcvd;
+  assign rcvd     = txs[`TXS_RCVD_O +: 24];
   assign sq_ci    = txs[`TXS_SQ_CI_O +: 16];
   assign sq_head  = txs[`TXS_SQ_HEAD_O +: 16];
   assign psn_next = txs[`TXS_PSN_NEXT_O +: 24];
@@ -109,6 +122,8 @@ module hca_comp #(
 
   logic [23:0] cp_last;              // the last PSN the response covers
   logic        cp_moved;
+  logic        cp_miss_v;            // a READ/atomic response before the packet is missing
+  logic [23:0] cp_miss;
   logic [4:0]  ne_status;
   logic [7:0]  ne_verr;
 
@@ -116,7 +131,7 @@ module hca_comp #(
     if (!rst_n) begin
       state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       sc_ow <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
-      cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0;
+      cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0; cp_miss_v <= 1'b0; cp_miss <= '0;
     end else if (srst) begin
       state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
     end else if (ce) begin
@@ -131,12 +146,11 @@ module hca_comp #(
         COMPST_CHECK_PSN:
           if (ow_rdata[`OW_ERR_O] || psn_lt(p_psn, una) || !psn_lt(p_psn, psn_next)) begin
             done <= 1'b1; state_q <= COMPST_IDLE;      // nothing outstanding / not a PSN in flight
-          end else if (!p_info[`OPI_ACK])
-            state_q <= COMPST_RETIRE;                  // READ responses, atomic ACKs: not yet
-          else begin
-            cp_moved <= 1'b0;
-            // ACK covers its PSN; NAKs (any kind) cover the PSNs before theirs
-            cp_last <= (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK)) ? p_psn : p_psn - 24'd1;
+          end else begin
+            cp_moved <= 1'b0; cp_miss_v <= 1'b0;
+            // an ACK covers its PSN; NAKs (any kind), READ responses and atomic
+            // ACKs cover the PSNs before theirs
+            cp_last <= (p_info[`OPI_ACK] && p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK)) ? p_psn : p_psn - 24'd1;
             state_q <= COMPST_ACK_WQE;
           end
         COMPST_ACK_WQE:
@@ -146,7 +160,17 @@ module hca_comp #(
           wlast = ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24] - 24'd1;
           if (ow_rdata[`OW_ERR_O])
             state_q <= COMPST_ACK_DONE;
-          else if (psn_lt(cp_last, wlast)) begin
+          else if (ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_RDMA_READ) ||
+                   ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP) ||
+                   ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_ATOMIC_FETCH_AND_ADD)) begin
+            // a READ/atomic completes with its responses only; covering its
+            // next expected response means that response is missing
+            if (!psn_lt(cp_last, ow_rdata[`OW_FPSN_O +: 24] + rcvd)) begin
+              cp_miss_v <= 1'b1;
+              cp_miss   <= ow_rdata[`OW_FPSN_O +: 24] + rcvd;
+            end
+            state_q <= COMPST_ACK_DONE;
+          end else if (psn_lt(cp_last, wlast)) begin
             if (psn_lt(una, cp_last + 24'd1)) begin
               `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, cp_last + 24'd1)
               cp_moved <= 1'b1;
@@ -163,12 +187,12 @@ module hca_comp #(
         COMPST_ACK_DONE: begin
           if (sq_ci == sq_head) `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, psn_next)
           if (cp_moved) s_busy_set <= 1'b1;
-          state_q <= COMPST_CHECK_NAK;
+          state_q <= p_info[`OPI_ACK] ? COMPST_CHECK_NAK : COMPST_READ_RESP;
         end
         COMPST_CHECK_NAK:
           // error NAKs fail the WQE holding their PSN (model/comp.c nak_error);
           // RNR and PSN-sequence NAKs: retry (not yet: timers and go-back-N)
-          if (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_NAK) && qp_st != QPS_ERR &&
+          if (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_NAK) && qp_st != QPS_ERR && !cp_miss_v &&
               (p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_INVALID_REQUEST) ||
                p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR) ||
                p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_REMOTE_OP_ERR))) begin
@@ -201,6 +225,16 @@ module hca_comp #(
           end
         end
         COMPST_NAK_ERR: state_q <= COMPST_WAIT_QP_ERR;
+        // a READ response / atomic ACK (model/comp.c read_response, atomic_ack)
+        COMPST_READ_RESP:
+          if (cp_miss_v && cp_miss != p_psn)
+            state_q <= COMPST_RETIRE;              // an earlier response is missing (implicit NAK)
+          else
+            state_q <= COMPST_WAIT_READ_RESP;
+        COMPST_READ_DONE: begin
+          if (crd_progress) s_busy_set <= 1'b1;    // progress: the QP is stepped again
+          state_q <= COMPST_RETIRE;
+        end
         COMPST_RETIRE:  state_q <= COMPST_WAIT_RETIRE;
         COMPST_END: begin
           s_busy_set <= 1'b1;

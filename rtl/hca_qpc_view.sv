@@ -37,7 +37,9 @@ module hca_qpc_view (
     output logic [7:0]    tclass,
     output logic [23:0]   dest_qpn,
     output logic [7:0]    sgid_index,
-    output logic [4:0]    min_rnr_timer
+    output logic [4:0]    min_rnr_timer,
+    output logic [7:0]    max_rd_atomic,       // READ/atomic requests outstanding (0 means 1)
+    output logic [7:0]    max_dest_rd_atomic   // responder resources
 );
   localparam logic [7:0] QPT_RC = 8'(`HCA_QPT_RC), QPT_UC = 8'(`HCA_QPT_UC), QPT_UD = 8'(`HCA_QPT_UD);
 
@@ -62,6 +64,8 @@ module hca_qpc_view (
   assign dest_qpn = cfg[8*`HCA_QPC_DEST_QPN_OFF +: 24];
   assign sgid_index = cfg[8*`HCA_QPC_SGID_INDEX_OFF +: 8];
   assign min_rnr_timer = cfg[8*`HCA_QPC_MIN_RNR_TIMER_OFF +: 5];
+  assign max_rd_atomic = cfg[8*`HCA_QPC_MAX_RD_ATOMIC_OFF +: 8];
+  assign max_dest_rd_atomic = cfg[8*`HCA_QPC_MAX_DEST_RD_ATOMIC_OFF +: 8];
 
   always_comb begin
     log_sq_stride = (cfg[8*`HCA_QPC_LOG_SQ_STRIDE_OFF +: 8] < 8'(`HCA_WQE_LOG_MIN_SQ_STRIDE)) ?

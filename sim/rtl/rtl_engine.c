@@ -503,7 +503,7 @@ struct rtl_opts {
 };
 
 static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit",
-					 NULL };
+					 "read_len", "atomic_orig", NULL };
 
 #define RTL_LAT_MAX 1000000u	/* cycles (4 ms): beyond any host memory */
 
