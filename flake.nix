@@ -22,6 +22,7 @@
               verilator yosys gtkwave parallel
               systemc
               rdma-core perftest
+              isa-l
               wireshark-cli
               (python3.withPackages (ps: [ ps.scapy ]))
               clang llvmPackages.compiler-rt

@@ -11,6 +11,7 @@ PKGS=(
   verilator yosys parallel
   libsystemc-dev
   libibverbs-dev ibverbs-utils perftest
+  libisal-dev
   tshark python3-scapy
   clang libclang-rt-14-dev
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
