@@ -60,6 +60,23 @@ static void fill_ibdev(struct shim_device *d)
 	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path), "%s/%s", SHIM_SYSFS_IB, d->cfg.name);
 }
 
+/* Where the device thread's time went (HCASIM_DEBUG=1; make bench-shim reads it). */
+static void print_thread_stats(const struct shim_device *d)
+{
+	uint64_t tx = 0, rx = 0, txc = 0, rxc = 0;
+
+	if (d->link) {
+		shim_link_counters(d->link, &tx, &rx);
+		shim_link_calls(d->link, &txc, &rxc);
+	}
+	shim_dbg(1, "%s: device thread: cpu %.3f s, %llu loops, %llu steps, %llu sleeps; "
+		 "link: %llu frames out in %llu sends, %llu in over %llu receives",
+		 d->cfg.name, (double)d->thr_cpu_ns / 1e9, (unsigned long long)d->thr_loops,
+		 (unsigned long long)d->thr_steps, (unsigned long long)d->thr_sleeps,
+		 (unsigned long long)tx, (unsigned long long)txc, (unsigned long long)rx,
+		 (unsigned long long)rxc);
+}
+
 /*
  * Process exit with HCAs still up (the usual case under LD_PRELOAD): let them
  * finish the work in hand (shim_device_quiesce), stop the device threads so
@@ -91,6 +108,7 @@ static void shim_atexit(void)
 			if (pthread_timedjoin_np(d->thread, NULL, &t))
 				continue;
 			d->thread_running = 0;
+			print_thread_stats(d);
 		}
 		if (d->pcap) {
 			pcap_writer_close(d->pcap);
@@ -213,6 +231,15 @@ static void dev_tx(void *arg, const uint8_t *frame, size_t len)
 		shim_segment_send(d->segment, d->bus, frame, len, shim_bus_now_locked(d->bus));
 }
 
+/* Frames dev_tx queued on the switch link during a step leave together. */
+static void dev_tx_flush(void *arg)
+{
+	struct shim_device *d = arg;
+
+	if (d->link)
+		shim_link_flush(d->link);
+}
+
 /* ---- threaded mode: the device thread ------------------------------------------- */
 
 #define CYCLES_PER_MS (HCA_CLK_HZ / 1000)
@@ -260,11 +287,14 @@ static void *device_thread(void *arg)
 	int read_link = 1;
 	const uint64_t batch = SHIM_BUSY_BATCH;
 
+	struct timespec cpu;
+
 	while (!atomic_load(&d->stop)) {
 		uint64_t now, ne, wall;
 		struct pollfd p[2];
 		int np = 0, ms;
 
+		d->thr_loops++;
 		/* The socket is read when poll() said so, and every 16 busy steps. */
 		if (d->link && (read_link || (++busy & 15) == 0)) {
 			shim_link_poll(d->link);
@@ -274,6 +304,7 @@ static void *device_thread(void *arg)
 		ne = shim_bus_next_event(d->bus);
 		if (ne <= now || shim_bus_rx_pending(d->bus)) {
 			shim_bus_step(d->bus, 0);
+			d->thr_steps++;
 			continue;
 		}
 		if (ne == now + 1) {
@@ -281,6 +312,7 @@ static void *device_thread(void *arg)
 			 * edge.  Clock it a few cycles per step (fewer lock round trips;
 			 * frames and doorbells wait at most that long). */
 			shim_bus_step(d->bus, batch);
+			d->thr_steps++;
 			continue;
 		}
 		wall = c0 + (wall_ns() - w0) / ns_per_cycle;
@@ -308,14 +340,18 @@ static void *device_thread(void *arg)
 		shim_bus_set_sleeping(d->bus, 1);
 		/* Work that came in before the announcement did not poke: look again. */
 		if (!shim_bus_rx_pending(d->bus) &&
-		    shim_bus_next_event(d->bus) > shim_bus_now(d->bus) && !atomic_load(&d->stop))
+		    shim_bus_next_event(d->bus) > shim_bus_now(d->bus) && !atomic_load(&d->stop)) {
 			poll(p, (nfds_t)np, ms);
+			d->thr_sleeps++;
+		}
 		shim_bus_set_sleeping(d->bus, 0);
 		if (p[0].revents)
 			shim_bus_clear_wake(d->bus);
 		if (np > 1 && p[1].revents)
 			read_link = 1;
 	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+	d->thr_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
 	return NULL;
 }
 
@@ -654,6 +690,7 @@ int shim_device_up(struct shim_device *d)
 		}
 	}
 	shim_bus_set_tx(d->bus, dev_tx, d);
+	shim_bus_set_tx_flush(d->bus, dev_tx_flush);
 	shim_bus_set_irq_handler(d->bus, shim_irq, d);
 	if (d->mode == SHIM_MODE_THREADED) {
 		atomic_store(&d->stop, 0);
@@ -692,6 +729,7 @@ void shim_device_down(struct shim_device *d)
 		shim_bus_poke(d->bus);
 		pthread_join(d->thread, NULL);
 		d->thread_running = 0;
+		print_thread_stats(d);
 	}
 	if (d->bus)
 		shim_hw_close(d);

@@ -21,6 +21,16 @@
 
 #define LINK_SOCKBUF (4 << 20)
 #define LINK_ANSWERS 16
+/*
+ * Frames travel one per message (swproto.h), but the messages of a batch go
+ * through one system call each way: frames transmitted during a device step
+ * are packed into txbuf and leave with one sendmmsg() when the step ends
+ * (shim_link_flush); the receive side takes up to LINK_BATCH messages per
+ * recvmmsg().  The system call, not the copy, is what a frame costs here.
+ */
+#define LINK_BATCH 32
+#define LINK_MSG_MAX (sizeof(struct hcasw_hdr) + HCASW_MAX_FRAME)
+#define LINK_TXBUF (256 << 10)	/* bytes of frames (and headers) held before sending */
 
 struct link_answer {
 	uint32_t ipv4;
@@ -33,12 +43,19 @@ struct shim_link {
 	int fd;
 	int dead;
 	struct shim_bus *bus;
-	pthread_mutex_t send_lock;
-	pthread_mutex_t lock;	/* answers, counters */
+	pthread_mutex_t send_lock;	/* the socket's send side, txbuf */
+	pthread_mutex_t rx_lock;	/* the socket's receive side, rxbuf */
+	pthread_mutex_t lock;		/* answers, counters */
 	pthread_cond_t cond;
 	struct link_answer ans[LINK_ANSWERS];
-	uint64_t tx, rx;
-	uint8_t *rxbuf;
+	uint64_t tx, rx;		/* frames */
+	uint64_t tx_calls, rx_calls;	/* sendmmsg/recvmmsg calls that moved frames */
+	uint8_t *rxbuf;			/* LINK_BATCH messages of LINK_MSG_MAX */
+	/* frames waiting for the flush (under send_lock) */
+	uint8_t *txbuf;
+	size_t tx_used;
+	unsigned int tx_n;
+	struct iovec tx_iov[LINK_BATCH];
 };
 
 static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t len)
@@ -81,8 +98,10 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 	}
 	strcpy(sa.sun_path, path);
 	l = calloc(1, sizeof(*l));
-	if (!l || !(l->rxbuf = malloc(sizeof(struct hcasw_hdr) + HCASW_MAX_FRAME))) {
+	if (!l || !(l->rxbuf = malloc(LINK_BATCH * LINK_MSG_MAX)) || !(l->txbuf = malloc(LINK_TXBUF))) {
 		snprintf(err, errlen, "out of memory");
+		if (l)
+			free(l->rxbuf);
 		free(l);
 		return NULL;
 	}
@@ -94,12 +113,14 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 		if (l->fd >= 0)
 			close(l->fd);
 		free(l->rxbuf);
+		free(l->txbuf);
 		free(l);
 		return NULL;
 	}
 	setsockopt(l->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	setsockopt(l->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	pthread_mutex_init(&l->send_lock, NULL);
+	pthread_mutex_init(&l->rx_lock, NULL);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	memcpy(hello.mac, mac, 6);
@@ -120,11 +141,14 @@ void shim_link_close(struct shim_link *l)
 {
 	if (!l)
 		return;
+	shim_link_flush(l);
 	close(l->fd);
 	pthread_mutex_destroy(&l->send_lock);
+	pthread_mutex_destroy(&l->rx_lock);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->cond);
 	free(l->rxbuf);
+	free(l->txbuf);
 	free(l);
 }
 
@@ -133,18 +157,72 @@ int shim_link_fd(const struct shim_link *l)
 	return l->fd;
 }
 
+/* Send the frames in txbuf (send_lock held): 0 or a negative errno (the link is dead). */
+static int flush_locked(struct shim_link *l)
+{
+	struct mmsghdr m[LINK_BATCH];
+	unsigned int done = 0, n = l->tx_n;
+	uint64_t calls = 0;
+	int err = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &l->tx_iov[i], .msg_iovlen = 1 } };
+	while (done < n && !l->dead) {
+		int k = sendmmsg(l->fd, m + done, n - done, MSG_NOSIGNAL);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			if (err == EPIPE || err == ECONNRESET) {
+				shim_err("switch connection lost: %s", strerror(err));
+				l->dead = 1;
+			}
+			break;
+		}
+		done += (unsigned int)k;
+		calls++;
+	}
+	l->tx_n = 0;
+	l->tx_used = 0;
+	pthread_mutex_lock(&l->lock);
+	l->tx += done;
+	l->tx_calls += calls;
+	pthread_mutex_unlock(&l->lock);
+	return l->dead ? -EPIPE : -err;
+}
+
+void shim_link_flush(struct shim_link *l)
+{
+	pthread_mutex_lock(&l->send_lock);
+	if (l->tx_n)
+		flush_locked(l);
+	pthread_mutex_unlock(&l->send_lock);
+}
+
 int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len)
 {
-	int ret;
+	struct hcasw_hdr h = { .type = HCASW_FRAME, .len = (uint32_t)len };
+	size_t need = sizeof(h) + len;
+	uint8_t *p;
+	int ret = 0;
 
 	if (len > HCASW_MAX_FRAME)
 		return -EMSGSIZE;
-	ret = send_msg(l, HCASW_FRAME, frame, len);
+	if (l->dead)
+		return -EPIPE;
+	pthread_mutex_lock(&l->send_lock);
+	if (l->tx_n == LINK_BATCH || l->tx_used + need > LINK_TXBUF)
+		ret = flush_locked(l);
 	if (!ret) {
-		pthread_mutex_lock(&l->lock);
-		l->tx++;
-		pthread_mutex_unlock(&l->lock);
+		p = l->txbuf + l->tx_used;
+		memcpy(p, &h, sizeof(h));
+		memcpy(p + sizeof(h), frame, len);
+		l->tx_iov[l->tx_n++] = (struct iovec){ .iov_base = p, .iov_len = need };
+		/* keep each message's header aligned */
+		l->tx_used += (need + 7) & ~(size_t)7;
 	}
+	pthread_mutex_unlock(&l->send_lock);
 	return ret;
 }
 
@@ -167,15 +245,46 @@ static void got_answer(struct shim_link *l, const struct hcasw_resolve *r)
 	pthread_mutex_unlock(&l->lock);
 }
 
+/* One received message (frames are gathered into *frames, *nf). */
+static void link_msg(struct shim_link *l, const uint8_t *msg, size_t got, struct iovec *frames,
+		     unsigned int *nf)
+{
+	struct hcasw_hdr h;
+
+	if (got < sizeof(h))
+		return;
+	memcpy(&h, msg, sizeof(h));
+	if (h.len != got - sizeof(h))
+		return;	/* truncated or malformed: ignore */
+	if (h.type == HCASW_FRAME) {
+		frames[(*nf)++] = (struct iovec){ .iov_base = (void *)(uintptr_t)(msg + sizeof(h)),
+						  .iov_len = h.len };
+	} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
+		struct hcasw_resolve r;
+
+		memcpy(&r, msg + sizeof(h), sizeof(r));
+		got_answer(l, &r);
+	}
+}
+
 int shim_link_poll(struct shim_link *l)
 {
+	struct mmsghdr m[LINK_BATCH];
+	struct iovec iov[LINK_BATCH], frames[LINK_BATCH];
 	int n = 0;
 
+	/* One reader at a time: the buffers are the link's. */
+	pthread_mutex_lock(&l->rx_lock);
 	while (!l->dead) {
-		ssize_t got = recv(l->fd, l->rxbuf, sizeof(struct hcasw_hdr) + HCASW_MAX_FRAME,
-				   MSG_DONTWAIT);
-		struct hcasw_hdr h;
+		unsigned int nf = 0;
+		int got;
 
+		for (unsigned int i = 0; i < LINK_BATCH; i++) {
+			iov[i] = (struct iovec){ .iov_base = l->rxbuf + i * LINK_MSG_MAX,
+						 .iov_len = LINK_MSG_MAX };
+			m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+		}
+		got = recvmmsg(l->fd, m, LINK_BATCH, MSG_DONTWAIT, NULL);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -185,29 +294,31 @@ int shim_link_poll(struct shim_link *l)
 			}
 			break;
 		}
-		if (got == 0) {
+		for (int i = 0; i < got && !l->dead; i++) {
+			if (m[i].msg_len == 0) {
+				shim_err("switch closed the connection");
+				l->dead = 1;
+				break;
+			}
+			link_msg(l, l->rxbuf + (size_t)i * LINK_MSG_MAX, m[i].msg_len, frames, &nf);
+		}
+		if (got == 0 && !l->dead) {
 			shim_err("switch closed the connection");
 			l->dead = 1;
-			break;
 		}
-		if ((size_t)got < sizeof(h))
-			continue;
-		memcpy(&h, l->rxbuf, sizeof(h));
-		if (h.len != (size_t)got - sizeof(h))
-			continue;	/* truncated or malformed: ignore */
-		if (h.type == HCASW_FRAME) {
-			shim_bus_rx(l->bus, l->rxbuf + sizeof(h), h.len);
+		if (nf) {
+			shim_bus_rx_batch(l->bus, frames, nf);
+			n += (int)nf;
 			pthread_mutex_lock(&l->lock);
-			l->rx++;
+			l->rx += nf;
+			l->rx_calls++;
 			pthread_mutex_unlock(&l->lock);
-			n++;
-		} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
-			struct hcasw_resolve r;
-
-			memcpy(&r, l->rxbuf + sizeof(h), sizeof(r));
-			got_answer(l, &r);
 		}
+		/* A short batch emptied the socket: no need to ask again. */
+		if (got < LINK_BATCH)
+			break;
 	}
+	pthread_mutex_unlock(&l->rx_lock);
 	return n;
 }
 
@@ -267,6 +378,14 @@ void shim_link_counters(const struct shim_link *l, uint64_t *tx, uint64_t *rx)
 	pthread_mutex_lock((pthread_mutex_t *)&l->lock);
 	*tx = l->tx;
 	*rx = l->rx;
+	pthread_mutex_unlock((pthread_mutex_t *)&l->lock);
+}
+
+void shim_link_calls(const struct shim_link *l, uint64_t *tx_calls, uint64_t *rx_calls)
+{
+	pthread_mutex_lock((pthread_mutex_t *)&l->lock);
+	*tx_calls = l->tx_calls;
+	*rx_calls = l->rx_calls;
 	pthread_mutex_unlock((pthread_mutex_t *)&l->lock);
 }
 

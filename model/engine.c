@@ -53,6 +53,15 @@ void model_qp_kick(struct model *m, struct model_qp *qp)
 	qp->busy = true;
 }
 
+/* A consumed frame's buffer: kept for the next frame, or freed. */
+static void rx_buf_put(struct model *m, struct model_rxf *f)
+{
+	if (m->rx_nspare < MODEL_RX_SPARE)
+		m->rx_spare[m->rx_nspare++] = *f;
+	else
+		free(f->data);
+}
+
 static void free_rx(struct model *m)
 {
 	for (unsigned int i = 0; i < m->rxq_count; i++)
@@ -121,6 +130,8 @@ static void model_destroy(struct hca_engine *e)
 	for (unsigned int i = 0; i < MODEL_NUM_QP; i++)
 		free(m->qp[i].swq);
 	free_rx(m);
+	while (m->rx_nspare)
+		free(m->rx_spare[--m->rx_nspare].data);
 	free(m->rxq);
 	free(m->inj);
 	free(m);
@@ -169,10 +180,15 @@ static void model_e_rx_frame(struct hca_engine *e, const uint8_t *frame, size_t 
 		m->rxq_head = 0;
 	}
 	f = &m->rxq[(m->rxq_head + m->rxq_count) % m->rxq_cap];
-	f->data = malloc(len);
-	if (!f->data) {
-		snprintf(m->err, sizeof(m->err), "rx frame: out of memory");
-		return;
+	if (m->rx_nspare && m->rx_spare[m->rx_nspare - 1].cap >= len) {
+		*f = m->rx_spare[--m->rx_nspare];
+	} else {
+		f->cap = len > MODEL_RX_BUF ? len : MODEL_RX_BUF;
+		f->data = malloc(f->cap);
+		if (!f->data) {
+			snprintf(m->err, sizeof(m->err), "rx frame: out of memory");
+			return;
+		}
 	}
 	memcpy(f->data, frame, len);
 	f->len = len;
@@ -205,7 +221,7 @@ static void run_work(struct model *m)
 			m->rxq_head = (m->rxq_head + 1) % m->rxq_cap;
 			m->rxq_count--;
 			model_rx_frame(m, f.data, f.len);
-			free(f.data);
+			rx_buf_put(m, &f);
 			did = true;
 		}
 		/* 4. QP passes (a disabled engine does no QP work) */

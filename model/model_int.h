@@ -187,7 +187,13 @@ struct model_inj {
 struct model_rxf {
 	uint8_t *data;
 	size_t len;
+	size_t cap;		/* bytes allocated at data */
 };
+
+/* Buffers of consumed frames kept for the next ones (no malloc/free churn
+ * per frame): up to MODEL_RX_SPARE, each at least MODEL_RX_BUF bytes. */
+#define MODEL_RX_SPARE 64
+#define MODEL_RX_BUF 4352
 
 struct model {
 	struct hca_host_ops host;
@@ -234,6 +240,8 @@ struct model {
 	unsigned int inj_count, inj_cap;
 	struct model_rxf *rxq;	/* received frames, in arrival order */
 	unsigned int rxq_head, rxq_count, rxq_cap;
+	struct model_rxf rx_spare[MODEL_RX_SPARE];
+	unsigned int rx_nspare;
 
 	uint8_t txbuf[MODEL_FRAME_MAX];
 	uint8_t pktbuf[4096];
