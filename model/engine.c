@@ -49,8 +49,11 @@ bool model_enabled(const struct model *m)
 
 void model_qp_kick(struct model *m, struct model_qp *qp)
 {
-	(void)m;
+	unsigned int i = (unsigned int)(qp - m->qp);
+
 	qp->busy = true;
+	if (i >= m->qp_hi)
+		m->qp_hi = i + 1;
 }
 
 /* A consumed frame's buffer: kept for the next frame, or freed. */
@@ -78,6 +81,7 @@ void model_reset_engine(struct model *m)
 		m->qp[i].qpn = i;
 		model_qp_reset_state(&m->qp[i]);
 	}
+	m->qp_hi = 0;
 	memset(m->cq, 0, sizeof(m->cq));
 	memset(m->srq, 0, sizeof(m->srq));
 	memset(m->eq, 0, sizeof(m->eq));
@@ -228,7 +232,7 @@ static void run_work(struct model *m)
 		while (model_enabled(m)) {
 			bool pass = false;
 
-			for (unsigned int i = 0; i < MODEL_NUM_QP; i++) {
+			for (unsigned int i = 0; i < m->qp_hi; i++) {
 				struct model_qp *qp = &m->qp[i];
 
 				if (!qp->busy)
@@ -254,7 +258,7 @@ static uint64_t next_deadline(const struct model *m)
 {
 	uint64_t t = MODEL_NO_DEADLINE;
 
-	for (unsigned int i = 0; i < MODEL_NUM_QP; i++) {
+	for (unsigned int i = 0; i < m->qp_hi; i++) {
 		uint64_t d = model_qp_deadline(&m->qp[i]);
 
 		if (d < t)
@@ -265,7 +269,7 @@ static uint64_t next_deadline(const struct model *m)
 
 static void fire_timers(struct model *m)
 {
-	for (unsigned int i = 0; i < MODEL_NUM_QP; i++) {
+	for (unsigned int i = 0; i < m->qp_hi; i++) {
 		struct model_qp *qp = &m->qp[i];
 
 		if (model_qp_deadline(qp) <= m->now)
@@ -314,7 +318,7 @@ static bool has_work(const struct model *m)
 		if (m->eq[i].fire_pending)
 			return true;
 	if (model_enabled(m))
-		for (unsigned int i = 0; i < MODEL_NUM_QP; i++)
+		for (unsigned int i = 0; i < m->qp_hi; i++)
 			if (m->qp[i].busy)
 				return true;
 	return false;

@@ -229,6 +229,10 @@ struct model {
 
 	/* context tables */
 	struct model_qp qp[MODEL_NUM_QP];
+	/* QPs from qp_hi up were never kicked (no context written, no doorbell,
+	 * no frame) since the last reset: idle, no timers.  The per-step scans
+	 * (work, deadlines) stop there instead of visiting all MODEL_NUM_QP. */
+	unsigned int qp_hi;
 	struct model_cq cq[MODEL_NUM_CQ];
 	struct model_srq srq[MODEL_NUM_SRQ];
 	struct model_eq eq[MODEL_NUM_EQ];
