@@ -201,10 +201,15 @@ struct sw_port {
 	int fd;			/* -1 once disconnected */
 	int wire_port;
 	int hello;
+	int frames;		/* the HCA takes FRAMES messages (HELLO flags) */
 	uint8_t mac[6];
 	uint8_t ipv4[4];
 	char name[33];
 	uint64_t rx_frames, tx_frames, tx_lost;
+	/* FRAMES message being filled for this port: header + records */
+	uint8_t *out;
+	size_t out_used;	/* body bytes */
+	unsigned int out_n;	/* frames in it */
 };
 
 static struct sw_port ports[SW_MAX_PORTS];
@@ -250,12 +255,42 @@ static int sw_send(struct sw_port *p, uint16_t type, const void *data, size_t le
 	return 0;
 }
 
+/* Send the port's FRAMES message (never blocking: a full port loses all of it). */
+static void out_flush(struct sw_port *p)
+{
+	struct hcasw_hdr h = { .type = HCASW_FRAMES, .len = (uint32_t)p->out_used };
+
+	if (!p->out_n)
+		return;
+	memcpy(p->out, &h, sizeof(h));
+	if (p->fd >= 0 && send(p->fd, p->out, sizeof(h) + p->out_used, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+		p->tx_frames += p->out_n;
+	else
+		p->tx_lost += p->out_n;
+	p->out_used = 0;
+	p->out_n = 0;
+}
+
 static void wire_rx(void *ctx, unsigned int port, const uint8_t *frame, size_t len, uint64_t now)
 {
 	struct sw_port *p = ctx;
+	uint8_t *body;
 
 	(void)port;
 	(void)now;
+	/* An HCA that takes FRAMES gets what a poll round has for it in one message. */
+	if (p->frames && (p->out || (p->out = malloc(sizeof(struct hcasw_hdr) + HCASW_MAX_MSG)))) {
+		body = p->out + sizeof(struct hcasw_hdr);
+		if (hcasw_frames_put(body, &p->out_used, HCASW_MAX_MSG, frame, len)) {
+			out_flush(p);
+			if (hcasw_frames_put(body, &p->out_used, HCASW_MAX_MSG, frame, len)) {
+				p->tx_lost++;
+				return;
+			}
+		}
+		p->out_n++;
+		return;
+	}
 	if (!sw_send(p, HCASW_FRAME, frame, len))
 		p->tx_frames++;
 }
@@ -274,9 +309,24 @@ static void answer(struct sw_port *from, const struct hcasw_resolve *q)
 	sw_send(from, HCASW_ANSWER, &a, sizeof(a));
 }
 
+/* One frame from port p into the wire (in a FRAME message or a FRAMES record). */
+static void frame_in(struct wire *w, struct sw_port *p, const uint8_t *frame, size_t len)
+{
+	if (sw_frames_in == sw_fault_first && sw_fault_first > 0)
+		wire_set_faults(w, &sw_faults);
+	if (sw_frames_in == sw_fault_last + 1) {
+		struct wire_faults none = { 0 };
+
+		wire_set_faults(w, &none);
+	}
+	sw_frames_in++;
+	p->rx_frames++;
+	wire_send(w, (unsigned int)p->wire_port, frame, len, now_cycles());
+}
+
 static void port_input(struct wire *w, struct sw_port *p)
 {
-	uint8_t buf[sizeof(struct hcasw_hdr) + HCASW_MAX_FRAME];
+	static uint8_t buf[sizeof(struct hcasw_hdr) + HCASW_MAX_MSG];
 
 	for (;;) {
 		ssize_t n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT);
@@ -311,6 +361,12 @@ static void port_input(struct wire *w, struct sw_port *p)
 			memcpy(p->name, hello.name, sizeof(hello.name));
 			p->name[32] = '\0';
 			p->hello = 1;
+			p->frames = !!(hello.flags & HCASW_HELLO_FRAMES);
+			{
+				struct hcasw_caps caps = { .flags = HCASW_CAPS_FRAMES };
+
+				sw_send(p, HCASW_CAPS, &caps, sizeof(caps));
+			}
 			if (!quiet)
 				fprintf(stderr,
 					"hcasim switch: port %d: %s %02x:%02x:%02x:%02x:%02x:%02x %u.%u.%u.%u\n",
@@ -319,17 +375,17 @@ static void port_input(struct wire *w, struct sw_port *p)
 			break;
 		}
 		case HCASW_FRAME:
-			if (sw_frames_in == sw_fault_first && sw_fault_first > 0)
-				wire_set_faults(w, &sw_faults);
-			if (sw_frames_in == sw_fault_last + 1) {
-				struct wire_faults none = { 0 };
-
-				wire_set_faults(w, &none);
-			}
-			sw_frames_in++;
-			p->rx_frames++;
-			wire_send(w, (unsigned int)p->wire_port, buf + sizeof(h), h.len, now_cycles());
+			if (h.len <= HCASW_MAX_FRAME)
+				frame_in(w, p, buf + sizeof(h), h.len);
 			break;
+		case HCASW_FRAMES: {
+			const uint8_t *f;
+			size_t off = 0, flen;
+
+			while ((f = hcasw_frames_next(buf + sizeof(h), h.len, &off, &flen)))
+				frame_in(w, p, f, flen);
+			break;
+		}
 		case HCASW_RESOLVE:
 			if (h.len == sizeof(struct hcasw_resolve)) {
 				struct hcasw_resolve q;
@@ -528,10 +584,16 @@ static int cmd_switch(int argc, char **argv)
 			}
 		}
 		wire_deliver(w, now_cycles());
+		for (unsigned int i = 0; i < nports; i++)
+			out_flush(&ports[i]);
 	}
 
 	/* Deliver what is still in flight, then report. */
 	wire_deliver(w, UINT64_MAX - 1);
+	for (unsigned int i = 0; i < nports; i++) {
+		out_flush(&ports[i]);
+		free(ports[i].out);
+	}
 	wire_get_stats(w, &st);
 	{
 		uint64_t lost = 0;

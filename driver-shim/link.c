@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,18 @@
 #define LINK_SOCKBUF (4 << 20)
 #define LINK_ANSWERS 16
 /*
- * Frames travel one per message (swproto.h), but the messages of a batch go
- * through one system call each way: frames transmitted during a device step
- * are packed into txbuf and leave with one sendmmsg() when the step ends
- * (shim_link_flush); the receive side takes up to LINK_BATCH messages per
- * recvmmsg().  The system call, not the copy, is what a frame costs here.
+ * A socket message, not a byte, is what a frame costs here.  Frames
+ * transmitted during a device step are packed into txbuf and leave when the
+ * step ends (shim_link_flush): as FRAMES messages of up to HCASW_MAX_MSG
+ * bytes once the switch said it takes them (CAPS), else one FRAME message
+ * each; either way up to LINK_BATCH messages per sendmmsg().  The receive
+ * side takes up to LINK_RX_MSGS messages per recvmmsg().
  */
 #define LINK_BATCH 32
-#define LINK_MSG_MAX (sizeof(struct hcasw_hdr) + HCASW_MAX_FRAME)
-#define LINK_TXBUF (256 << 10)	/* bytes of frames (and headers) held before sending */
+#define LINK_RX_MSGS 8
+#define LINK_MSG_MAX (sizeof(struct hcasw_hdr) + HCASW_MAX_MSG)
+#define LINK_TXBUF (256 << 10)	/* bytes of messages held before sending */
+#define LINK_RX_CHUNK 64	/* frames handed to the bus at once */
 
 struct link_answer {
 	uint32_t ipv4;
@@ -50,12 +54,14 @@ struct shim_link {
 	struct link_answer ans[LINK_ANSWERS];
 	uint64_t tx, rx;		/* frames */
 	uint64_t tx_calls, rx_calls;	/* sendmmsg/recvmmsg calls that moved frames */
-	uint8_t *rxbuf;			/* LINK_BATCH messages of LINK_MSG_MAX */
-	/* frames waiting for the flush (under send_lock) */
+	uint8_t *rxbuf;			/* LINK_RX_MSGS messages of LINK_MSG_MAX */
+	atomic_int peer_frames;		/* the switch takes FRAMES (its CAPS said so) */
+	/* messages waiting for the flush (under send_lock) */
 	uint8_t *txbuf;
 	size_t tx_used;
 	unsigned int tx_n;
 	struct iovec tx_iov[LINK_BATCH];
+	unsigned int tx_frames[LINK_BATCH];	/* frames in each */
 };
 
 static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t len)
@@ -98,7 +104,7 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 	}
 	strcpy(sa.sun_path, path);
 	l = calloc(1, sizeof(*l));
-	if (!l || !(l->rxbuf = malloc(LINK_BATCH * LINK_MSG_MAX)) || !(l->txbuf = malloc(LINK_TXBUF))) {
+	if (!l || !(l->rxbuf = malloc(LINK_RX_MSGS * LINK_MSG_MAX)) || !(l->txbuf = malloc(LINK_TXBUF))) {
 		snprintf(err, errlen, "out of memory");
 		if (l)
 			free(l->rxbuf);
@@ -124,6 +130,7 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	memcpy(hello.mac, mac, 6);
+	hello.flags = HCASW_HELLO_FRAMES;
 	hello.ipv4[0] = (uint8_t)(ipv4 >> 24);
 	hello.ipv4[1] = (uint8_t)(ipv4 >> 16);
 	hello.ipv4[2] = (uint8_t)(ipv4 >> 8);
@@ -157,12 +164,12 @@ int shim_link_fd(const struct shim_link *l)
 	return l->fd;
 }
 
-/* Send the frames in txbuf (send_lock held): 0 or a negative errno (the link is dead). */
+/* Send the messages in txbuf (send_lock held): 0 or a negative errno (the link is dead). */
 static int flush_locked(struct shim_link *l)
 {
 	struct mmsghdr m[LINK_BATCH];
 	unsigned int done = 0, n = l->tx_n;
-	uint64_t calls = 0;
+	uint64_t calls = 0, frames = 0;
 	int err = 0;
 
 	for (unsigned int i = 0; i < n; i++)
@@ -183,10 +190,12 @@ static int flush_locked(struct shim_link *l)
 		done += (unsigned int)k;
 		calls++;
 	}
+	for (unsigned int i = 0; i < done; i++)
+		frames += l->tx_frames[i];
 	l->tx_n = 0;
 	l->tx_used = 0;
 	pthread_mutex_lock(&l->lock);
-	l->tx += done;
+	l->tx += frames;
 	l->tx_calls += calls;
 	pthread_mutex_unlock(&l->lock);
 	return l->dead ? -EPIPE : -err;
@@ -200,11 +209,32 @@ void shim_link_flush(struct shim_link *l)
 	pthread_mutex_unlock(&l->send_lock);
 }
 
+/* Start a message of type at the end of txbuf (flushing first if it is full): its iovec. */
+static struct iovec *tx_open(struct shim_link *l, uint16_t type, size_t need, int *err)
+{
+	struct hcasw_hdr h = { .type = type };
+	size_t at = (l->tx_used + 7) & ~(size_t)7;	/* headers 8-byte aligned */
+	uint8_t *p;
+
+	if (l->tx_n == LINK_BATCH || at + sizeof(h) + need > LINK_TXBUF) {
+		*err = flush_locked(l);
+		if (*err)
+			return NULL;
+		at = 0;
+	}
+	p = l->txbuf + at;
+	memcpy(p, &h, sizeof(h));
+	l->tx_used = at + sizeof(h);
+	l->tx_frames[l->tx_n] = 0;
+	l->tx_iov[l->tx_n] = (struct iovec){ .iov_base = p, .iov_len = sizeof(h) };
+	return &l->tx_iov[l->tx_n++];
+}
+
 int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len)
 {
-	struct hcasw_hdr h = { .type = HCASW_FRAME, .len = (uint32_t)len };
-	size_t need = sizeof(h) + len;
-	uint8_t *p;
+	struct iovec *v = NULL;
+	struct hcasw_hdr h;
+	size_t body, add;
 	int ret = 0;
 
 	if (len > HCASW_MAX_FRAME)
@@ -212,15 +242,37 @@ int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len)
 	if (l->dead)
 		return -EPIPE;
 	pthread_mutex_lock(&l->send_lock);
-	if (l->tx_n == LINK_BATCH || l->tx_used + need > LINK_TXBUF)
-		ret = flush_locked(l);
-	if (!ret) {
-		p = l->txbuf + l->tx_used;
-		memcpy(p, &h, sizeof(h));
-		memcpy(p + sizeof(h), frame, len);
-		l->tx_iov[l->tx_n++] = (struct iovec){ .iov_base = p, .iov_len = need };
-		/* keep each message's header aligned */
-		l->tx_used += (need + 7) & ~(size_t)7;
+	if (atomic_load(&l->peer_frames)) {
+		/* a record in the open FRAMES message, or in a new one */
+		add = hcasw_rec_size(len);
+		if (l->tx_n) {
+			v = &l->tx_iov[l->tx_n - 1];
+			if (v->iov_len - sizeof(h) + add > HCASW_MAX_MSG ||
+			    l->tx_used + add > LINK_TXBUF)
+				v = NULL;
+		}
+		if (!v)
+			v = tx_open(l, HCASW_FRAMES, add, &ret);
+		if (v) {
+			body = v->iov_len - sizeof(h);
+			hcasw_frames_put((uint8_t *)v->iov_base + sizeof(h), &body, HCASW_MAX_MSG,
+					 frame, len);
+		}
+	} else {
+		add = len;
+		v = tx_open(l, HCASW_FRAME, add, &ret);
+		if (v) {
+			memcpy((uint8_t *)v->iov_base + sizeof(h), frame, len);
+			body = len;
+		}
+	}
+	if (v) {
+		memcpy(&h, v->iov_base, sizeof(h));
+		h.len = (uint32_t)body;
+		memcpy(v->iov_base, &h, sizeof(h));
+		v->iov_len = sizeof(h) + body;
+		l->tx_used += add;
+		l->tx_frames[l->tx_n - 1]++;
 	}
 	pthread_mutex_unlock(&l->send_lock);
 	return ret;
@@ -245,10 +297,27 @@ static void got_answer(struct shim_link *l, const struct hcasw_resolve *r)
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* One received message (frames are gathered into *frames, *nf). */
-static void link_msg(struct shim_link *l, const uint8_t *msg, size_t got, struct iovec *frames,
-		     unsigned int *nf)
+/* Received frames, handed to the bus LINK_RX_CHUNK at a time. */
+struct rx_chunk {
+	struct iovec f[LINK_RX_CHUNK];
+	unsigned int n;
+	unsigned int total;
+};
+
+static void rx_add(struct shim_link *l, struct rx_chunk *c, const uint8_t *frame, size_t len)
 {
+	c->f[c->n++] = (struct iovec){ .iov_base = (void *)(uintptr_t)frame, .iov_len = len };
+	c->total++;
+	if (c->n == LINK_RX_CHUNK) {
+		shim_bus_rx_batch(l->bus, c->f, c->n);
+		c->n = 0;
+	}
+}
+
+/* One received message. */
+static void link_msg(struct shim_link *l, const uint8_t *msg, size_t got, struct rx_chunk *c)
+{
+	const uint8_t *body = msg + sizeof(struct hcasw_hdr);
 	struct hcasw_hdr h;
 
 	if (got < sizeof(h))
@@ -256,35 +325,45 @@ static void link_msg(struct shim_link *l, const uint8_t *msg, size_t got, struct
 	memcpy(&h, msg, sizeof(h));
 	if (h.len != got - sizeof(h))
 		return;	/* truncated or malformed: ignore */
-	if (h.type == HCASW_FRAME) {
-		frames[(*nf)++] = (struct iovec){ .iov_base = (void *)(uintptr_t)(msg + sizeof(h)),
-						  .iov_len = h.len };
+	if (h.type == HCASW_FRAME && h.len <= HCASW_MAX_FRAME) {
+		rx_add(l, c, body, h.len);
+	} else if (h.type == HCASW_FRAMES) {
+		const uint8_t *f;
+		size_t off = 0, flen;
+
+		while ((f = hcasw_frames_next(body, h.len, &off, &flen)))
+			rx_add(l, c, f, flen);
+	} else if (h.type == HCASW_CAPS && h.len == sizeof(struct hcasw_caps)) {
+		struct hcasw_caps caps;
+
+		memcpy(&caps, body, sizeof(caps));
+		atomic_store(&l->peer_frames, !!(caps.flags & HCASW_CAPS_FRAMES));
 	} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
 		struct hcasw_resolve r;
 
-		memcpy(&r, msg + sizeof(h), sizeof(r));
+		memcpy(&r, body, sizeof(r));
 		got_answer(l, &r);
 	}
 }
 
 int shim_link_poll(struct shim_link *l)
 {
-	struct mmsghdr m[LINK_BATCH];
-	struct iovec iov[LINK_BATCH], frames[LINK_BATCH];
-	int n = 0;
+	struct mmsghdr m[LINK_RX_MSGS];
+	struct iovec iov[LINK_RX_MSGS];
+	struct rx_chunk c = { .n = 0 };
+	uint64_t calls = 0;
 
 	/* One reader at a time: the buffers are the link's. */
 	pthread_mutex_lock(&l->rx_lock);
 	while (!l->dead) {
-		unsigned int nf = 0;
 		int got;
 
-		for (unsigned int i = 0; i < LINK_BATCH; i++) {
+		for (unsigned int i = 0; i < LINK_RX_MSGS; i++) {
 			iov[i] = (struct iovec){ .iov_base = l->rxbuf + i * LINK_MSG_MAX,
 						 .iov_len = LINK_MSG_MAX };
 			m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 		}
-		got = recvmmsg(l->fd, m, LINK_BATCH, MSG_DONTWAIT, NULL);
+		got = recvmmsg(l->fd, m, LINK_RX_MSGS, MSG_DONTWAIT, NULL);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -294,32 +373,36 @@ int shim_link_poll(struct shim_link *l)
 			}
 			break;
 		}
+		calls++;
 		for (int i = 0; i < got && !l->dead; i++) {
 			if (m[i].msg_len == 0) {
 				shim_err("switch closed the connection");
 				l->dead = 1;
 				break;
 			}
-			link_msg(l, l->rxbuf + (size_t)i * LINK_MSG_MAX, m[i].msg_len, frames, &nf);
+			link_msg(l, l->rxbuf + (size_t)i * LINK_MSG_MAX, m[i].msg_len, &c);
 		}
 		if (got == 0 && !l->dead) {
 			shim_err("switch closed the connection");
 			l->dead = 1;
 		}
-		if (nf) {
-			shim_bus_rx_batch(l->bus, frames, nf);
-			n += (int)nf;
-			pthread_mutex_lock(&l->lock);
-			l->rx += nf;
-			l->rx_calls++;
-			pthread_mutex_unlock(&l->lock);
+		/* the frames point into rxbuf: hand them over before it is reused */
+		if (c.n) {
+			shim_bus_rx_batch(l->bus, c.f, c.n);
+			c.n = 0;
 		}
 		/* A short batch emptied the socket: no need to ask again. */
-		if (got < LINK_BATCH)
+		if (got < LINK_RX_MSGS)
 			break;
 	}
 	pthread_mutex_unlock(&l->rx_lock);
-	return n;
+	if (c.total) {
+		pthread_mutex_lock(&l->lock);
+		l->rx += c.total;
+		l->rx_calls += calls;
+		pthread_mutex_unlock(&l->lock);
+	}
+	return (int)c.total;
 }
 
 int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsigned int timeout_ms)
