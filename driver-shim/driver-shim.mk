@@ -12,6 +12,8 @@ CFLAGS_driver-shim := -Isim -Imodel -Idriver-shim -Itests
 # Unit tests that need no live device.
 $(eval $(call hca_test,shim_bus,driver-shim/tests/test_bus.c,hcashim hcasim))
 LDLIBS_shim_bus := -lpthread
+$(eval $(call hca_test,shim_link,driver-shim/tests/test_link.c,hcashim hcasim))
+LDLIBS_shim_link := -lpthread
 
 # Link order of a program holding a live simulated HCA.
 SHIM_LINK := hcashim hcadev hcafw hcalockstep hcamodel hcasim hcaroce
