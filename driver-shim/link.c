@@ -55,6 +55,7 @@ struct shim_link {
 	uint64_t tx, rx;		/* frames */
 	uint64_t tx_calls, rx_calls;	/* sendmmsg/recvmmsg calls that moved frames */
 	uint8_t *rxbuf;			/* LINK_RX_MSGS messages of LINK_MSG_MAX */
+	int batch;			/* 0: one FRAME per message, sent at once (HCASIM_LINK_BATCH=0) */
 	atomic_int peer_frames;		/* the switch takes FRAMES (its CAPS said so) */
 	/* messages waiting for the flush (under send_lock) */
 	uint8_t *txbuf;
@@ -130,7 +131,9 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	memcpy(hello.mac, mac, 6);
-	hello.flags = HCASW_HELLO_FRAMES;
+	/* HCASIM_LINK_BATCH=0: the per-frame behaviour (a measurement knob, make bench-shim) */
+	l->batch = !getenv("HCASIM_LINK_BATCH") || strcmp(getenv("HCASIM_LINK_BATCH"), "0");
+	hello.flags = l->batch ? HCASW_HELLO_FRAMES : 0;
 	hello.ipv4[0] = (uint8_t)(ipv4 >> 24);
 	hello.ipv4[1] = (uint8_t)(ipv4 >> 16);
 	hello.ipv4[2] = (uint8_t)(ipv4 >> 8);
@@ -273,6 +276,8 @@ int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len)
 		v->iov_len = sizeof(h) + body;
 		l->tx_used += add;
 		l->tx_frames[l->tx_n - 1]++;
+		if (!l->batch)
+			ret = flush_locked(l);
 	}
 	pthread_mutex_unlock(&l->send_lock);
 	return ret;
@@ -337,7 +342,7 @@ static void link_msg(struct shim_link *l, const uint8_t *msg, size_t got, struct
 		struct hcasw_caps caps;
 
 		memcpy(&caps, body, sizeof(caps));
-		atomic_store(&l->peer_frames, !!(caps.flags & HCASW_CAPS_FRAMES));
+		atomic_store(&l->peer_frames, l->batch && (caps.flags & HCASW_CAPS_FRAMES));
 	} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
 		struct hcasw_resolve r;
 
