@@ -123,7 +123,12 @@ test: deps-check
 test-build: all $(foreach t,$(TESTS),$(TEST_DEPS_$(t)))
 
 # Parts add their benchmark / long-regression targets to these lists.
+# After every bench: the line-rate table (issue 12) from what they printed.
 bench: deps-check $(BENCH_TARGETS)
+	@$(PYTHON) tools/bench_summary.py $(BUILD)/bench
+.PHONY: bench-summary
+bench-summary:
+	@$(PYTHON) tools/bench_summary.py $(BUILD)/bench
 regress: deps-check $(REGRESS_TARGETS)
 
 lint: deps-check $(LINT_TARGETS)
@@ -137,7 +142,8 @@ print-%:
 
 # Each fragment appends "target|description" entries to HELP.
 HELP += "all|build everything that exists" "test|run the whole suite (installs packages first)" \
-        "lint|static checks" "deps|install missing Debian packages" "gen|regenerate spec outputs" "clean|remove build/"
+        "lint|static checks" "deps|install missing Debian packages" "gen|regenerate spec outputs" "clean|remove build/" \
+        "bench-summary|the line-rate table (targets, PASS/MISS) from the last make bench's outputs in build/bench/"
 .PHONY: help
 help:
 	@for h in $(HELP); do printf '  make %-10s %s\n' "$${h%%|*}" "$${h#*|}"; done

@@ -96,13 +96,14 @@ $(eval $(call shim_script_test,shim_rtl,rtl.sh))
 demo: deps-check $(SHIM_RUNTIME)
 	@BUILD=$(BUILD) bash driver-shim/demo.sh
 bench-shim: $(SHIM_RUNTIME)
-	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/bench.sh
+	@set -o pipefail; mkdir -p $(BUILD)/bench; \
+	HCASIM=$(HCASIM_BIN) bash driver-shim/tests/bench.sh | tee $(BUILD)/bench/shim.log
 regress-shim: $(SHIM_RUNTIME)
 	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/regress.sh
 BENCH_TARGETS += bench-shim
 REGRESS_TARGETS += regress-shim
 HELP += "demo|two simulated HCAs (lockstep: RTL checked against the model) run ibv_rc_pingpong and ib_write_bw (pcaps, waveform in build/demo/; DEMO_BACKEND=model|rtl|lockstep)" \
-        "bench-shim|ib_write_bw bandwidth through the driver shim (64 B, 64 KiB)"
+        "bench-shim|ib_write_bw through the driver shim (64 B, 64 KiB; batched and one frame per message; CPU per message)"
 
 .PHONY: lint-shim
 lint-shim:

@@ -13,6 +13,8 @@
  *     than one hand-over to the bus) reach the device in order; a FRAMES
  *     message with a record running past its end delivers the records
  *     before it and nothing after; frame and message counters agree;
+ *   - HCASIM_LINK_BATCH=0: no FRAMES in HELLO, one FRAME per message even
+ *     after CAPS;
  *   - the record helpers refuse what does not fit.
  */
 #include <errno.h>
@@ -395,6 +397,34 @@ int main(void)
 	shim_link_close(l);
 	shim_bus_close(bus);
 	close(fd);
+
+	/* HCASIM_LINK_BATCH=0: no FRAMES announced, and one FRAME per message even after CAPS. */
+	setenv("HCASIM_LINK_BATCH", "0", 1);
+	bus = NULL;
+	l = NULL;
+	if (!shim_bus_open("t2", "linkdev", &cfg, &bus))
+		l = shim_link_connect(sa.sun_path, mac, 0x0a000009, "t2", bus, err, sizeof(err));
+	fd = l ? accept(lfd, NULL, NULL) : -1;
+	CHECK(l && fd >= 0, "second link connects");
+	if (l && fd >= 0) {
+		struct hcasw_caps caps = { .flags = HCASW_CAPS_FRAMES };
+
+		shim_bus_set_tx(bus, on_tx, l);
+		shim_bus_set_tx_flush(bus, on_flush);
+		CHECK(sw_recv(fd, &h) == sizeof(h) + sizeof(hello) && h.type == HCASW_HELLO, "HELLO");
+		memcpy(&hello, msg + sizeof(h), sizeof(hello));
+		CHECK(!(hello.flags & HCASW_HELLO_FRAMES), "HCASIM_LINK_BATCH=0: HELLO without FRAMES");
+		sw_send(fd, HCASW_CAPS, &caps, sizeof(caps));
+		usleep(10000);
+		shim_link_poll(l);
+		for (n = 0; n < 20; n++)
+			lens[n] = 60 + n;
+		transmit_and_check(bus, fd, lens, n, 0, "HCASIM_LINK_BATCH=0 after CAPS");
+		close(fd);
+	}
+	unsetenv("HCASIM_LINK_BATCH");
+	shim_link_close(l);
+	shim_bus_close(bus);
 	close(lfd);
 	unlink(sa.sun_path);
 	rmdir(dir);
