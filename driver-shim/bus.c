@@ -493,6 +493,16 @@ int shim_bus_rx(struct shim_bus *bus, const uint8_t *frame, size_t len)
 	return full ? -ENOBUFS : -ENOMEM;
 }
 
+unsigned int shim_bus_rx_room(struct shim_bus *bus)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&bus->rx_lock);
+	n = bus->rx_count >= BUS_RXQ_MAX ? 0 : BUS_RXQ_MAX - bus->rx_count;
+	pthread_mutex_unlock(&bus->rx_lock);
+	return n;
+}
+
 unsigned int shim_bus_rx_pending(struct shim_bus *bus)
 {
 	unsigned int n;

@@ -93,8 +93,9 @@ int shim_bus_rx(struct shim_bus *bus, const uint8_t *frame, size_t len);
 /* The same for n frames at once (one lock round trip, one wake-up): how many
  * were queued (the rest dropped: queue full or out of memory, counted). */
 unsigned int shim_bus_rx_batch(struct shim_bus *bus, const struct iovec *frames, unsigned int n);
-/* Frames queued and not yet delivered. */
+/* Frames queued and not yet delivered; room left in the queue. */
 unsigned int shim_bus_rx_pending(struct shim_bus *bus);
+unsigned int shim_bus_rx_room(struct shim_bus *bus);
 
 /*
  * One step: deliver queued frames, advance the device by `cycles` (0 = do

@@ -295,10 +295,11 @@ static void *device_thread(void *arg)
 		int np = 0, ms;
 
 		d->thr_loops++;
-		/* The socket is read when poll() said so, and every 16 busy steps. */
+		/* The socket is read when poll() said so (again while a read leaves
+		 * more: one batch per step), and every 16 busy steps. */
 		if (d->link && (read_link || (++busy & 15) == 0)) {
 			shim_link_poll(d->link);
-			read_link = 0;
+			read_link = shim_link_rx_more(d->link);
 		}
 		now = shim_bus_now(d->bus);
 		ne = shim_bus_next_event(d->bus);
@@ -321,8 +322,9 @@ static void *device_thread(void *arg)
 			if (ne <= wall)
 				continue;
 		}
-		/* Frames that came while we were busy: take them before sleeping. */
-		if (d->link && shim_link_poll(d->link))
+		/* Frames that came while we were busy wake poll() at once (the
+		 * socket is readable); those read but not handed over yet do not. */
+		if (read_link)
 			continue;
 		/* Idle until the next deadline (at least 1 ms: coarse, cheap) or a poke. */
 		if (ne == UINT64_MAX)

@@ -28,7 +28,11 @@
  * step ends (shim_link_flush): as FRAMES messages of up to HCASW_MAX_MSG
  * bytes once the switch said it takes them (CAPS), else one FRAME message
  * each; either way up to LINK_BATCH messages per sendmmsg().  The receive
- * side takes up to LINK_RX_MSGS messages per recvmmsg().
+ * side takes up to LINK_RX_MSGS messages per recvmmsg() and hands their
+ * frames to the bus only as far as its queue has room: the rest stays in
+ * rxbuf (and in the socket, whose filling is the switch's congestion) until
+ * the device has taken what it got.  A poll reads once: the device steps
+ * between reads, on a working set of at most LINK_RX_MSGS messages.
  */
 #define LINK_BATCH 32
 #define LINK_RX_MSGS 8
@@ -55,6 +59,11 @@ struct shim_link {
 	uint64_t tx, rx;		/* frames */
 	uint64_t tx_calls, rx_calls;	/* sendmmsg/recvmmsg calls that moved frames */
 	uint8_t *rxbuf;			/* LINK_RX_MSGS messages of LINK_MSG_MAX */
+	/* hand-over of the messages in rxbuf (under rx_lock) */
+	unsigned int rx_n, rx_i;	/* messages read, the next one to hand over */
+	size_t rx_off;			/* in message rx_i: the next FRAMES record; 1: FRAME taken */
+	size_t rx_len[LINK_RX_MSGS];
+	atomic_int rx_more;		/* messages not handed over, or the last read filled rxbuf */
 	int batch;			/* 0: one FRAME per message, sent at once (HCASIM_LINK_BATCH=0) */
 	atomic_int peer_frames;		/* the switch takes FRAMES (its CAPS said so) */
 	/* messages waiting for the flush (under send_lock) */
@@ -302,112 +311,139 @@ static void got_answer(struct shim_link *l, const struct hcasw_resolve *r)
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* Received frames, handed to the bus LINK_RX_CHUNK at a time. */
-struct rx_chunk {
-	struct iovec f[LINK_RX_CHUNK];
-	unsigned int n;
-	unsigned int total;
-};
-
-static void rx_add(struct shim_link *l, struct rx_chunk *c, const uint8_t *frame, size_t len)
+/*
+ * Hand over the messages in rxbuf from where the last hand-over stopped:
+ * frames to the bus while its queue has room, LINK_RX_CHUNK per call, answers
+ * and CAPS as they come.  The frames handed over; *blocked when the queue
+ * filled before the end (the position is kept: the next poll resumes there).
+ */
+static unsigned int hand_over(struct shim_link *l, int *blocked)
 {
-	c->f[c->n++] = (struct iovec){ .iov_base = (void *)(uintptr_t)frame, .iov_len = len };
-	c->total++;
-	if (c->n == LINK_RX_CHUNK) {
-		shim_bus_rx_batch(l->bus, c->f, c->n);
-		c->n = 0;
+	struct iovec f[LINK_RX_CHUNK];
+	unsigned int n = 0, total = 0, room = shim_bus_rx_room(l->bus);
+
+	*blocked = 0;
+	while (l->rx_i < l->rx_n && !*blocked) {
+		const uint8_t *msg = l->rxbuf + (size_t)l->rx_i * LINK_MSG_MAX;
+		const uint8_t *body = msg + sizeof(struct hcasw_hdr);
+		size_t got = l->rx_len[l->rx_i];
+		struct hcasw_hdr h = { 0 };
+
+		if (got >= sizeof(h))
+			memcpy(&h, msg, sizeof(h));
+		if (got < sizeof(h) || h.len != got - sizeof(h)) {
+			/* truncated or malformed: ignored */
+		} else if (h.type == HCASW_FRAME || h.type == HCASW_FRAMES) {
+			for (;;) {
+				const uint8_t *fr = body;
+				size_t off = l->rx_off, flen = h.len;
+
+				if (h.type == HCASW_FRAME) {
+					if (off || h.len > HCASW_MAX_FRAME)
+						break;
+					off = 1;
+				} else if (!(fr = hcasw_frames_next(body, h.len, &off, &flen))) {
+					break;
+				}
+				if (n == LINK_RX_CHUNK || n == room) {
+					if (n)
+						total += shim_bus_rx_batch(l->bus, f, n);
+					n = 0;
+					room = shim_bus_rx_room(l->bus);
+					if (!room) {
+						*blocked = 1;
+						break;
+					}
+				}
+				f[n++] = (struct iovec){ .iov_base = (void *)(uintptr_t)fr, .iov_len = flen };
+				l->rx_off = off;
+			}
+		} else if (h.type == HCASW_CAPS && h.len == sizeof(struct hcasw_caps)) {
+			struct hcasw_caps caps;
+
+			memcpy(&caps, body, sizeof(caps));
+			atomic_store(&l->peer_frames, l->batch && (caps.flags & HCASW_CAPS_FRAMES));
+		} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
+			struct hcasw_resolve r;
+
+			memcpy(&r, body, sizeof(r));
+			got_answer(l, &r);
+		}
+		if (!*blocked) {
+			l->rx_i++;
+			l->rx_off = 0;
+		}
 	}
+	/* (the frames point into rxbuf: handed over before it is read into again) */
+	if (n)
+		total += shim_bus_rx_batch(l->bus, f, n);
+	return total;
 }
 
-/* One received message. */
-static void link_msg(struct shim_link *l, const uint8_t *msg, size_t got, struct rx_chunk *c)
+/* Read up to LINK_RX_MSGS messages into rxbuf (everything before was handed over). */
+static int read_batch(struct shim_link *l)
 {
-	const uint8_t *body = msg + sizeof(struct hcasw_hdr);
-	struct hcasw_hdr h;
+	struct mmsghdr m[LINK_RX_MSGS];
+	struct iovec iov[LINK_RX_MSGS];
+	int got;
 
-	if (got < sizeof(h))
-		return;
-	memcpy(&h, msg, sizeof(h));
-	if (h.len != got - sizeof(h))
-		return;	/* truncated or malformed: ignore */
-	if (h.type == HCASW_FRAME && h.len <= HCASW_MAX_FRAME) {
-		rx_add(l, c, body, h.len);
-	} else if (h.type == HCASW_FRAMES) {
-		const uint8_t *f;
-		size_t off = 0, flen;
-
-		while ((f = hcasw_frames_next(body, h.len, &off, &flen)))
-			rx_add(l, c, f, flen);
-	} else if (h.type == HCASW_CAPS && h.len == sizeof(struct hcasw_caps)) {
-		struct hcasw_caps caps;
-
-		memcpy(&caps, body, sizeof(caps));
-		atomic_store(&l->peer_frames, l->batch && (caps.flags & HCASW_CAPS_FRAMES));
-	} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
-		struct hcasw_resolve r;
-
-		memcpy(&r, body, sizeof(r));
-		got_answer(l, &r);
+	for (unsigned int i = 0; i < LINK_RX_MSGS; i++) {
+		iov[i] = (struct iovec){ .iov_base = l->rxbuf + i * LINK_MSG_MAX, .iov_len = LINK_MSG_MAX };
+		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 	}
+	do
+		got = recvmmsg(l->fd, m, LINK_RX_MSGS, MSG_DONTWAIT, NULL);
+	while (got < 0 && errno == EINTR);
+	l->rx_n = l->rx_i = 0;
+	l->rx_off = 0;
+	atomic_store(&l->rx_more, got == LINK_RX_MSGS);
+	if (got < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			shim_err("switch connection: %s", strerror(errno));
+			l->dead = 1;
+		}
+		return 0;
+	}
+	for (int i = 0; i < got; i++) {
+		if (m[i].msg_len == 0)	/* end of file */
+			break;
+		l->rx_len[l->rx_n++] = m[i].msg_len;
+	}
+	if (l->rx_n < (unsigned int)got || got == 0) {
+		shim_err("switch closed the connection");
+		l->dead = 1;
+	}
+	return (int)l->rx_n;
 }
 
 int shim_link_poll(struct shim_link *l)
 {
-	struct mmsghdr m[LINK_RX_MSGS];
-	struct iovec iov[LINK_RX_MSGS];
-	struct rx_chunk c = { .n = 0 };
+	unsigned int total;
 	uint64_t calls = 0;
+	int blocked;
 
-	/* One reader at a time: the buffers are the link's. */
 	pthread_mutex_lock(&l->rx_lock);
-	while (!l->dead) {
-		int got;
-
-		for (unsigned int i = 0; i < LINK_RX_MSGS; i++) {
-			iov[i] = (struct iovec){ .iov_base = l->rxbuf + i * LINK_MSG_MAX,
-						 .iov_len = LINK_MSG_MAX };
-			m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
-		}
-		got = recvmmsg(l->fd, m, LINK_RX_MSGS, MSG_DONTWAIT, NULL);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				shim_err("switch connection: %s", strerror(errno));
-				l->dead = 1;
-			}
-			break;
-		}
+	/* first what an earlier poll could not hand over, then one read */
+	total = hand_over(l, &blocked);
+	if (!blocked && !l->dead && read_batch(l)) {
 		calls++;
-		for (int i = 0; i < got && !l->dead; i++) {
-			if (m[i].msg_len == 0) {
-				shim_err("switch closed the connection");
-				l->dead = 1;
-				break;
-			}
-			link_msg(l, l->rxbuf + (size_t)i * LINK_MSG_MAX, m[i].msg_len, &c);
-		}
-		if (got == 0 && !l->dead) {
-			shim_err("switch closed the connection");
-			l->dead = 1;
-		}
-		/* the frames point into rxbuf: hand them over before it is reused */
-		if (c.n) {
-			shim_bus_rx_batch(l->bus, c.f, c.n);
-			c.n = 0;
-		}
-		/* A short batch emptied the socket: no need to ask again. */
-		if (got < LINK_RX_MSGS)
-			break;
+		total += hand_over(l, &blocked);
 	}
+	if (l->rx_i < l->rx_n)
+		atomic_store(&l->rx_more, 1);
 	pthread_mutex_unlock(&l->rx_lock);
-	if (c.total) {
+	if (total || calls) {
 		pthread_mutex_lock(&l->lock);
-		l->rx += c.total;
+		l->rx += total;
 		l->rx_calls += calls;
 		pthread_mutex_unlock(&l->lock);
 	}
-	return (int)c.total;
+	return (int)total;
+}
+
+int shim_link_rx_more(struct shim_link *l)
+{
+	return atomic_load(&l->rx_more);
 }
 
 int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsigned int timeout_ms)

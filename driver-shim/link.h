@@ -34,8 +34,13 @@ int shim_link_fd(const struct shim_link *l);
 int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len);
 /* Send the queued frames (one system call per LINK_BATCH frames). */
 void shim_link_flush(struct shim_link *l);
-/* Read every message available now: frames go to the bus, answers are kept. */
+/*
+ * Read what the switch sent (one batch of messages): frames go to the bus as
+ * far as its queue has room, answers are kept.  The frames handed over.
+ */
 int shim_link_poll(struct shim_link *l);
+/* The last poll left messages to hand over, or read a full batch: poll again. */
+int shim_link_rx_more(struct shim_link *l);
 /* Ask the switch for the MAC of ipv4 (host order): 0, -ENOENT (unknown), -ETIMEDOUT, -EIO. */
 int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsigned int timeout_ms);
 /* Frames sent and received over the link. */
