@@ -558,7 +558,8 @@ static int deliver_rx(struct shim_bus *bus)
 	return n;
 }
 
-int shim_bus_step(struct shim_bus *bus, uint64_t cycles)
+/* shim_bus_step with the step lock held (released on return). */
+static int step_locked(struct shim_bus *bus, uint64_t cycles)
 {
 	shim_bus_tx_flush_fn flush;
 	shim_bus_irq_fn fn;
@@ -566,7 +567,6 @@ int shim_bus_step(struct shim_bus *bus, uint64_t cycles)
 	void *arg, *tx_arg;
 	int did;
 
-	pthread_mutex_lock(&bus->step_lock);
 	pthread_mutex_lock(&bus->lock);
 	did = deliver_rx(bus) > 0;
 	if (!cycles && (did || bus->be->next_event(bus->dev) <= bus->be->now(bus->dev)))
@@ -608,6 +608,19 @@ int shim_bus_step(struct shim_bus *bus, uint64_t cycles)
 	if (did)
 		shim_bus_notify_progress(bus);
 	return did;
+}
+
+int shim_bus_step(struct shim_bus *bus, uint64_t cycles)
+{
+	pthread_mutex_lock(&bus->step_lock);
+	return step_locked(bus, cycles);
+}
+
+int shim_bus_try_step(struct shim_bus *bus)
+{
+	if (pthread_mutex_trylock(&bus->step_lock))
+		return -1;
+	return step_locked(bus, 0);
 }
 
 uint64_t shim_bus_now(struct shim_bus *bus)

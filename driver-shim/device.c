@@ -497,6 +497,21 @@ void shim_device_quiesce(struct shim_device *d, unsigned int max_ms)
 		 (unsigned long long)((wall_ns() - t0) / 1000), dev_busy(d) ? " (still busy)" : "");
 }
 
+int shim_device_poll_help(struct shim_device *d)
+{
+	static int off = -1;
+
+	if (off < 0)
+		off = getenv("HCASIM_POLL_HELP") && !strcmp(getenv("HCASIM_POLL_HELP"), "0");
+	if (off || !d->up || !d->thread_running)
+		return 0;
+	if (d->link)
+		shim_link_poll(d->link);
+	if (!shim_bus_rx_pending(d->bus) && shim_bus_next_event(d->bus) > shim_bus_now(d->bus))
+		return 0;
+	return shim_bus_try_step(d->bus) > 0;
+}
+
 /* Some cooperative device has work at its current cycle. */
 static int coop_work_now(void)
 {

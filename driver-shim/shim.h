@@ -280,6 +280,13 @@ int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms);
  * other traffic); cooperative mode steps the work of the current cycle.
  */
 void shim_device_quiesce(struct shim_device *d, unsigned int max_ms);
+/*
+ * Threaded mode, a caller with nothing to do (an empty ibv_poll_cq): lend its
+ * thread to the device -- take what the switch sent, do the work the device
+ * has at its current cycle -- unless the device thread is at it.  1 if it
+ * did something (else the caller should yield).
+ */
+int shim_device_poll_help(struct shim_device *d);
 /* Cooperative mode: one step of every device of the process (see device.c). */
 enum { SHIM_STEP_IDLE = 0, SHIM_STEP_TIME = 1, SHIM_STEP_WORK = 2 };
 int shim_coop_step(void);
