@@ -248,7 +248,6 @@ struct model {
 	unsigned int rx_nspare;
 
 	uint8_t txbuf[MODEL_FRAME_MAX];
-	uint8_t pktbuf[4096];
 };
 
 /* engine.c */
@@ -344,6 +343,9 @@ void model_net_req_hdr(struct model *m, struct model_qp *qp, struct roce_pkt *p,
 void model_net_resp_hdr(struct model *m, struct model_qp *qp, const struct roce_pkt *req,
 			struct roce_pkt *p, uint8_t opcode);
 void model_net_xmit(struct model *m, struct roce_pkt *p, const void *payload, uint32_t len);
+/* Where the payload of a packet of opcode goes in the frame being built:
+ * DMA it there and pass it to model_net_xmit, and it is copied once. */
+uint8_t *model_net_payload_buf(struct model *m, uint8_t opcode);
 uint32_t model_gid_ipv4(const uint8_t gid[16]);
 
 /* recv.c */

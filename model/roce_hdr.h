@@ -160,6 +160,10 @@ void roce_pkt_init(struct roce_pkt *p, uint8_t opcode);
 
 /* Frame length roce_build() returns for opcode/paylen, or 0 if it would fail. */
 size_t roce_frame_len(uint8_t opcode, uint32_t paylen);
+/* Where roce_build() puts the payload of opcode in the frame (0: unknown
+ * opcode).  A caller may place the payload there first and pass
+ * buf + roce_payload_offset() as the payload: it is not copied again. */
+size_t roce_payload_offset(uint8_t opcode);
 
 /* Plain IEEE 802.3 CRC-32 update (reflected, no pre/post inversion). */
 uint32_t roce_crc32_update(uint32_t crc, const void *data, size_t len);
