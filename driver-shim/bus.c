@@ -616,11 +616,11 @@ int shim_bus_step(struct shim_bus *bus, uint64_t cycles)
 	return step_locked(bus, cycles);
 }
 
-int shim_bus_try_step(struct shim_bus *bus)
+int shim_bus_try_step(struct shim_bus *bus, uint64_t cycles)
 {
 	if (pthread_mutex_trylock(&bus->step_lock))
 		return -1;
-	return step_locked(bus, 0);
+	return step_locked(bus, cycles);
 }
 
 uint64_t shim_bus_now(struct shim_bus *bus)

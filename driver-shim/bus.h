@@ -105,8 +105,8 @@ unsigned int shim_bus_rx_room(struct shim_bus *bus);
  * or an interrupt fired, else 0.
  */
 int shim_bus_step(struct shim_bus *bus, uint64_t cycles);
-/* shim_bus_step(bus, 0) unless another thread is stepping the device (-1). */
-int shim_bus_try_step(struct shim_bus *bus);
+/* shim_bus_step() unless another thread is stepping the device (-1). */
+int shim_bus_try_step(struct shim_bus *bus, uint64_t cycles);
 uint64_t shim_bus_now(struct shim_bus *bus);
 /* The same, for the tx and DMA callbacks, which run with the bus lock held. */
 uint64_t shim_bus_now_locked(struct shim_bus *bus);

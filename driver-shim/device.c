@@ -243,6 +243,15 @@ static void dev_tx_flush(void *arg)
 /* ---- threaded mode: the device thread ------------------------------------------- */
 
 #define CYCLES_PER_MS (HCA_CLK_HZ / 1000)
+/*
+ * An application that polled an empty CQ this recently is busy-polling: its
+ * polls do the device's work (shim_device_poll_help), so the device thread
+ * leaves that to them -- no wake-up per doorbell, no race for the socket --
+ * and only looks every POLLER_NAP_MS for work nobody took (an application
+ * that stopped polling and waits on a file descriptor instead).
+ */
+#define POLLER_WINDOW_NS 100000ull
+#define POLLER_NAP_MS 1
 /* Cycles a busy timed engine is clocked per step of the device thread. */
 #define SHIM_BUSY_BATCH 16
 
@@ -326,6 +335,13 @@ static void *device_thread(void *arg)
 		 * socket is readable); those read but not handed over yet do not. */
 		if (read_link)
 			continue;
+		if (wall_ns() - atomic_load(&d->polled_ns) < POLLER_WINDOW_NS) {
+			/* the application's polls do the work; nap (see POLLER_WINDOW_NS) */
+			poll(NULL, 0, POLLER_NAP_MS);
+			d->thr_sleeps++;
+			read_link = d->link != NULL;
+			continue;
+		}
 		/* Idle until the next deadline (at least 1 ms: coarse, cheap) or a poke. */
 		if (ne == UINT64_MAX)
 			ms = 100;
@@ -500,16 +516,22 @@ void shim_device_quiesce(struct shim_device *d, unsigned int max_ms)
 int shim_device_poll_help(struct shim_device *d)
 {
 	static int off = -1;
+	uint64_t now, ne;
 
 	if (off < 0)
 		off = getenv("HCASIM_POLL_HELP") && !strcmp(getenv("HCASIM_POLL_HELP"), "0");
 	if (off || !d->up || !d->thread_running)
 		return 0;
+	atomic_store(&d->polled_ns, wall_ns());
 	if (d->link)
 		shim_link_poll(d->link);
-	if (!shim_bus_rx_pending(d->bus) && shim_bus_next_event(d->bus) > shim_bus_now(d->bus))
-		return 0;
-	return shim_bus_try_step(d->bus) > 0;
+	now = shim_bus_now(d->bus);
+	ne = shim_bus_next_event(d->bus);
+	if (ne <= now || shim_bus_rx_pending(d->bus))
+		return shim_bus_try_step(d->bus, 0) > 0;
+	if (ne == now + 1)	/* a busy timed engine: clocked as the device thread would */
+		return shim_bus_try_step(d->bus, SHIM_BUSY_BATCH) > 0;
+	return 0;
 }
 
 /* Some cooperative device has work at its current cycle. */

@@ -91,6 +91,8 @@ struct shim_device {
 	pthread_t thread;
 	int thread_running;
 	atomic_int stop;
+	/* wall-clock ns of the last shim_device_poll_help(): an application busy-polling */
+	_Atomic uint64_t polled_ns;
 	/* what the device thread did (HCASIM_DEBUG: printed at exit) */
 	uint64_t thr_loops, thr_steps, thr_sleeps;
 	uint64_t thr_cpu_ns;		/* its CPU time, when it stopped */
