@@ -175,7 +175,7 @@ def main():
         if load is not None:
             parts.append(f"load {load:.1f} on {os.cpu_count()} cores")
         if pf.get(key):
-            parts.append(f"batched {r.get(key, 0) / pf[key]:.1f}x one frame per message")
+            parts.append(f"{r.get(key, 0) / pf[key]:.1f}x the per-frame path in this run")
         return "; ".join(parts)
 
     t.add("shim_64k_gbps", "ib_write_bw 64 KiB, model backend, through the shim",

@@ -3,10 +3,12 @@
 # make bench (driver shim): perftest ib_write_bw between two simulated HCAs
 # on the model backend, each in its own process under `hcasim run`, through
 # `hcasim switch` (no capture), for 64 B and 64 KiB messages.  Each size runs
-# twice, in turn: with the switch link's batching (several frames per socket
-# message and per system call: the normal path) and with HCASIM_LINK_BATCH=0
-# (one frame per message and per system call: the path before batching), so
-# the bench shows what batching is worth on this machine, in one run.
+# twice, in turn: "batched", the normal path (several frames per socket
+# message and per system call; an application's empty polls do the device's
+# work), and "per-frame" with HCASIM_LINK_BATCH=0 HCASIM_POLL_HELP=0 (one frame
+# per message and per system call, the device thread woken for each doorbell:
+# the path before that work), so the bench shows what it is worth on this
+# machine, in one run.
 #
 # Per run: the bandwidth and message rate perftest reports (wall clock: how
 # fast the simulation moves data on this machine now, load included), and
@@ -41,12 +43,16 @@ for spec in "${specs[@]}"; do
     SW_NO_PCAP=1 start_switch --quiet || exit 1
     port=$(free_port)
     export HCASIM_BACKEND=$backend HCASIM_DEBUG=1
-    if [ "$mode" = per-frame ]; then export HCASIM_LINK_BATCH=0; else unset HCASIM_LINK_BATCH; fi
+    if [ "$mode" = per-frame ]; then
+      export HCASIM_LINK_BATCH=0 HCASIM_POLL_HELP=0
+    else
+      unset HCASIM_LINK_BATCH HCASIM_POLL_HELP
+    fi
     run_pair "$port" ib_write_bw -F -x 1 -p "$port" -s "$size" -n "$iters" -- \
       ib_write_bw -F -x 1 -p "$port" -s "$size" -n "$iters" 127.0.0.1
     sw_cpu=$(proc_cpu "$SW_PID")
     stop_switch
-    unset HCASIM_LINK_BATCH
+    unset HCASIM_LINK_BATCH HCASIM_POLL_HELP
     line=$(grep -E "^ +$size +$iters " "$CLI_LOG")
     if [ "$SRV_RC$CLI_RC" != 00 ] || [ -z "$line" ]; then
       ok 1 "ib_write_bw $size B ($mode) did not complete"
