@@ -95,9 +95,13 @@ $(eval $(call shim_script_test,shim_rtl,rtl.sh))
 .PHONY: demo bench-shim regress-shim
 demo: deps-check $(SHIM_RUNTIME)
 	@BUILD=$(BUILD) bash driver-shim/demo.sh
-bench-shim: $(SHIM_RUNTIME)
+# The socket floor (driver-shim/tests/sockfloor.c), printed first by bench-shim.
+$(BUILD)/bench/sockfloor: $(BUILD)/obj/driver-shim/tests/sockfloor.o
+	@mkdir -p $(@D); $(CC) -o $@ $^
+bench-shim: $(SHIM_RUNTIME) $(BUILD)/bench/sockfloor
 	@set -o pipefail; mkdir -p $(BUILD)/bench; \
-	HCASIM=$(HCASIM_BIN) bash driver-shim/tests/bench.sh | tee $(BUILD)/bench/shim.log
+	SOCKFLOOR=$(BUILD)/bench/sockfloor HCASIM=$(HCASIM_BIN) bash driver-shim/tests/bench.sh | \
+	tee $(BUILD)/bench/shim.log
 regress-shim: $(SHIM_RUNTIME)
 	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/regress.sh
 BENCH_TARGETS += bench-shim

@@ -30,6 +30,7 @@ SHIM_RE = re.compile(r"ib_write_bw\s+(\d+) B x\s+(\d+) on (\S+), (batched|per-fr
                      r"\(\s*([\d.]+) Gb/s\), ([\d.]+) Mpps")
 CEIL_RE = re.compile(r"= ([\d.]+) us/msg; on 2 idle cores at most ([\d.]+) Gb/s, ([\d.]+) Mpps")
 LOAD_RE = re.compile(r"load average ([\d.]+)")
+FLOOR_RE = re.compile(r"socket floor, .*?(\d+) B messages: ([\d.]+) M msgs/s one per system call, ([\d.]+) M msgs/s")
 
 
 def read(path):
@@ -77,9 +78,14 @@ def parse_sim(lines):
 
 
 def parse_shim(lines):
-    """{(size, mode): {"gbps", "mpps", "ceil_gbps", "ceil_mpps", "us_msg"}}, load average"""
-    out, last, load = {}, None, None
+    """{(size, mode): {"gbps", "mpps", "ceil_gbps", "ceil_mpps", "us_msg"}}, load average,
+    {message size: best M msgs/s of one socket hop}"""
+    out, last, load, floor = {}, None, None, {}
     for line in lines or []:
+        m = FLOOR_RE.search(line)
+        if m:
+            floor[int(m.group(1))] = max(float(m.group(2)), float(m.group(3)))
+            continue
         m = LOAD_RE.search(line)
         if m and load is None:
             load = float(m.group(1))
@@ -92,7 +98,7 @@ def parse_shim(lines):
         if m and last is not None:
             last.update(us_msg=float(m.group(1)), ceil_gbps=float(m.group(2)), ceil_mpps=float(m.group(3)))
             last = None
-    return out, load
+    return out, load, floor
 
 
 class Table:
@@ -131,7 +137,7 @@ def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
     rtl = parse_rtl(read(os.path.join(d, "rtl.log")))
     sim = parse_sim(read(os.path.join(d, "sim.log")))
-    shim, load = parse_shim(read(os.path.join(d, "shim.log")))
+    shim, load, floor = parse_shim(read(os.path.join(d, "shim.log")))
     t = Table()
     rtl_note = "RTL datapath not pipelined yet (store-and-forward, one work item at a time; after the rtl/ split)"
 
@@ -176,6 +182,13 @@ def main():
             parts.append(f"load {load:.1f} on {os.cpu_count()} cores")
         if pf.get(key):
             parts.append(f"{r.get(key, 0) / pf[key]:.1f}x the per-frame path in this run")
+        # one frame per socket message: a frame crosses 2 hops; a 64 B WRITE is 2 frames (data, ACK)
+        if key == "mpps" and floor.get(64):
+            parts.append(f"one frame per socket message would cap it at about {floor[64] / 4:.3f} Mpps "
+                         f"(socket floor {floor[64]:.3f} M msgs/s per hop, 4 hops per message)")
+        if key == "gbps" and floor.get(4096):
+            parts.append(f"one 4 KiB frame per socket message would cap it at about "
+                         f"{floor[4096] * 4096 * 8 / 1e3 / 2:.1f} Gb/s (socket floor, 2 hops)")
         return "; ".join(parts)
 
     t.add("shim_64k_gbps", "ib_write_bw 64 KiB, model backend, through the shim",

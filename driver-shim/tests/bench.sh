@@ -15,13 +15,18 @@
 # what it cost -- the CPU time of both device threads (HCASIM_DEBUG=1 prints
 # it at exit) and of the switch process -- turned into the ceiling the same
 # work per byte would allow on 2 otherwise idle cores.  The load average
-# says how busy the machine was.
+# says how busy the machine was; the socket floor (SOCKFLOOR=sockfloor
+# program, as make bench-shim runs it) what one socket hop carries now.
 cd "$(dirname "$0")/../.." || exit 1
 . driver-shim/tests/lib.sh
 
 backend=${BENCH_BACKEND:-model}
 tck=$(getconf CLK_TCK)
 printf 'bench shim: load average %s (%s cores)\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$(nproc)"
+# What one socket hop carries here now (SOCKFLOOR: build/bench/sockfloor).
+if [ -n "${SOCKFLOOR:-}" ]; then
+  "$SOCKFLOOR"; ok $? "socket floor"
+fi
 
 # CPU seconds of a process so far (user + system).
 proc_cpu() {
