@@ -19,15 +19,18 @@
           default = pkgs.mkShell {
             packages = with pkgs; [
               gnumake gcc pkg-config zlib
-              verilator yosys gtkwave parallel
+              verilator yosys gtkwave iproute2 parallel
               systemc
-              rdma-core perftest
+              rdma-core perftest   # libibverbs, librdmacm + its utilities (rping, ucmatose, ...)
               isa-l
               wireshark-cli
-              (python3.withPackages (ps: [ ps.scapy ]))
+              (python3.withPackages (ps: [ ps.scapy ps.matplotlib ]))
               clang llvmPackages.compiler-rt
               rv.buildPackages.gcc rv.picolibc
               nix
+              # the interop guest (docs/interop.md): QEMU, a static busybox, cpio
+              # (the kernel and rdma_rxe come from a Debian kernel package)
+              qemu cpio pkgsStatic.busybox
             ];
             # Debian's cross compiler is riscv64-unknown-elf-*; nixpkgs names
             # its rv32 bare-metal one riscv32-none-elf-*.

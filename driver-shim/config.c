@@ -136,7 +136,20 @@ static int parse_u64(const char *v, uint64_t *out)
 
 	errno = 0;
 	*out = strtoull(v, &end, 0);
-	return (errno || *end || !*v || *v == '-') ? -1 : 0;
+	return (errno || *end || !*v || *v == '-' || *v == '+' || *v == ' ') ? -1 : 0;
+}
+
+/* An integer key: lo..hi, else an error naming the key and its range. */
+static int set_u64(struct shim_config *cfg, const char *origin, unsigned int line, const char *k,
+		   const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t x;
+
+	if (parse_u64(v, &x) || x < lo || x > hi)
+		return fail(cfg, origin, line, "%s wants an integer %llu..%llu, got \"%s\"", k,
+			    (unsigned long long)lo, (unsigned long long)hi, v);
+	*out = x;
+	return 0;
 }
 
 static int set_wire_key(struct shim_config *cfg, const char *k, const char *v, const char *origin,
@@ -154,16 +167,10 @@ static int set_wire_key(struct shim_config *cfg, const char *k, const char *v, c
 			return fail(cfg, origin, line, "%s wants a probability 0..1, got \"%s\"", k, v);
 		return 0;
 	}
-	if (!strcmp(k, "wire_latency")) {
-		if (parse_u64(v, &w->latency))
-			return fail(cfg, origin, line, "bad wire_latency \"%s\"", v);
-		return 0;
-	}
-	if (!strcmp(k, "wire_seed")) {
-		if (parse_u64(v, &w->seed))
-			return fail(cfg, origin, line, "bad wire_seed \"%s\"", v);
-		return 0;
-	}
+	if (!strcmp(k, "wire_latency"))
+		return set_u64(cfg, origin, line, k, v, 0, SHIM_MAX_CYCLES, &w->latency);
+	if (!strcmp(k, "wire_seed"))
+		return set_u64(cfg, origin, line, k, v, 0, UINT64_MAX, &w->seed);
 	if (!strcmp(k, "wire_pcap")) {
 		if (copy_str(w->pcap, sizeof(w->pcap), v))
 			return fail(cfg, origin, line, "wire_pcap path too long");
@@ -222,8 +229,7 @@ static int set_key(struct shim_config *cfg, struct shim_devcfg *d, const char *k
 		if (copy_str(d->wire, sizeof(d->wire), v) || !*v)
 			return fail(cfg, origin, line, "bad wire name \"%s\"", v);
 	} else if (!strcmp(k, "seed")) {
-		if (parse_u64(v, &d->seed))
-			return fail(cfg, origin, line, "bad seed \"%s\"", v);
+		return set_u64(cfg, origin, line, k, v, 0, UINT64_MAX, &d->seed);
 	} else if (!strcmp(k, "pcap")) {
 		if (copy_str(d->pcap, sizeof(d->pcap), v))
 			return fail(cfg, origin, line, "pcap path too long");
@@ -237,20 +243,18 @@ static int set_key(struct shim_config *cfg, struct shim_devcfg *d, const char *k
 			return fail(cfg, origin, line, "width must be 64 or 512, got \"%s\"", v);
 		d->width = (unsigned int)w;
 	} else if (!strcmp(k, "slowdown")) {
-		uint64_t x;
+		uint64_t x = 0;
 
-		if (parse_u64(v, &x) || x < 1 || x > 1000000)
-			return fail(cfg, origin, line, "slowdown must be 1..1000000, got \"%s\"", v);
+		if (set_u64(cfg, origin, line, k, v, 1, 1000000, &x))
+			return -EINVAL;
 		d->slowdown = (unsigned int)x;
 	} else if (!strcmp(k, "trace")) {
 		if (copy_str(d->trace, sizeof(d->trace), v))
 			return fail(cfg, origin, line, "trace path too long");
 	} else if (!strcmp(k, "trace_from")) {
-		if (parse_u64(v, &d->trace_from))
-			return fail(cfg, origin, line, "bad trace_from \"%s\"", v);
+		return set_u64(cfg, origin, line, k, v, 0, UINT64_MAX, &d->trace_from);
 	} else if (!strcmp(k, "trace_to")) {
-		if (parse_u64(v, &d->trace_to))
-			return fail(cfg, origin, line, "bad trace_to \"%s\"", v);
+		return set_u64(cfg, origin, line, k, v, 0, UINT64_MAX, &d->trace_to);
 	} else {
 		return fail(cfg, origin, line, "unknown key \"%s\" in [%s]", k, d->name);
 	}
@@ -406,4 +410,14 @@ int shim_config_from_env(struct shim_config *cfg)
 		return -EINVAL;
 	}
 	return shim_config_parse(cfg, text, "environment");
+}
+
+char *shim_trim(char *s)
+{
+	return trim(s);
+}
+
+int shim_parse_u64(const char *v, uint64_t *out)
+{
+	return parse_u64(v, out);
 }

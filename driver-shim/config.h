@@ -41,6 +41,7 @@
 #define SHIM_MAX_DEVICES 8
 #define SHIM_MAX_NEIGH 64
 #define SHIM_NAME_MAX 64
+#define SHIM_MAX_CYCLES 1000000000ull	/* wire_latency at most (4 s of device time) */
 
 enum shim_mode {
 	SHIM_MODE_THREADED = 0,		/* a device thread per HCA (real applications) */
@@ -98,5 +99,9 @@ int shim_parse_mac(const char *s, uint8_t mac[6]);
 int shim_parse_ipv4(const char *s, uint32_t *ip);
 /* The default MAC of an address: 02:00:a:b:c:d (locally administered). */
 void shim_mac_from_ipv4(uint32_t ip, uint8_t mac[6]);
+/* Text helpers of this parser, shared with sim/replay/setup.c: s without
+ * leading/trailing white space (in place); a whole unsigned number (0x... too). */
+char *shim_trim(char *s);
+int shim_parse_u64(const char *v, uint64_t *out);
 
 #endif /* HCASIM_SHIM_CONFIG_H */

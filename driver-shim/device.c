@@ -697,8 +697,8 @@ int shim_device_up(struct shim_device *d)
 		d->link = shim_link_connect(d->cfg.switch_path, d->cfg.mac, d->cfg.ipv4, d->cfg.name,
 					    d->bus, err, sizeof(err));
 		if (!d->link) {
+			ret = errno == EADDRINUSE ? EADDRINUSE : ENODEV;
 			shim_err("%s: %s", d->cfg.name, err);
-			ret = ENODEV;
 			goto fail;
 		}
 	} else {
@@ -787,6 +787,7 @@ void shim_device_down(struct shim_device *d)
 
 void hcasim_shim_shutdown(void)
 {
+	cm_shutdown();
 	pthread_mutex_lock(&init_lock);
 	for (unsigned int i = 0; i < ndevices; i++) {
 		shim_device_down(devices[i]);

@@ -3,8 +3,10 @@
 #
 #   build/lib/libhcashim.a(-san)     the shim, for programs that link it directly (tests)
 #   build/lib/libhcasim-verbs.so     the same, preloadable over Debian's libibverbs
-#   build/bin/hcasim                 `hcasim run` / `hcasim switch`
-SHIM_SRCS := $(filter-out driver-shim/hcasim.c,$(wildcard driver-shim/*.c))
+#   build/bin/hcasim                 `hcasim run` / `hcasim switch` / `hcasim replay` (sim/replay.mk)
+# The hcasim command's own files (one per subcommand, hcasim_cmd.h); not in the library.
+HCASIM_CMD_SRCS := driver-shim/hcasim.c driver-shim/switch.c driver-shim/switch_hcasim.c driver-shim/sw_qemu.c
+SHIM_SRCS := $(filter-out $(HCASIM_CMD_SRCS),$(wildcard driver-shim/*.c))
 LIBS += hcashim
 LIB_SRCS_hcashim += $(SHIM_SRCS)
 CFLAGS_driver-shim := -Isim -Imodel -Idriver-shim -Itests
@@ -32,6 +34,8 @@ $(eval $(call hca_test,shim_threaded,driver-shim/tests/test_threaded.c $(SHIM_TE
 LDLIBS_shim_threaded := -lpthread
 $(eval $(call hca_test,shim_verbs_ex,driver-shim/tests/test_verbs_ex.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_verbs_ex := -lpthread
+$(eval $(call hca_test,shim_cm_api,driver-shim/tests/test_cm.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_cm_api := -lpthread
 
 # ---- the preloadable shared library --------------------------------------------------
 # Every object of the shim and of the device it simulates, compiled again with
@@ -41,7 +45,7 @@ LDLIBS_shim_verbs_ex := -lpthread
 SHIM_SO := $(BUILD)/lib/libhcasim-verbs.so
 SHIM_SO_DEPLIBS := hcadev hcafw hcalockstep hcamodel hcasim hcaroce
 SHIM_SO_DEP_SRCS = $(foreach l,$(SHIM_SO_DEPLIBS),$(LIB_SRCS_$(l)))
-SHIM_MAP := driver-shim/libibverbs.map
+SHIM_MAP := driver-shim/libibverbs.map driver-shim/librdmacm.map
 
 $(BUILD)/pic/%.o: %.c $(SPEC_H)
 	@mkdir -p $(@D)
@@ -58,17 +62,18 @@ $(BUILD)/pic/libhcasim-deps.a: $$(patsubst %.c,$(BUILD)/pic/%.o,$$(SHIM_SO_DEP_S
 # references it weakly, so the static libhcashim does not need the RTL).
 $(SHIM_SO): $(patsubst %.c,$(BUILD)/pic/%.o,$(SHIM_SRCS)) $(BUILD)/pic/libhcasim-deps.a $$(RTL_PIC_LIB) $(SHIM_MAP)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
+	$(CC) -shared -o $@ $(foreach m,$(SHIM_MAP),-Wl,--version-script=$(m)) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
 		$(filter %.o,$^) -Wl,-u,hca_rtl_engine_register $(RTL_PIC_LIB) $(BUILD)/pic/libhcasim-deps.a \
 		$(RTL_LDLIBS) $(ISAL_LDLIBS) -lpthread -lm
 ALL_TARGETS += $(SHIM_SO)
 
 # ---- the hcasim command ---------------------------------------------------------------
 HCASIM_BIN := $(BUILD)/bin/hcasim
-$(HCASIM_BIN): $(BUILD)/obj/driver-shim/hcasim.o $(BUILD)/lib/libhcashim.a $(BUILD)/lib/libhcasim.a \
-		$(BUILD)/lib/libhcaroce.a
+# Other parts add subcommands: HCASIM_CMD_OBJS, _LIBS (in link order), _LDLIBS (sim/replay.mk).
+$(HCASIM_BIN): $(patsubst %.c,$(BUILD)/obj/%.o,$(HCASIM_CMD_SRCS)) $$(HCASIM_CMD_OBJS) $(BUILD)/lib/libhcashim.a \
+		$$(HCASIM_CMD_LIBS) $(BUILD)/lib/libhcasim.a $(BUILD)/lib/libhcaroce.a
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ -lpthread -lm
+	$(CC) -o $@ $^ $(HCASIM_CMD_LDLIBS) -lpthread -lm
 ALL_TARGETS += $(HCASIM_BIN)
 # What `hcasim run` needs at run time.
 SHIM_RUNTIME := $(HCASIM_BIN) $(SHIM_SO)
@@ -88,8 +93,14 @@ $(eval $(call shim_script_test,shim_pingpong,pingpong.sh))
 $(eval $(call shim_script_test,shim_pingpong_more,pingpong_more.sh))
 $(eval $(call shim_script_test,shim_perftest,perftest.sh))
 $(eval $(call shim_script_test,shim_faults,faults.sh))
+$(eval $(call shim_script_test,shim_switch,switch.sh))
+$(eval $(call shim_script_test,shim_options,options.sh))
+$(eval $(call shim_script_test,shim_gid,gid.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
+$(eval $(call shim_script_test,shim_cm,cm.sh))
+$(eval $(call shim_script_test,shim_cm_rtl,cm.sh))
+TEST_CMD_shim_cm_rtl := CM_RTL=1 HCASIM=$(HCASIM_BIN) bash driver-shim/tests/cm.sh
 
 # ---- make demo / bench / regress ------------------------------------------------------------
 .PHONY: demo bench-shim regress-shim

@@ -26,8 +26,8 @@
  * A socket message, not a byte, is what a frame costs here.  Frames
  * transmitted during a device step are packed into txbuf and leave when the
  * step ends (shim_link_flush): as FRAMES messages of up to HCASW_MAX_MSG
- * bytes once the switch said it takes them (CAPS), else one FRAME message
- * each; either way up to LINK_BATCH messages per sendmmsg().  The receive
+ * bytes when the switch's WELCOME said it takes them, else one FRAME
+ * message each; either way up to LINK_BATCH messages per sendmmsg().  The receive
  * side takes up to LINK_RX_MSGS messages per recvmmsg() and hands their
  * frames to the bus only as far as its queue has room: the rest stays in
  * rxbuf (and in the socket, whose filling is the switch's congestion) until
@@ -39,6 +39,7 @@
 #define LINK_MSG_MAX (sizeof(struct hcasw_hdr) + HCASW_MAX_MSG)
 #define LINK_TXBUF (256 << 10)	/* bytes of messages held before sending */
 #define LINK_RX_CHUNK 64	/* frames handed to the bus at once */
+#define LINK_WELCOME_MS 5000	/* the switch answers a HELLO at once; this is for a hung one */
 
 struct link_answer {
 	uint32_t ipv4;
@@ -50,6 +51,9 @@ struct link_answer {
 struct shim_link {
 	int fd;
 	int dead;
+	int welcome;		/* 0 waiting for WELCOME, 1 accepted, -errno refused */
+	int eof;		/* 1: the switch closed the connection, 2: said so */
+	char refusal[128];	/* the switch's reason */
 	struct shim_bus *bus;
 	pthread_mutex_t send_lock;	/* the socket's send side, txbuf */
 	pthread_mutex_t rx_lock;	/* the socket's receive side, rxbuf */
@@ -65,7 +69,7 @@ struct shim_link {
 	size_t rx_len[LINK_RX_MSGS];
 	atomic_int rx_more;		/* messages not handed over, or the last read filled rxbuf */
 	int batch;			/* 0: one FRAME per message, sent at once (HCASIM_LINK_BATCH=0) */
-	atomic_int peer_frames;		/* the switch takes FRAMES (its CAPS said so) */
+	atomic_int peer_frames;		/* the switch takes FRAMES (its WELCOME said so) */
 	/* messages waiting for the flush (under send_lock) */
 	uint8_t *txbuf;
 	size_t tx_used;
@@ -98,6 +102,24 @@ static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t le
 		return -err;
 	}
 	return 0;
+}
+
+/* The switch's verdict on our HELLO (frames before it go to the bus): 0 if accepted. */
+static int wait_welcome(struct shim_link *l)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!l->welcome && !l->dead) {
+		struct pollfd p = { .fd = l->fd, .events = POLLIN };
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= LINK_WELCOME_MS)
+			break;
+		if (poll(&p, 1, 10) > 0)
+			shim_link_poll(l);
+	}
+	return l->welcome == 1 ? 0 : -1;
 }
 
 struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint32_t ipv4,
@@ -151,6 +173,18 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 	if (send_msg(l, HCASW_HELLO, &hello, sizeof(hello))) {
 		snprintf(err, errlen, "switch %s refused the connection", path);
 		shim_link_close(l);
+		return NULL;
+	}
+	if (wait_welcome(l)) {
+		int e = l->welcome < 0 ? -l->welcome : ETIMEDOUT;
+
+		if (l->welcome < 0)
+			snprintf(err, errlen, "switch %s refused this HCA: %s", path, l->refusal);
+		else
+			snprintf(err, errlen, "switch %s did not answer (%s)", path,
+				 l->dead ? "it closed the connection" : "no WELCOME in 5 s");
+		shim_link_close(l);
+		errno = e;
 		return NULL;
 	}
 	return l;
@@ -313,9 +347,10 @@ static void got_answer(struct shim_link *l, const struct hcasw_resolve *r)
 
 /*
  * Hand over the messages in rxbuf from where the last hand-over stopped:
- * frames to the bus while its queue has room, LINK_RX_CHUNK per call, answers
- * and CAPS as they come.  The frames handed over; *blocked when the queue
- * filled before the end (the position is kept: the next poll resumes there).
+ * frames to the bus while its queue has room, LINK_RX_CHUNK per call,
+ * answers and the WELCOME as they come.  The frames handed over; *blocked
+ * when the queue filled before the end (the position is kept: the next poll
+ * resumes there).
  */
 static unsigned int hand_over(struct shim_link *l, int *blocked)
 {
@@ -358,11 +393,15 @@ static unsigned int hand_over(struct shim_link *l, int *blocked)
 				f[n++] = (struct iovec){ .iov_base = (void *)(uintptr_t)fr, .iov_len = flen };
 				l->rx_off = off;
 			}
-		} else if (h.type == HCASW_CAPS && h.len == sizeof(struct hcasw_caps)) {
-			struct hcasw_caps caps;
+		} else if (h.type == HCASW_WELCOME && h.len == sizeof(struct hcasw_welcome)) {
+			struct hcasw_welcome w;
 
-			memcpy(&caps, body, sizeof(caps));
-			atomic_store(&l->peer_frames, l->batch && (caps.flags & HCASW_CAPS_FRAMES));
+			memcpy(&w, body, sizeof(w));
+			w.reason[sizeof(w.reason) - 1] = '\0';
+			snprintf(l->refusal, sizeof(l->refusal), "%s", w.reason);
+			atomic_store(&l->peer_frames,
+				     !w.status && l->batch && (w.flags & HCASW_WELCOME_FRAMES));
+			l->welcome = w.status ? -(w.status > 0 ? w.status : EPROTO) : 1;
 		} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
 			struct hcasw_resolve r;
 
@@ -410,8 +449,8 @@ static int read_batch(struct shim_link *l)
 		l->rx_len[l->rx_n++] = m[i].msg_len;
 	}
 	if (l->rx_n < (unsigned int)got || got == 0) {
-		shim_err("switch closed the connection");
 		l->dead = 1;
+		l->eof = 1;	/* said after the hand-over: a refusal (WELCOME) comes first */
 	}
 	return (int)l->rx_n;
 }
@@ -431,6 +470,11 @@ int shim_link_poll(struct shim_link *l)
 	}
 	if (l->rx_i < l->rx_n)
 		atomic_store(&l->rx_more, 1);
+	if (l->eof == 1) {
+		if (l->welcome >= 0)	/* (a refusal is reported by shim_link_connect) */
+			shim_err("switch closed the connection");
+		l->eof = 2;
+	}
 	pthread_mutex_unlock(&l->rx_lock);
 	if (total || calls) {
 		pthread_mutex_lock(&l->lock);

@@ -21,7 +21,11 @@ struct shim_link;
 struct shim_segment;
 struct wire_config;
 
-/* NULL on failure, with the reason in err. */
+/*
+ * Connect and announce the HCA (HELLO), then wait for the switch's verdict.
+ * NULL on failure, with the reason in err and errno EADDRINUSE when the
+ * switch refused the HCA (another connected HCA has its address or MAC).
+ */
 struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint32_t ipv4,
 				    const char *name, struct shim_bus *bus, char *err, size_t errlen);
 void shim_link_close(struct shim_link *l);

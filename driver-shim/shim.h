@@ -293,6 +293,11 @@ int shim_device_poll_help(struct shim_device *d);
 enum { SHIM_STEP_IDLE = 0, SHIM_STEP_TIME = 1, SHIM_STEP_WORK = 2 };
 int shim_coop_step(void);
 uint64_t shim_coop_now(void);
+/* Cooperative mode: let `cycles` of device time pass (work included); the cycles taken. */
+uint64_t hcasim_shim_advance(uint64_t cycles);
+
+/* Stop the connection manager and close its contexts (cm_agent.c; before the devices go). */
+void cm_shutdown(void);
 
 /* Interrupt handler of a device (events.c). */
 void shim_irq(void *arg, unsigned int vector);

@@ -8,26 +8,33 @@
  * except addresses, which are kept as on the wire.
  *
  *   HCA -> switch  HELLO    struct hcasw_hello: announce MAC, IPv4, name (first message)
+ *   switch -> HCA  WELCOME  struct hcasw_welcome: the HELLO's verdict
  *   both ways      FRAME    an Ethernet frame without FCS
  *   HCA -> switch  RESOLVE  struct hcasw_resolve: who has this IPv4 address?
  *   switch -> HCA  ANSWER   struct hcasw_resolve with found/mac filled
- *   switch -> HCA  CAPS     struct hcasw_caps: what the switch takes (answer to HELLO)
  *   both ways      FRAMES   several Ethernet frames (records, below), to a peer that
- *                           said it takes them (HELLO flags, CAPS flags)
+ *                           said it takes them (HELLO flags, WELCOME flags)
  *
  * FRAMES exists because a socket message, not a byte, is what costs here:
  * the frames an HCA transmits in one device step, and those the switch has
  * for one port at the end of a poll round, travel as one message.  A peer
  * that does not announce it gets one FRAME per message, as before; an HCA
- * sends FRAMES only after the switch's CAPS said it may.  The records are
+ * sends FRAMES only when the switch's WELCOME said it may.  The records are
  * frames in order; the switch handles each exactly as if it had come in its
  * own FRAME message (numbering, faults, capture, learning).  A FRAMES
  * message the switch cannot send loses all of its frames (each counted).
  *
- * The switch forwards a FRAME to the port whose announced MAC is the
- * destination, floods group addresses and unknown destinations to every
- * other port, and never blocks: a port whose socket is full loses the frame
- * (counted), as a congested switch port would.
+ * The HCA waits for WELCOME after its HELLO (frames may arrive before it).
+ * A HELLO announcing an IPv4 address or a MAC that another connected HCA
+ * announced is refused: WELCOME with status EADDRINUSE and a sentence naming
+ * the address and its owner, then the switch closes the connection.  What a
+ * port announced, and the MACs the switch learned on it, are forgotten when
+ * it disconnects; RESOLVE is answered from connected ports only.
+ *
+ * The switch forwards a FRAME to the port where it learned the destination
+ * MAC (from source addresses), floods group addresses and unknown
+ * destinations to every other port, and never blocks: a port whose socket is
+ * full loses the frame (counted), as a congested switch port would.
  */
 #ifndef HCASIM_SHIM_SWPROTO_H
 #define HCASIM_SHIM_SWPROTO_H
@@ -40,14 +47,14 @@
 #define HCASW_FRAME 2
 #define HCASW_RESOLVE 3
 #define HCASW_ANSWER 4
+#define HCASW_WELCOME 5
 #define HCASW_FRAMES 16		/* (numbered apart from the one-frame messages) */
-#define HCASW_CAPS 17
 
 #define HCASW_MAX_FRAME 16384	/* largest frame carried (jumbo-safe) */
 #define HCASW_MAX_MSG (64 << 10)	/* largest message body (a FRAMES batch) */
 
 #define HCASW_HELLO_FRAMES 0x01	/* hello.flags: this HCA takes FRAMES */
-#define HCASW_CAPS_FRAMES 0x01	/* caps.flags: the switch takes FRAMES */
+#define HCASW_WELCOME_FRAMES 0x01	/* welcome.flags: the switch takes FRAMES */
 
 struct hcasw_hdr {
 	uint16_t type;
@@ -63,15 +70,17 @@ struct hcasw_hello {
 	char name[32];
 };
 
+struct hcasw_welcome {
+	int32_t status;		/* 0: accepted; else an errno value (EADDRINUSE) */
+	uint32_t flags;		/* HCASW_WELCOME_* (accepted) */
+	char reason[120];	/* refused: why, NUL-terminated */
+};
+
 struct hcasw_resolve {
 	uint8_t ipv4[4];	/* network order */
 	uint8_t found;		/* ANSWER: 1 if known */
 	uint8_t rsvd;
 	uint8_t mac[6];		/* ANSWER: the MAC */
-};
-
-struct hcasw_caps {
-	uint32_t flags;		/* HCASW_CAPS_* */
 };
 
 /*

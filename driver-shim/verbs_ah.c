@@ -27,6 +27,9 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	if (!attr->is_global || attr->port_num != 1 ||
 	    attr->grh.sgid_index >= HCA_CAP_GID_TBL_LEN)
 		return shim_null(EINVAL);
+	ret = shim_av_check(pd->context, "ibv_create_ah", attr->grh.sgid_index, attr->grh.dgid.raw);
+	if (ret)
+		return shim_null(ret);
 	ah = calloc(1, sizeof(*ah));
 	if (!ah)
 		return shim_null(ENOMEM);

@@ -60,6 +60,7 @@ static int qpt_index(uint8_t qp_type)
 	case HCA_QPT_RC: return QPT_RC;
 	case HCA_QPT_UC: return QPT_UC;
 	case HCA_QPT_UD: return QPT_UD;
+	case HCA_QPT_GSI: return QPT_UD;	/* QP1 follows the UD rules */
 	default: return -1;
 	}
 }
@@ -88,6 +89,33 @@ int fw_qp_transition(uint8_t qp_type, uint8_t cur, uint8_t next, uint32_t *requi
 
 #define ALL_MASK_BITS 0x1fffffu	/* IBV_QP_STATE .. IBV_QP_DEST_QPN */
 
+/* ::ffff:a.b.c.d: the only GIDs the engine can address (RoCEv2 over IPv4). */
+static int gid_is_ipv4(const uint8_t gid[16])
+{
+	return fw_is_zero(gid, 10) && gid[10] == 0xff && gid[11] == 0xff;
+}
+
+/*
+ * The address vector's GIDs: a valid source entry, and both GIDs IPv4-mapped.
+ * The engine builds the IPv4 header from their last four bytes, so an IPv6
+ * GID (index 0, the link-local one) would send to a made-up address:
+ * refused until RoCEv2 over IPv6 exists (docs/programming.md 4.6).
+ */
+static int av_ok(struct hca_fw *fw, const struct hca_qp_attr *a)
+{
+	const struct fw_state *s = &fw->s;
+
+	if (a->is_global != 1 || a->sgid_index >= s->caps.gid_tbl_len || !s->gid[a->sgid_index].valid)
+		return 0;
+	if (!gid_is_ipv4(s->gid[a->sgid_index].gid) || !gid_is_ipv4(a->dgid)) {
+		fw_log(fw, "QP.MODIFY: IPv6 GID, RoCEv2 over IPv6 not supported (sgid_index, dgid[0..3])",
+		       a->sgid_index, (uint32_t)a->dgid[0] << 24 | (uint32_t)a->dgid[1] << 16 |
+					      (uint32_t)a->dgid[2] << 8 | a->dgid[3]);
+		return 0;
+	}
+	return 1;
+}
+
 /* Values of the attributes present in mask (docs/programming.md 4.6). */
 static int values_ok(struct hca_fw *fw, const struct hca_qp_attr *a, uint32_t mask)
 {
@@ -99,8 +127,7 @@ static int values_ok(struct hca_fw *fw, const struct hca_qp_attr *a, uint32_t ma
 		return 0;
 	if ((mask & A(PATH_MTU)) && (a->path_mtu < HCA_MTU_256 || a->path_mtu > FW_PORT_MTU))
 		return 0;
-	if ((mask & A(AV)) && (a->is_global != 1 || a->sgid_index >= s->caps.gid_tbl_len ||
-			       !s->gid[a->sgid_index].valid))
+	if ((mask & A(AV)) && !av_ok(fw, a))
 		return 0;
 	if ((mask & A(TIMEOUT)) && a->timeout > 31)
 		return 0;
@@ -202,6 +229,9 @@ int fw_h_QP_MODIFY(struct hca_fw *fw, struct fw_bundle *b)
 	if ((given & ~(req | opt)) || (req & ~given))
 		return fw_fail(b, HCA_ATTR_QP_MODIFY_ATTR_MASK, HCA_CMD_SYND_HANDLER, HCA_EINVAL);
 	if (!values_ok(fw, a, given))
+		return fw_fail(b, HCA_ATTR_QP_MODIFY_ATTR, HCA_CMD_SYND_HANDLER, HCA_EINVAL);
+	/* QP1's Q_Key is the well-known one (IB spec 13.4.6.1). */
+	if (qp->init.qp_type == HCA_QPT_GSI && (given & A(QKEY)) && a->qkey != HCA_GSI_QKEY)
 		return fw_fail(b, HCA_ATTR_QP_MODIFY_ATTR, HCA_CMD_SYND_HANDLER, HCA_EINVAL);
 
 	apply(&qp->attr, a, given);

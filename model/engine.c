@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_opts.h"
 #include "model.h"
 #include "model_int.h"
 
@@ -106,9 +107,21 @@ void model_reset_engine(struct model *m)
 	memset(m->ctx_data, 0, sizeof(m->ctx_data));
 }
 
+/* Options (hca_engine_config.options), checked by sim/engine_opts. */
+struct model_opts {
+	unsigned int trace;
+};
+
+static const struct hca_engine_opt model_opt_table[] = {
+	HCA_OPT_BOOL(struct model_opts, trace, "1: trace the engine's steps on stderr "
+					       "(as HCASIM_MODEL_TRACE)"),
+	{ 0 },
+};
+
 static int model_create(const struct hca_engine_config *cfg, const struct hca_host_ops *host,
 			void *host_ctx, struct hca_engine **out)
 {
+	struct model_opts o = { 0 };
 	struct model *m;
 
 	if (!host || !out || !host->dma_read || !host->dma_write || !host->tx_frame || !host->interrupt)
@@ -118,8 +131,11 @@ static int model_create(const struct hca_engine_config *cfg, const struct hca_ho
 		return -ENOMEM;
 	m->host = *host;
 	m->host_ctx = host_ctx;
-	m->trace = getenv("HCASIM_MODEL_TRACE") != NULL ||
-		   (cfg && cfg->options && strstr(cfg->options, "trace=1"));
+	if (hca_engine_opts_parse("model", model_opt_table, cfg ? cfg->options : NULL, &o)) {
+		free(m);
+		return -EINVAL;
+	}
+	m->trace = getenv("HCASIM_MODEL_TRACE") != NULL || o.trace;
 	model_reset_engine(m);
 	*out = (struct hca_engine *)(void *)m;
 	return 0;

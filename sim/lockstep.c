@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../model/roce_hdr.h"
+#include "engine_opts.h"
 #include "lockstep.h"
 #include "lockstep_regions.h"
 #include "lockstep_regs.h"
@@ -262,71 +263,39 @@ static const struct hca_host_ops dut_host = {
 struct ls_opts {
 	char ref[32], dut[32];
 	char ref_opts[LS_OPT_MAX], dut_opts[LS_OPT_MAX];
+	char label[64], report[256];
+	unsigned int quiet, idle_check, probe, tx_order;
 };
 
-static void opt_append(char *dst, const char *kv, size_t klen)
-{
-	size_t n = strlen(dst);
+static const char *const tx_orders[] = { "qp", "port", NULL };
 
-	if (n + klen + 2 > LS_OPT_MAX)
-		return;
-	if (n)
-		dst[n++] = ',';
-	memcpy(dst + n, kv, klen);
-	dst[n + klen] = '\0';
-}
+/* sim/lockstep.h lists them; checked by sim/engine_opts. */
+static const struct hca_engine_opt ls_opt_table[] = {
+	HCA_OPT_STR(struct ls_opts, ref, "reference engine; default model"),
+	HCA_OPT_STR(struct ls_opts, dut, "engine under test; default rtl"),
+	HCA_OPT_PASS("ref", struct ls_opts, ref_opts, "an option of the reference engine"),
+	HCA_OPT_PASS("dut", struct ls_opts, dut_opts, "an option of the engine under test"),
+	HCA_OPT_STR(struct ls_opts, label, "names this device in reports"),
+	HCA_OPT_STR(struct ls_opts, report, "file for the divergence report"),
+	HCA_OPT_BOOL(struct ls_opts, quiet, "1: no report on stderr"),
+	HCA_OPT_BOOL(struct ls_opts, idle_check, "0: no missing-transaction check when the DUT idles"),
+	HCA_OPT_BOOL(struct ls_opts, probe, "0: the reference's DMA writes never fault"),
+	HCA_OPT_ENUM(struct ls_opts, tx_order, tx_orders, "frame order per QP or per port"),
+	{ 0 },
+};
 
 static int parse_options(struct lockstep *ls, const char *opts, struct ls_opts *o)
 {
-	const char *p = opts;
-
-	snprintf(o->ref, sizeof(o->ref), "model");
-	snprintf(o->dut, sizeof(o->dut), "rtl");
-	o->ref_opts[0] = o->dut_opts[0] = '\0';
-	while (p && *p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		const char *eq = memchr(p, '=', len);
-		char key[64], val[256];
-		size_t kl = eq ? (size_t)(eq - p) : len;
-
-		if (len == 0 || kl >= sizeof(key) || (eq && (size_t)(p + len - eq - 1) >= sizeof(val)))
-			goto bad;
-		memcpy(key, p, kl);
-		key[kl] = '\0';
-		val[0] = '\0';
-		if (eq) {
-			memcpy(val, eq + 1, (size_t)(p + len - eq - 1));
-			val[p + len - eq - 1] = '\0';
-		}
-		if (strncmp(key, "ref.", 4) == 0)
-			opt_append(o->ref_opts, p + 4, len - 4);
-		else if (strncmp(key, "dut.", 4) == 0)
-			opt_append(o->dut_opts, p + 4, len - 4);
-		else if (strcmp(key, "ref") == 0)
-			snprintf(o->ref, sizeof(o->ref), "%s", val);
-		else if (strcmp(key, "dut") == 0)
-			snprintf(o->dut, sizeof(o->dut), "%s", val);
-		else if (strcmp(key, "label") == 0)
-			snprintf(ls->label, sizeof(ls->label), "%s", val);
-		else if (strcmp(key, "report") == 0)
-			snprintf(ls->report_path, sizeof(ls->report_path), "%s", val);
-		else if (strcmp(key, "quiet") == 0)
-			ls->quiet = strcmp(val, "0") != 0;
-		else if (strcmp(key, "idle_check") == 0)
-			ls->idle_check = strcmp(val, "0") != 0;
-		else if (strcmp(key, "probe") == 0)
-			ls->probe = strcmp(val, "0") != 0;
-		else if (strcmp(key, "tx_order") == 0 && (strcmp(val, "port") == 0 || strcmp(val, "qp") == 0))
-			ls->port_order = strcmp(val, "port") == 0;
-		else
-			goto bad;
-		p = end ? end + 1 : NULL;
-		continue;
-bad:
-		fprintf(stderr, "lockstep: bad option '%.*s' (see sim/lockstep.h)\n", (int)len, p);
+	*o = (struct ls_opts){ .ref = "model", .dut = "rtl", .label = "lockstep", .idle_check = 1,
+			       .probe = 1 };
+	if (hca_engine_opts_parse("lockstep", ls_opt_table, opts, o))
 		return -EINVAL;
-	}
+	snprintf(ls->label, sizeof(ls->label), "%s", o->label);
+	snprintf(ls->report_path, sizeof(ls->report_path), "%s", o->report);
+	ls->quiet = o->quiet;
+	ls->idle_check = o->idle_check;
+	ls->probe = o->probe;
+	ls->port_order = o->tx_order == 1;
 	return 0;
 }
 
@@ -347,9 +316,6 @@ static int ls_create(const struct hca_engine_config *cfg, const struct hca_host_
 		return -ENOMEM;
 	ls->host = *host;
 	ls->host_ctx = host_ctx;
-	ls->idle_check = true;
-	ls->probe = true;
-	snprintf(ls->label, sizeof(ls->label), "lockstep");
 	r = parse_options(ls, cfg ? cfg->options : NULL, &o);
 	if (r)
 		goto fail;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_opts.h"
 #include "lockstep_mutant.h"
 #include "lockstep_mutant_rx.h"
 #include "lockstep_regions.h"
@@ -26,6 +27,7 @@ enum bug {
 static const char *const bug_names[] = {
 	"none", "hdr_se", "udp_sport", "drop_ack", "dup_frame", "cqe_field", "drop_irq",
 	"reorder_dma", "payload_byte", "ctx_status", "evt_element", "ack_late", "rx_rkey", "rx_icrc",
+	NULL,
 };
 
 struct pending {			/* lagged input */
@@ -391,75 +393,46 @@ static const struct hca_host_ops mutant_host = {
 
 /* Options ----------------------------------------------------------------- */
 
-static int set_field(struct mutant *m, const char *f)
-{
-	static const struct {
-		const char *name;
-		unsigned int off, len;
-	} t[] = {
-		{ "byte_len", HCA_CQE_BYTE_LEN_OFF, HCA_CQE_BYTE_LEN_LEN },
-		{ "wqe_index", HCA_CQE_WQE_INDEX_OFF, HCA_CQE_WQE_INDEX_LEN },
-		{ "status", HCA_CQE_STATUS_OFF, HCA_CQE_STATUS_LEN },
-		{ "opcode", HCA_CQE_OPCODE_OFF, HCA_CQE_OPCODE_LEN },
-		{ "qpn", HCA_CQE_QPN_OFF, HCA_CQE_QPN_LEN },
-		{ "imm_data", HCA_CQE_IMM_DATA_OFF, HCA_CQE_IMM_DATA_LEN },
-	};
+/* CQE fields cqe_field can break: names and places. */
+static const char *const field_names[] = { "byte_len", "wqe_index", "status", "opcode", "qpn", "imm_data",
+					   NULL };
+static const unsigned int field_off[] = { HCA_CQE_BYTE_LEN_OFF, HCA_CQE_WQE_INDEX_OFF, HCA_CQE_STATUS_OFF,
+					  HCA_CQE_OPCODE_OFF, HCA_CQE_QPN_OFF, HCA_CQE_IMM_DATA_OFF };
+static const unsigned int field_len[] = { HCA_CQE_BYTE_LEN_LEN, HCA_CQE_WQE_INDEX_LEN, HCA_CQE_STATUS_LEN,
+					  HCA_CQE_OPCODE_LEN, HCA_CQE_QPN_LEN, HCA_CQE_IMM_DATA_LEN };
 
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (strcmp(f, t[i].name) == 0) {
-			m->cqe_off = t[i].off;
-			m->cqe_len = t[i].len;
-			return 0;
-		}
-	return -EINVAL;
-}
+struct mut_opts {
+	char inner[32];
+	unsigned int bug, at, field;
+	uint64_t lag, ack_delay;
+};
+
+#define MUT_CYCLES_MAX 1000000000ull
+
+/* sim/lockstep_mutant.h lists them; checked by sim/engine_opts. */
+static const struct hca_engine_opt mut_opt_table[] = {
+	HCA_OPT_STR(struct mut_opts, inner, "engine wrapped; default model"),
+	HCA_OPT_ENUM(struct mut_opts, bug, bug_names, "the planted bug"),
+	HCA_OPT_UINT(struct mut_opts, at, 1, UINT32_MAX, "which occurrence; default 1"),
+	HCA_OPT_ENUM(struct mut_opts, field, field_names, "cqe_field: the CQE field"),
+	HCA_OPT_UINT(struct mut_opts, lag, 0, MUT_CYCLES_MAX, "input delay, cycles; default 0"),
+	HCA_OPT_UINT(struct mut_opts, ack_delay, 0, MUT_CYCLES_MAX, "ack_late: delay, cycles; default 200"),
+	{ 0 },
+};
 
 static int parse(struct mutant *m, const char *opts, char *inner, size_t inner_sz)
 {
-	const char *p = opts;
+	struct mut_opts o = { .inner = "model", .at = 1, .ack_delay = 200 };
 
-	while (p && *p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char kv[128], *eq;
-
-		if (len >= sizeof(kv))
-			goto bad;
-		memcpy(kv, p, len);
-		kv[len] = '\0';
-		eq = strchr(kv, '=');
-		if (!eq)
-			goto bad;
-		*eq++ = '\0';
-		if (strcmp(kv, "inner") == 0) {
-			snprintf(inner, inner_sz, "%s", eq);
-		} else if (strcmp(kv, "bug") == 0) {
-			size_t i;
-
-			for (i = 0; i < sizeof(bug_names) / sizeof(bug_names[0]); i++)
-				if (strcmp(eq, bug_names[i]) == 0)
-					break;
-			if (i == sizeof(bug_names) / sizeof(bug_names[0]))
-				goto bad;
-			m->bug = (enum bug)i;
-		} else if (strcmp(kv, "at") == 0) {
-			m->at = (unsigned int)strtoul(eq, NULL, 0);
-		} else if (strcmp(kv, "field") == 0) {
-			if (set_field(m, eq))
-				goto bad;
-		} else if (strcmp(kv, "lag") == 0) {
-			m->lag = strtoull(eq, NULL, 0);
-		} else if (strcmp(kv, "ack_delay") == 0) {
-			m->ack_delay = strtoull(eq, NULL, 0);
-		} else {
-			goto bad;
-		}
-		p = end ? end + 1 : NULL;
-		continue;
-bad:
-		fprintf(stderr, "model-mutant: bad option '%.*s' (see sim/lockstep_mutant.h)\n", (int)len, p);
+	if (hca_engine_opts_parse("model-mutant", mut_opt_table, opts, &o))
 		return -EINVAL;
-	}
+	snprintf(inner, inner_sz, "%s", o.inner);
+	m->bug = (enum bug)o.bug;
+	m->at = o.at;
+	m->cqe_off = field_off[o.field];
+	m->cqe_len = field_len[o.field];
+	m->lag = o.lag;
+	m->ack_delay = o.ack_delay;
 	return 0;
 }
 
@@ -481,10 +454,6 @@ static int mut_create(const struct hca_engine_config *cfg, const struct hca_host
 	m->magic = MUTANT_MAGIC;
 	m->host = *host;
 	m->host_ctx = host_ctx;
-	m->at = 1;
-	m->cqe_off = HCA_CQE_BYTE_LEN_OFF;
-	m->cqe_len = HCA_CQE_BYTE_LEN_LEN;
-	m->ack_delay = 200;
 	ls_regions_init(&m->rg);
 	r = parse(m, cfg ? cfg->options : NULL, inner, sizeof(inner));
 	if (r)

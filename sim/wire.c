@@ -125,10 +125,10 @@ static int heap_push(struct wire *w, struct wframe *f)
 	return 0;
 }
 
-static struct wframe *heap_pop(struct wire *w)
+/* Move heap[i] down to its place below i. */
+static void sift_down(struct wire *w, size_t i)
 {
-	struct wframe *top = w->heap[0], *last = w->heap[--w->hn];
-	size_t i = 0;
+	struct wframe *f = w->heap[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -137,13 +137,22 @@ static struct wframe *heap_pop(struct wire *w)
 			break;
 		if (c + 1 < w->hn && before(w->heap[c + 1], w->heap[c]))
 			c++;
-		if (!before(w->heap[c], last))
+		if (!before(w->heap[c], f))
 			break;
 		w->heap[i] = w->heap[c];
 		i = c;
 	}
-	if (w->hn)
-		w->heap[i] = last;
+	w->heap[i] = f;
+}
+
+static struct wframe *heap_pop(struct wire *w)
+{
+	struct wframe *top = w->heap[0];
+
+	if (--w->hn) {
+		w->heap[0] = w->heap[w->hn];
+		sift_down(w, 0);
+	}
 	return top;
 }
 
@@ -253,13 +262,54 @@ void wire_destroy(struct wire *w)
 
 int wire_attach(struct wire *w, wire_rx_fn rx, void *ctx)
 {
+	unsigned int p;
+
 	if (!w || !rx)
 		return -EINVAL;
-	if (w->nports >= w->max_ports)
-		return -ENOSPC;
-	w->ports[w->nports].rx = rx;
-	w->ports[w->nports].ctx = ctx;
-	return (int)w->nports++;
+	for (p = 0; p < w->nports && w->ports[p].rx; p++)
+		;
+	if (p == w->nports) {
+		if (w->nports >= w->max_ports)
+			return -ENOSPC;
+		w->nports++;
+	}
+	w->ports[p].rx = rx;
+	w->ports[p].ctx = ctx;
+	return (int)p;
+}
+
+int wire_detach(struct wire *w, unsigned int port)
+{
+	struct wport *p;
+	size_t k = 0;
+
+	if (!w || port >= w->nports || !w->ports[port].rx)
+		return -EINVAL;
+	p = &w->ports[port];
+	for (unsigned int i = 0; i < w->nmacs;)
+		if (w->macs[i].port == port)
+			w->macs[i] = w->macs[--w->nmacs];
+		else
+			i++;
+	/* Copies toward it: out of the heap (kept order intact), and the held ones. */
+	for (size_t i = 0; i < w->hn; i++) {
+		if (w->heap[i]->port == port) {
+			free_frame(w->heap[i]);
+			w->st.orphaned++;
+		} else {
+			w->heap[k++] = w->heap[i];
+		}
+	}
+	w->hn = k;
+	for (size_t i = w->hn / 2; i-- > 0;)
+		sift_down(w, i);
+	for (unsigned int h = 0; h < p->nheld; h++) {
+		free_frame(p->held[h].f);
+		w->st.orphaned++;
+	}
+	w->nheld -= p->nheld;
+	memset(p, 0, sizeof(*p));
+	return 0;
 }
 
 /* ------------------------------------------------------------ capture */
@@ -451,7 +501,8 @@ static void mac_learn(struct wire *w, const uint8_t *mac, unsigned int port)
 
 int wire_send(struct wire *w, unsigned int port, const uint8_t *frame, size_t len, uint64_t now)
 {
-	if (!w || port >= w->nports || !frame || len == 0 || len > WIRE_MAX_FRAME)
+	if (!w || port >= w->nports || !w->ports[port].rx || !frame || len == 0 ||
+	    len > WIRE_MAX_FRAME)
 		return -EINVAL;
 	if (now < w->last_now)
 		now = w->last_now;
@@ -464,7 +515,7 @@ int wire_send(struct wire *w, unsigned int port, const uint8_t *frame, size_t le
 	if (w->cfg.mode == WIRE_P2P) {
 		unsigned int peer = port ^ 1;
 
-		if (peer >= w->nports) {
+		if (peer >= w->nports || !w->ports[peer].rx) {
 			w->st.unroutable++;
 			return 0;
 		}
@@ -487,7 +538,7 @@ int wire_send(struct wire *w, unsigned int port, const uint8_t *frame, size_t le
 	}
 	w->st.flooded++;
 	for (unsigned int p = 0; p < w->nports; p++)
-		if (p != port)
+		if (p != port && w->ports[p].rx)
 			schedule_copy(w, p, frame, len, now);
 	return 0;
 }
@@ -599,7 +650,7 @@ long wire_replay_pcap(struct wire *w, unsigned int port, const char *path, uint6
 	uint64_t ns0 = 0;
 	int rc;
 
-	if (!w || port >= w->nports || !path)
+	if (!w || port >= w->nports || !w->ports[port].rx || !path)
 		return -EINVAL;
 	r = pcap_reader_open(path);
 	if (!r)

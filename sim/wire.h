@@ -86,6 +86,7 @@ struct wire_stats {
 	uint64_t flooded;	/* frames flooded (unknown or multicast destination) */
 	uint64_t unroutable;	/* frames with no destination (unpaired port, own MAC) */
 	uint64_t replayed;	/* frames scheduled by wire_replay_pcap */
+	uint64_t orphaned;	/* copies discarded because their destination port detached */
 	uint64_t pcap_errors;	/* capture write failures (capture then stops) */
 };
 
@@ -104,8 +105,20 @@ struct wire;
 struct wire *wire_create(const struct wire_config *cfg);
 void wire_destroy(struct wire *w);
 
-/* Attach a port; returns its id (0, 1, ... in attach order) or -ENOSPC/-EINVAL. */
+/*
+ * Attach a port; returns its id or -ENOSPC/-EINVAL.  Ids are 0, 1, ... in
+ * attach order; a detached port's id is given again (lowest first).
+ */
 int wire_attach(struct wire *w, wire_rx_fn rx, void *ctx);
+
+/*
+ * The port's owner left (a switch port whose cable was pulled): the MACs
+ * learned on it are forgotten (frames to them are flooded again), copies in
+ * flight toward it are discarded (counted as `orphaned`, never delivered),
+ * floods skip it, and its id and counters are free for the next
+ * wire_attach.  0 or -EINVAL (no such attached port).
+ */
+int wire_detach(struct wire *w, unsigned int port);
 
 /*
  * Port `port` transmits a frame at cycle `now` (the frame is copied).

@@ -14,3 +14,15 @@ lint-spec:
 lint-sh:
 	@for f in tools/*.sh tests/*/*.sh .ci/run; do [ -f "$$f" ] && bash -n "$$f" || exit 1; done; echo "lint-sh: OK"
 LINT_TARGETS += lint-spec lint-sh
+
+# The package list stays honest: every external command the tree calls comes
+# from a package tools/deps.sh installs (tools/check_deps.py, table
+# tools/deps-commands.txt); the test also shows the check failing.
+TESTS += deps_list
+TEST_CMD_deps_list := $(PYTHON) tests/deps/test_deps.py
+
+# tools/run-tests.sh and tools/junit.py on a synthetic list (JUnit XML read
+# back with xml.etree, progress line), and cosim's per-run records.
+TESTS += test_runner
+TEST_DEPS_test_runner := $(COSIM)
+TEST_CMD_test_runner = $(PYTHON) tests/runner/test_runner.py $(COSIM)

@@ -17,8 +17,12 @@
 # work per byte would allow on 2 otherwise idle cores.  The load average
 # says how busy the machine was; the socket floor (SOCKFLOOR=sockfloor
 # program, as make bench-shim runs it) what one socket hop carries now.
+#
+# Also writes build/bench/shim.csv (BENCH_SHIM_CSV; one row per size and
+# mode); progress when stderr is a terminal (stdout is tee-d to shim.log).
 cd "$(dirname "$0")/../.." || exit 1
 . driver-shim/tests/lib.sh
+. tools/progress.sh
 
 backend=${BENCH_BACKEND:-model}
 tck=$(getconf CLK_TCK)
@@ -40,11 +44,19 @@ dev_cpu() {
   sed -nE 's/.*device thread: cpu ([0-9.]+) s.*/\1/p' "$1" | head -1
 }
 
+csv=${BENCH_SHIM_CSV:-build/bench/shim.csv}
+mkdir -p "$(dirname "$csv")"
+echo "backend,size,iters,mb_per_s_avg,gb_per_s,mpps,mb_per_s_peak,mode,cpu_us_per_msg" > "$csv"
+
 # BENCH_SHIM_SPECS="SIZE ITERS,SIZE ITERS" to run other sizes
 IFS=, read -r -a specs <<<"${BENCH_SHIM_SPECS:-64 50000,65536 5000}"
+progress_init $((${#specs[@]} * 2)) >&2
+step=0
 for spec in "${specs[@]}"; do
   read -r size iters <<<"$spec"
   for mode in batched per-frame; do
+    progress_show "$step" "ib_write_bw $size B x $iters on $backend, $mode" >&2
+    step=$((step + 1))
     SW_NO_PCAP=1 start_switch --quiet || exit 1
     port=$(free_port)
     export HCASIM_BACKEND=$backend HCASIM_DEBUG=1
@@ -57,6 +69,7 @@ for spec in "${specs[@]}"; do
       ib_write_bw -F -x 1 -p "$port" -s "$size" -n "$iters" 127.0.0.1
     sw_cpu=$(proc_cpu "$SW_PID")
     stop_switch
+    progress_clear >&2
     unset HCASIM_LINK_BATCH HCASIM_POLL_HELP
     line=$(grep -E "^ +$size +$iters " "$CLI_LOG")
     if [ "$SRV_RC$CLI_RC" != 00 ] || [ -z "$line" ]; then
@@ -70,7 +83,7 @@ for spec in "${specs[@]}"; do
     sends=$(sed -nE 's/.*frames out in ([0-9]+) sends.*/\1/p' "$CLI_LOG" | head -1)
     awk -v size="$size" -v iters="$iters" -v be="$backend" -v mode="$mode" -v avg="$avg" \
         -v rate="$rate" -v peak="$peak" -v c="$(dev_cpu "$CLI_LOG")" -v s="$(dev_cpu "$SRV_LOG")" \
-        -v w="$sw_cpu" -v frames="${frames:-0}" -v sends="${sends:-0}" 'BEGIN {
+        -v w="$sw_cpu" -v frames="${frames:-0}" -v sends="${sends:-0}" -v csv="$csv" 'BEGIN {
       cpu = c + s + w; bytes = size * iters
       gbps = avg * 8 / 1000
       ceil_gbps = cpu > 0 ? 2 * bytes * 8 / cpu / 1e9 : 0
@@ -80,6 +93,8 @@ for spec in "${specs[@]}"; do
       printf "bench shim:   cpu: client device %.3f s, server device %.3f s, switch %.3f s = %.2f us/msg;" \
              " on 2 idle cores at most %.2f Gb/s, %.3f Mpps; %d frames, client sent them in %d system calls\n",
              c, s, w, cpu * 1e6 / iters, ceil_gbps, ceil_mpps, frames, sends
+      printf "%s,%d,%d,%s,%.3f,%s,%s,%s,%.2f\n", be, size, iters, avg, gbps, rate, peak, mode,
+             cpu * 1e6 / iters >> csv
     }'
   done
 done

@@ -4,7 +4,8 @@
 #
 #   HCASIM   the hcasim command (default build/bin/hcasim)
 #   T_DIR    a private scratch directory, removed at exit
-#   ok COND_STATUS MESSAGE   count one check: pass if the status is 0
+#   ok COND_STATUS MESSAGE   count one check: pass if the status is 0 (and
+#            record it, named MESSAGE, in $HCASIM_RESULTS when that is set)
 #   start_switch [switch options]   -> SW_SOCK, SW_PID, SW_LOG, SW_PCAP (capture;
 #            none when SW_NO_PCAP is set)
 #   stop_switch
@@ -39,6 +40,10 @@ ok() {
   else
     T_FAIL=$((T_FAIL + 1))
     echo "FAIL: $*"
+  fi
+  # named checks for the JUnit report (tools/run-tests.sh sets HCASIM_RESULTS)
+  if [ -n "${HCASIM_RESULTS:-}" ] && [ -n "$*" ]; then
+    printf '%s\t%s\t\t\n' "$([ "$st" -eq 0 ] && echo pass || echo fail)" "$(tr '\t\n' '  ' <<<"$*")" >>"$HCASIM_RESULTS"
   fi
 }
 

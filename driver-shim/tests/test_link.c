@@ -3,10 +3,12 @@
  * The HCA's switch link (driver-shim/link.c) against a switch played by this
  * test over a real Unix socket, with a fake device behind the bus:
  *
- *   - HELLO announces that the HCA takes FRAMES;
- *   - before the switch's CAPS, every frame a device step transmits leaves
- *     as its own FRAME message, in order, at the end of the step;
- *   - after CAPS, they leave as FRAMES messages of at most HCASW_MAX_MSG
+ *   - HELLO announces that the HCA takes FRAMES; the connect waits for the
+ *     switch's WELCOME (a frame sent before it reaches the device);
+ *   - when the WELCOME does not say the switch takes FRAMES, every frame a
+ *     device step transmits leaves as its own FRAME message, in order, at
+ *     the end of the step;
+ *   - when it does, they leave as FRAMES messages of at most HCASW_MAX_MSG
  *     body bytes, records decoded here by the layout swproto.h documents
  *     (not by its helpers), frames byte for byte and in order;
  *   - FRAME and FRAMES messages from the switch (hundreds of records, more
@@ -17,10 +19,14 @@
  *     a poll hands over what fits and keeps the rest (shim_link_rx_more),
  *     the next poll after a step hands over the rest; none lost, in order;
  *   - HCASIM_LINK_BATCH=0: no FRAMES in HELLO, one FRAME per message even
- *     after CAPS;
+ *     when the WELCOME offers FRAMES;
+ *   - a WELCOME refusing the HCA (EADDRINUSE, with a reason) fails the
+ *     connect with errno EADDRINUSE and the reason in the message; a switch
+ *     that closes the connection instead of answering fails it too;
  *   - the record helpers refuse what does not fit.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -191,6 +197,71 @@ static int sw_send(int fd, uint16_t type, const void *body, size_t len)
 	return send(fd, out, sizeof(h) + len, 0) == (ssize_t)(sizeof(h) + len) ? 0 : -1;
 }
 
+/*
+ * The switch's side of a connect, on a thread (shim_link_connect waits for
+ * the WELCOME): accept, read the HELLO, optionally send a FRAME of 80 bytes
+ * first, then the WELCOME (or close the connection when hangup is set).
+ */
+struct greeter {
+	int lfd;
+	struct hcasw_welcome welcome;
+	int frame_first, hangup;
+	/* out */
+	int fd;
+	int hello_ok;
+	struct hcasw_hello hello;
+};
+
+static void *greet(void *arg)
+{
+	struct greeter *g = arg;
+	struct hcasw_hdr h;
+	int sz = 4 << 20;	/* as the switch's: room for the 5 x 64 KiB below */
+
+	g->fd = accept(g->lfd, NULL, NULL);
+	if (g->fd < 0)
+		return NULL;
+	setsockopt(g->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	g->hello_ok = sw_recv(g->fd, &h) == sizeof(h) + sizeof(g->hello) && h.type == HCASW_HELLO;
+	memcpy(&g->hello, msg + sizeof(h), sizeof(g->hello));
+	if (g->hangup) {
+		close(g->fd);
+		g->fd = -1;
+		return NULL;
+	}
+	if (g->frame_first) {
+		uint8_t f[80];
+
+		frame_fill(f, 77, sizeof(f));
+		sw_send(g->fd, HCASW_FRAME, f, sizeof(f));
+	}
+	sw_send(g->fd, HCASW_WELCOME, &g->welcome, sizeof(g->welcome));
+	return NULL;
+}
+
+/* Connect a link on a new bus while greet() plays the switch: the link or NULL (err). */
+static struct shim_link *connect_link(const char *path, const char *name, struct greeter *g,
+				      struct shim_bus **bus, char *err, size_t errlen)
+{
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 9 };
+	struct hca_dev_config cfg = { .seed = 1 };
+	struct shim_link *l = NULL;
+	pthread_t t;
+
+	g->fd = -1;
+	*bus = NULL;
+	snprintf(err, errlen, "set-up");
+	if (shim_bus_open(name, "linkdev", &cfg, bus) || pthread_create(&t, NULL, greet, g))
+		return NULL;
+	l = shim_link_connect(path, mac, 0x0a000009, name, *bus, err, errlen);
+	pthread_join(t, NULL);
+	if (l) {
+		shim_bus_set_tx(*bus, on_tx, l);
+		shim_bus_set_tx_flush(*bus, on_flush);
+	}
+	return l;
+}
+
 /* Record layout of swproto.h, written out here: u32 length, frame, zeros to a multiple of 4. */
 static size_t put_record(uint8_t *body, size_t at, const uint8_t *f, uint32_t len)
 {
@@ -281,71 +352,66 @@ int main(void)
 	static uint8_t body[HCASW_MAX_MSG], f[HCASW_MAX_FRAME];
 	static size_t lens[MAX_FRAMES];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct hca_dev_config cfg = { .seed = 1 };
 	struct shim_bus *bus = NULL;
 	struct shim_link *l;
-	struct hcasw_hello hello;
-	struct hcasw_hdr h;
+	struct greeter g;
 	char dir[] = "/tmp/hcasim-link.XXXXXX", err[256];
-	uint8_t mac[6] = { 2, 0, 0, 0, 0, 9 };
 	uint64_t tx = 0, rx = 0, seed = 7;
 	unsigned int n, sent_frames = 0;
 	int lfd, fd;
 
 	test_helpers();
 	hca_backend_register(&fake_backend);
-	if (!mkdtemp(dir) || shim_bus_open("t", "linkdev", &cfg, &bus)) {
-		CHECK(0, "set-up: temporary directory and bus");
+	if (!mkdtemp(dir)) {
+		CHECK(0, "set-up: temporary directory");
 		return check_done();
 	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sw", dir);
 	lfd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	CHECK(lfd >= 0 && !bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) && !listen(lfd, 4),
 	      "switch socket listens");
-	l = shim_link_connect(sa.sun_path, mac, 0x0a000009, "t", bus, err, sizeof(err));
+
+	/* A switch whose WELCOME does not offer FRAMES gets one FRAME per message. */
+	g = (struct greeter){ .lfd = lfd, .frame_first = 1 };
+	rx_log.n = 0;
+	l = connect_link(sa.sun_path, "t0", &g, &bus, err, sizeof(err));
 	CHECK(l != NULL, "link connects: %s", l ? "" : err);
-	fd = accept(lfd, NULL, NULL);
+	CHECK(g.hello_ok, "HELLO first");
+	CHECK(g.hello.flags & HCASW_HELLO_FRAMES, "HELLO says the HCA takes FRAMES");
+	CHECK(!memcmp(g.hello.mac, (uint8_t[6]){ 2, 0, 0, 0, 0, 9 }, 6), "HELLO carries the MAC");
+	if (l && g.fd >= 0) {
+		shim_bus_step(bus, 0);
+		CHECK(rx_log.n == 1 && rx_log.len[0] == 80, "the frame sent before WELCOME reached the device");
+		for (n = 0; n < 40; n++)
+			lens[n] = 60 + (n * 397) % 1500;
+		lens[5] = HCASW_MAX_FRAME;
+		transmit_and_check(bus, g.fd, lens, n, 0, "WELCOME without FRAMES");
+		shim_link_counters(l, &tx, &rx);
+		CHECK_EQ(tx, n, "frames counted out (one per message)");
+	}
+	shim_link_close(l);
+	shim_bus_close(bus);
+	if (g.fd >= 0)
+		close(g.fd);
+
+	/* WELCOME with FRAMES: from the first frame on, several per message, never over HCASW_MAX_MSG. */
+	g = (struct greeter){ .lfd = lfd, .welcome = { .flags = HCASW_WELCOME_FRAMES } };
+	l = connect_link(sa.sun_path, "t1", &g, &bus, err, sizeof(err));
+	fd = g.fd;
+	CHECK(l != NULL && fd >= 0, "second link connects: %s", l ? "" : err);
 	if (!l || fd < 0)
 		return check_done();
-	{
-		int sz = 4 << 20;	/* as the switch's: room for the 5 x 64 KiB below */
-
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	}
-	shim_bus_set_tx(bus, on_tx, l);
-	shim_bus_set_tx_flush(bus, on_flush);
-
-	CHECK(sw_recv(fd, &h) == sizeof(h) + sizeof(hello) && h.type == HCASW_HELLO, "HELLO first");
-	memcpy(&hello, msg + sizeof(h), sizeof(hello));
-	CHECK(hello.flags & HCASW_HELLO_FRAMES, "HELLO says the HCA takes FRAMES");
-	CHECK(!memcmp(hello.mac, mac, 6), "HELLO carries the MAC");
-
-	/* A switch that never sent CAPS gets one FRAME per message. */
-	for (n = 0; n < 40; n++)
-		lens[n] = 60 + (n * 397) % 1500;
-	lens[5] = HCASW_MAX_FRAME;
-	transmit_and_check(bus, fd, lens, n, 0, "before CAPS");
-	sent_frames += n;
-
-	/* CAPS: from now on FRAMES, several per message, never over HCASW_MAX_MSG. */
-	{
-		struct hcasw_caps caps = { .flags = HCASW_CAPS_FRAMES };
-
-		CHECK_EQ(sw_send(fd, HCASW_CAPS, &caps, sizeof(caps)), 0, "CAPS sent");
-		usleep(10000);
-		shim_link_poll(l);
-	}
 	for (n = 0; n < 300; n++) {
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		lens[n] = 60 + (seed >> 33) % 4200;
 	}
 	lens[7] = HCASW_MAX_FRAME;
 	lens[8] = 61;
-	transmit_and_check(bus, fd, lens, n, 1, "after CAPS, 60 B-16 KiB");
+	transmit_and_check(bus, fd, lens, n, 1, "WELCOME with FRAMES, 60 B-16 KiB");
 	sent_frames += n;
 	for (n = 0; n < 1000; n++)
 		lens[n] = 60;
-	transmit_and_check(bus, fd, lens, n, 1, "after CAPS, 1000 x 60 B");
+	transmit_and_check(bus, fd, lens, n, 1, "WELCOME with FRAMES, 1000 x 60 B");
 	sent_frames += n;
 	shim_link_counters(l, &tx, &rx);
 	CHECK_EQ(tx, sent_frames, "frames counted out");
@@ -440,33 +506,43 @@ int main(void)
 	shim_bus_close(bus);
 	close(fd);
 
-	/* HCASIM_LINK_BATCH=0: no FRAMES announced, and one FRAME per message even after CAPS. */
+	/* HCASIM_LINK_BATCH=0: no FRAMES announced, and one FRAME per message even when offered. */
 	setenv("HCASIM_LINK_BATCH", "0", 1);
-	bus = NULL;
-	l = NULL;
-	if (!shim_bus_open("t2", "linkdev", &cfg, &bus))
-		l = shim_link_connect(sa.sun_path, mac, 0x0a000009, "t2", bus, err, sizeof(err));
-	fd = l ? accept(lfd, NULL, NULL) : -1;
-	CHECK(l && fd >= 0, "second link connects");
-	if (l && fd >= 0) {
-		struct hcasw_caps caps = { .flags = HCASW_CAPS_FRAMES };
-
-		shim_bus_set_tx(bus, on_tx, l);
-		shim_bus_set_tx_flush(bus, on_flush);
-		CHECK(sw_recv(fd, &h) == sizeof(h) + sizeof(hello) && h.type == HCASW_HELLO, "HELLO");
-		memcpy(&hello, msg + sizeof(h), sizeof(hello));
-		CHECK(!(hello.flags & HCASW_HELLO_FRAMES), "HCASIM_LINK_BATCH=0: HELLO without FRAMES");
-		sw_send(fd, HCASW_CAPS, &caps, sizeof(caps));
-		usleep(10000);
-		shim_link_poll(l);
+	g = (struct greeter){ .lfd = lfd, .welcome = { .flags = HCASW_WELCOME_FRAMES } };
+	l = connect_link(sa.sun_path, "t2", &g, &bus, err, sizeof(err));
+	CHECK(l && g.fd >= 0, "third link connects: %s", l ? "" : err);
+	CHECK(g.hello_ok && !(g.hello.flags & HCASW_HELLO_FRAMES), "HCASIM_LINK_BATCH=0: HELLO without FRAMES");
+	if (l && g.fd >= 0) {
 		for (n = 0; n < 20; n++)
 			lens[n] = 60 + n;
-		transmit_and_check(bus, fd, lens, n, 0, "HCASIM_LINK_BATCH=0 after CAPS");
-		close(fd);
+		transmit_and_check(bus, g.fd, lens, n, 0, "HCASIM_LINK_BATCH=0, WELCOME with FRAMES");
 	}
 	unsetenv("HCASIM_LINK_BATCH");
 	shim_link_close(l);
 	shim_bus_close(bus);
+	if (g.fd >= 0)
+		close(g.fd);
+
+	/* Refused: EADDRINUSE and the switch's reason. */
+	g = (struct greeter){ .lfd = lfd, .welcome = { .status = EADDRINUSE } };
+	snprintf(g.welcome.reason, sizeof(g.welcome.reason), "address 10.0.0.9 is in use by port 3 (x)");
+	errno = 0;
+	l = connect_link(sa.sun_path, "t3", &g, &bus, err, sizeof(err));
+	CHECK(l == NULL && errno == EADDRINUSE, "a refused HCA fails with EADDRINUSE (errno %d)", errno);
+	CHECK(l == NULL && strstr(err, "in use by port 3 (x)"), "the refusal names the reason: %s", err);
+	shim_link_close(l);
+	shim_bus_close(bus);
+	if (g.fd >= 0)
+		close(g.fd);
+
+	/* A switch that hangs up instead of answering. */
+	g = (struct greeter){ .lfd = lfd, .hangup = 1 };
+	l = connect_link(sa.sun_path, "t4", &g, &bus, err, sizeof(err));
+	CHECK(l == NULL && strstr(err, "closed the connection"), "no WELCOME, connection closed: %s",
+	      l ? "connected" : err);
+	shim_link_close(l);
+	shim_bus_close(bus);
+
 	close(lfd);
 	unlink(sa.sun_path);
 	rmdir(dir);

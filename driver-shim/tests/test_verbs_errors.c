@@ -107,6 +107,18 @@ static void test_transitions(struct t_end *e)
 	init_attr(&a, IBV_QPS_RTR);
 	a.ah_attr.grh.sgid_index = 9;
 	bad_modify(e->qp, &a, M_RTR, IBV_QPS_INIT, "INIT->RTR from an empty GID index");
+	/* RoCEv2 over IPv6 does not exist yet: GID index 0 (fe80::...) and IPv6 dgids are refused. */
+	init_attr(&a, IBV_QPS_RTR);
+	a.ah_attr.grh.sgid_index = 0;
+	bad_modify(e->qp, &a, M_RTR, IBV_QPS_INIT, "INIT->RTR from GID index 0 (IPv6 link-local)");
+	init_attr(&a, IBV_QPS_RTR);
+	memset(a.ah_attr.grh.dgid.raw, 0, 16);
+	a.ah_attr.grh.dgid.raw[0] = 0xfe;
+	a.ah_attr.grh.dgid.raw[1] = 0x80;
+	a.ah_attr.grh.dgid.raw[11] = 0xff;
+	a.ah_attr.grh.dgid.raw[12] = 0xfe;
+	a.ah_attr.grh.dgid.raw[15] = 2;
+	bad_modify(e->qp, &a, M_RTR, IBV_QPS_INIT, "INIT->RTR to an IPv6 destination GID");
 	init_attr(&a, IBV_QPS_RTR);
 	a.max_dest_rd_atomic = 200;
 	bad_modify(e->qp, &a, M_RTR, IBV_QPS_INIT, "INIT->RTR with max_dest_rd_atomic 200");
@@ -386,6 +398,24 @@ static void test_constructors(struct t_end *e)
 	aa.port_num = 1;
 	errno = 0;
 	CHECK(ibv_create_ah(e->pd, &aa) == NULL && errno == EINVAL, "AH without a GRH on RoCE");
+	aa.is_global = 1;
+	aa.grh.dgid.raw[10] = aa.grh.dgid.raw[11] = 0xff;
+	aa.grh.dgid.raw[12] = 10;
+	aa.grh.dgid.raw[15] = 2;
+	errno = 0;
+	CHECK(ibv_create_ah(e->pd, &aa) == NULL && errno == EINVAL, "AH from GID index 0 (IPv6)");
+	aa.grh.sgid_index = 1;
+	memcpy(aa.grh.dgid.raw, "\xfe\x80\0\0\0\0\0\0\0\0\x0a\xff\xfe\0\0\x02", 16);
+	errno = 0;
+	CHECK(ibv_create_ah(e->pd, &aa) == NULL && errno == EINVAL, "AH to an IPv6 destination GID");
+	memcpy(aa.grh.dgid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff\x0a\0\0\x02", 16);
+	{
+		struct ibv_ah *ah = ibv_create_ah(e->pd, &aa);
+
+		CHECK(ah != NULL, "AH from GID index 1 to an IPv4-mapped GID");
+		if (ah)
+			ibv_destroy_ah(ah);
+	}
 	{
 		__be16 pkey;
 

@@ -360,8 +360,8 @@ static void async_events(void)
 	/* SQ_DRAINED when asked for (RTS -> SQD with EN_SQD_ASYNC_NOTIFY). */
 	fwt_qp_attr_valid(&a);
 	{
-		uint8_t gid[16] = { 0xfe, 0x80 };
-		CHECK_EQ(fwt_set_gid(&T, 0, 1, gid), 0, "GID 0");
+		uint8_t ip[4] = { 10, 0, 0, 1 };	/* IPv4-mapped: the only GIDs an AV may use */
+		CHECK_EQ(fwt_set_gid(&T, 0, 0, ip), 0, "GID 0");
 	}
 	a.qp_state = HCA_QPS_INIT;
 	CHECK_EQ(fwt_qp_modify(&T, c1, qp, &a, HCA_QP_ATTR_STATE | HCA_QP_ATTR_PKEY_INDEX | HCA_QP_ATTR_PORT |
@@ -533,8 +533,10 @@ static void create_checks(void)
 	CHECK_EQ(fwt_cq_create(&T, ctx, 0, 4, &cq, NULL), 0, "CQ");
 	CHECK_EQ(fwt_srq_create(&T, ctx, pd, 8, 1, &srq, NULL), 0, "SRQ");
 
-	fwt_qp_init(&T, &ia, 1, 0);
-	CHECK_EQ(qp_create_with(ctx, pd, cq, 0, &ia), HCA_EOPNOTSUPP, "QP type 1 (RD/unsupported)");
+	fwt_qp_init(&T, &ia, 8, 0);
+	CHECK_EQ(qp_create_with(ctx, pd, cq, 0, &ia), HCA_EOPNOTSUPP, "QP type 8 (RAW_PACKET/unsupported)");
+	fwt_qp_init(&T, &ia, 0, 0);
+	CHECK_EQ(qp_create_with(ctx, pd, cq, 0, &ia), HCA_EOPNOTSUPP, "QP type 0 (SMI/unsupported)");
 	fwt_qp_init(&T, &ia, HCA_QPT_RC, 0);
 	ia.max_send_wr = 17;
 	CHECK_EQ(qp_create_with(ctx, pd, cq, 0, &ia), HCA_EINVAL, "max_send_wr > 2^log_sq_size");

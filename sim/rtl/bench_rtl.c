@@ -25,7 +25,12 @@
  *
  *   bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N]
  *             [--depth D] [--latency CYCLES] [--options rtl-options]
- *             [--no-model] [--quick]
+ *             [--no-model] [--quick] [--csv FILE]
+ *
+ * --csv FILE also writes the rtl rows, one per width and size, as CSV (make
+ * bench-rtl: build/bench/rtl.csv, plotted by tools/plot_bench.py).  A
+ * progress line (sim/progress.h) shows when stderr is a terminal (stdout may
+ * be piped to a log: make bench-rtl tees it to build/bench/rtl.log).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +40,7 @@
 #include "../../model/model.h"
 #include "../../model/roce_hdr.h"
 #include "check.h"
+#include "progress.h"
 #include "rtl/rtl_engine.h"
 #include "tb.h"
 
@@ -57,6 +63,8 @@ struct opts {
 	uint64_t latency;
 	const char *rtl_options;
 	bool model;
+	FILE *csv;			/* --csv: the rtl rows */
+	struct progress *pg;		/* one step per (engine, width, size) */
 };
 
 /* One size's results. */
@@ -496,6 +504,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 	unsigned long fails = check_failures();
 	double t0 = wall(), dt;
 	uint64_t cyc;
+	char what[64];
 
 	for (unsigned int i = 0; i < o->nsizes; i++) {
 		size_t need = (size_t)o->sizes[i] * msgs_for(o, o->sizes[i]) + 4096;
@@ -514,8 +523,11 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		r->size = o->sizes[i];
 		r->pkts = r->size ? (r->size + 4095) / 4096 : 1;
 		r->msgs = msgs_for(o, r->size);
+		snprintf(what, sizeof(what), "%s DATA_W=%u, %u B", engine, width, r->size);
+		progress_show(o->pg, what);
 		latency_run(&b, r);
 		stream_run(&b, r, o->depth);
+		progress_step(o->pg);
 	}
 	cyc = sim_cycles(&b);
 	teardown(&b);
@@ -528,10 +540,13 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 	if (setup(&b, engine, width, o->latency, (size_t)MULTI_SIZE * multi.msgs + 4096, MULTI_QP)) {
 		CHECK(0, "%s/%u: setup of %u QP pairs", engine, width, MULTI_QP);
 	} else {
+		snprintf(what, sizeof(what), "%s DATA_W=%u, %u B over %u QPs", engine, width, MULTI_SIZE, MULTI_QP);
+		progress_show(o->pg, what);
 		multi_run(&b, &multi, MULTI_DEPTH);
 		cyc += sim_cycles(&b);
 		teardown(&b);
 	}
+	progress_clear(o->pg);
 	dt = wall() - t0;
 	fails = check_failures() - fails;
 
@@ -557,6 +572,10 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		       (unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg,
 		       r->bytes_per_cyc, r->beats_per_msg,
 		       r->cyc_per_msg > 0 ? 100.0 * r->beats_per_msg / r->cyc_per_msg : 0.0);
+		if (o->csv)
+			fprintf(o->csv, "%u,%u,%u,%llu,%llu,%u,%.1f,%.3f,%.1f\n", width, r->size, r->pkts,
+				(unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted,
+				r->cyc_per_msg, r->bytes_per_cyc, r->beats_per_msg);
 	}
 	printf("  %u B WRITEs round robin over %u QPs (%u outstanding on each): %u msgs, %.1f cyc/msg, "
 	       "%.2f B/cycle\n", MULTI_SIZE, MULTI_QP, MULTI_DEPTH, multi.counted, multi.cyc_per_msg,
@@ -569,7 +588,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N] [--depth D]\n"
-			"                 [--latency CYCLES] [--options rtl-options] [--no-model] [--quick]\n");
+			"                 [--latency CYCLES] [--options rtl-options] [--no-model] [--quick] [--csv FILE]\n");
 	exit(2);
 }
 
@@ -577,6 +596,7 @@ int main(int argc, char **argv)
 {
 	static const uint32_t def_sizes[] = { 64, 256, 1024, 4096, 16384, 65536 };
 	struct opts o = { .depth = 16, .latency = 250, .model = true };
+	struct progress pg;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -604,6 +624,14 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--options") && v) {
 			o.rtl_options = v;
+			i++;
+		} else if (!strcmp(a, "--csv") && v) {
+			o.csv = fopen(v, "w");
+			if (!o.csv) {
+				perror(v);
+				return 2;
+			}
+			fprintf(o.csv, "width,size,pkts,db_wire,db_cqe,msgs,cyc_per_msg,bytes_per_cycle,beats_per_msg\n");
 			i++;
 		} else if (!strcmp(a, "--no-model")) {
 			o.model = false;
@@ -633,6 +661,8 @@ int main(int argc, char **argv)
 	if (!o.latency)
 		o.latency = 250;
 	g_rtl_options = o.rtl_options;
+	progress_init(&pg, (o.nwidths + (o.model ? 1 : 0)) * o.nsizes, stderr);
+	o.pg = &pg;
 	hca_rtl_engine_register();
 	hca_model_engine_register();
 
@@ -643,5 +673,7 @@ int main(int argc, char **argv)
 	}
 	if (o.model)
 		run_width(&o, "model", 64);
+	if (o.csv)
+		fclose(o.csv);
 	return check_done();
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_opts.h"
 #include "hcasim/engine.h"
 #include "rtl_engine.h"
 #include "rtl_model.h"
@@ -49,6 +50,7 @@ struct rtl_engine {
 	unsigned int rd_lat, rd_jitter, wr_lat;
 	uint8_t bug;
 	unsigned int debug;	/* HCASIM_RTL_DEBUG=N: state line every N cycles */
+	FILE *txlog;		/* HCASIM_RTL_TXLOG=PREFIX: every host-side transaction */
 	/* tracing */
 	bool trace_on, tracing;
 	uint64_t trace_from, trace_to;
@@ -78,6 +80,31 @@ struct rtl_engine {
 #define to_rtl(e) ((struct rtl_engine *)(void *)(e))
 
 static void set_err(struct rtl_engine *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* HCASIM_RTL_TXLOG: one line per transaction at the host interface, with its
+ * device cycle (docs/rtl.md "Comparing two RTL versions cycle by cycle"). */
+static void txlog(struct rtl_engine *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void txlog(struct rtl_engine *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->txlog)
+		return;
+	fprintf(r->txlog, "%llu ", (unsigned long long)r->now);
+	va_start(ap, fmt);
+	vfprintf(r->txlog, fmt, ap);
+	va_end(ap);
+	fputc('\n', r->txlog);
+}
+
+static uint32_t bytes_hash(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	while (n--)
+		h = (h ^ *p++) * 16777619u;
+	return h;
+}
 static void set_err(struct rtl_engine *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -171,6 +198,7 @@ static void accept_read(struct rtl_engine *r)
 	}
 	/* the read happens when the request is accepted (no byte moves on a fault) */
 	rc = r->host.dma_read(r->host_ctx, r->io.rd_req_addr, p.data, p.len);
+	txlog(r, "dma_read 0x%llx %u%s", (unsigned long long)r->io.rd_req_addr, p.len, rc ? " fault" : "");
 	p.err = rc != 0;
 	if (r->rq_n == r->rq_cap) {
 		size_t n = r->rq_cap ? 2 * r->rq_cap : 16;
@@ -200,6 +228,8 @@ static void finish_write(struct rtl_engine *r)
 		set_err(r, "DMA write at 0x%llx: %zu data bytes for a %u-byte request",
 			(unsigned long long)r->w_addr, r->w_got, r->w_len);
 	rc = r->host.dma_write(r->host_ctx, r->w_addr, r->wbuf, r->w_got);
+	txlog(r, "dma_write 0x%llx %zu %08x%s", (unsigned long long)r->w_addr, r->w_got, bytes_hash(r->wbuf, r->w_got),
+	      rc ? " fault" : "");
 	if (r->wr_n == 16) {
 		set_err(r, "DMA write responses overflow");
 	} else {
@@ -318,6 +348,7 @@ static void cycle(struct rtl_engine *r)
 			set_err(r, "MAC transmit: frame longer than %d bytes", MAX_FRAME);
 		if (io->tx_tlast) {
 			r->host.tx_frame(r->host_ctx, r->txbuf, r->txlen);
+			txlog(r, "tx_frame %zu %08x", r->txlen, bytes_hash(r->txbuf, r->txlen));
 			r->st.frames_tx++;
 			r->txlen = 0;
 		}
@@ -346,6 +377,7 @@ static void cycle(struct rtl_engine *r)
 	if (io->msix_valid) {
 		r->st.irqs++;
 		r->host.interrupt(r->host_ctx, io->msix_vector);
+		txlog(r, "interrupt %u", io->msix_vector);
 	}
 	trace_window(r);
 }
@@ -366,6 +398,10 @@ static void warp(struct rtl_engine *r, uint64_t n)
 	io->eng_hold = 1;
 	io->time_warp = 1;
 	io->time_warp_cycles = n;
+	/* settle first, as rtl_model's clock() requires: clock() leaves clk low
+	 * without evaluating it (unless tracing), so a warp straight after a clocked
+	 * cycle() saw no rising edge at all and the device clock did not move */
+	r->m->settle(r->m, io);
 	r->m->clock(r->m, io);
 	io->time_warp = 0;
 	io->time_warp_cycles = 0;
@@ -460,70 +496,24 @@ static uint32_t axil(struct rtl_engine *r, bool mgmt, bool write, uint32_t addr,
 
 /* ----------------------------------------------------------- engine ops */
 
-static int opt_uint(const char *opts, const char *key, unsigned int *val)
-{
-	const char *p = opts;
-	size_t kl = strlen(key);
+/* Options (docs/rtl.md "Engine configuration"); checked by sim/engine_opts. */
+struct rtl_opts {
+	unsigned int rd_lat, rd_jitter, wr_lat;
+	unsigned int bug;	/* index into bug_names = the dbg_bug code */
+};
 
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == '=') {
-			*val = (unsigned int)strtoul(p + kl + 1, NULL, 0);
-			return 1;
-		}
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return 0;
-}
+static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit",
+					 NULL };
 
-/* Every "key=value" of `opts` names an option of this engine (else a message and false). */
-static bool opts_known(const char *opts)
-{
-	static const char *const known[] = { "rd_lat", "rd_jitter", "wr_lat", "bug" };
-	const char *p = opts;
+#define RTL_LAT_MAX 1000000u	/* cycles (4 ms): beyond any host memory */
 
-	while (p && *p) {
-		size_t n = strcspn(p, ",="), i;
-
-		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			if (strlen(known[i]) == n && !strncmp(p, known[i], n) && p[n] == '=')
-				break;
-		if (i == sizeof(known) / sizeof(known[0])) {
-			fprintf(stderr, "rtl: unknown option '%.*s' (known: rd_lat=N, rd_jitter=N, wr_lat=N, bug=NAME)\n",
-				(int)strcspn(p, ","), p);
-			return false;
-		}
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return true;
-}
-
-static int opt_str(const char *opts, const char *key, char *buf, size_t cap)
-{
-	const char *p = opts;
-	size_t kl = strlen(key);
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == '=') {
-			size_t n = strcspn(p + kl + 1, ",");
-
-			if (n >= cap)
-				n = cap - 1;
-			memcpy(buf, p + kl + 1, n);
-			buf[n] = '\0';
-			return 1;
-		}
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return 0;
-}
-
-static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit" };
+static const struct hca_engine_opt rtl_opt_table[] = {
+	HCA_OPT_UINT(struct rtl_opts, rd_lat, 0, RTL_LAT_MAX, "DMA read latency, cycles; default 24"),
+	HCA_OPT_UINT(struct rtl_opts, rd_jitter, 0, RTL_LAT_MAX, "extra random read latency, cycles; default 16"),
+	HCA_OPT_UINT(struct rtl_opts, wr_lat, 0, RTL_LAT_MAX, "DMA write response latency, cycles; default 8"),
+	HCA_OPT_ENUM(struct rtl_opts, bug, bug_names, "a planted test-only RTL bug"),
+	{ 0 },
+};
 
 static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host_ops *host, void *host_ctx,
 		      struct hca_engine **out)
@@ -531,7 +521,7 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	struct rtl_engine *r;
 	unsigned int w = cfg && cfg->data_w ? cfg->data_w : 64;
 	const char *opts = cfg ? cfg->options : NULL;
-	char bug[32];
+	struct rtl_opts o = { .rd_lat = 24, .rd_jitter = 16, .wr_lat = 8 };
 
 	if (!host || !out || !host->dma_read || !host->dma_write || !host->tx_frame || !host->interrupt)
 		return -EINVAL;
@@ -552,32 +542,24 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	r->rng = (cfg ? cfg->seed : 0) * 0x9E3779B97F4A7C15ull + 0x1234567ull;
 	if (!r->rng)
 		r->rng = 1;
-	if (!opts_known(opts)) {
+	if (hca_engine_opts_parse("rtl", rtl_opt_table, opts, &o)) {
 		r->m->destroy(r->m);
 		free(r);
 		return -EINVAL;
 	}
-	r->rd_lat = 24;
-	r->rd_jitter = 16;
-	r->wr_lat = 8;
-	opt_uint(opts, "rd_lat", &r->rd_lat);
-	opt_uint(opts, "rd_jitter", &r->rd_jitter);
-	opt_uint(opts, "wr_lat", &r->wr_lat);
+	r->rd_lat = o.rd_lat;
+	r->rd_jitter = o.rd_jitter;
+	r->wr_lat = o.wr_lat;
+	r->bug = (uint8_t)o.bug;
+	if (getenv("HCASIM_RTL_TXLOG")) {
+		static unsigned int engines;	/* numbered in creation order, per process */
+		char fn[4096];
+
+		snprintf(fn, sizeof(fn), "%s.%04u", getenv("HCASIM_RTL_TXLOG"), engines++);
+		r->txlog = fopen(fn, "w");
+	}
 	if (getenv("HCASIM_RTL_DEBUG"))
 		r->debug = (unsigned int)strtoul(getenv("HCASIM_RTL_DEBUG"), NULL, 0);
-	if (opt_str(opts, "bug", bug, sizeof(bug))) {
-		size_t i;
-
-		for (i = 0; i < sizeof(bug_names) / sizeof(bug_names[0]); i++)
-			if (!strcmp(bug, bug_names[i]))
-				break;
-		if (i == sizeof(bug_names) / sizeof(bug_names[0])) {
-			r->m->destroy(r->m);
-			free(r);
-			return -EINVAL;
-		}
-		r->bug = (uint8_t)i;
-	}
 	r->io.dbg_bug = r->bug;
 	if (cfg && cfg->trace) {
 		if (r->m->trace_open(r->m, cfg->trace)) {
@@ -611,6 +593,10 @@ static void rtl_destroy(struct hca_engine *e)
 
 	if (!r)
 		return;
+	if (r->txlog) {
+		txlog(r, "end: %llu cycles clocked", (unsigned long long)r->st.cycles_clocked);
+		fclose(r->txlog);
+	}
 	r->m->destroy(r->m);
 	for (size_t i = 0; i < r->rq_n; i++)
 		free(r->rq[i].data);

@@ -197,6 +197,73 @@ static void test_switch(void)
 	wire_destroy(w);
 }
 
+/*
+ * A port that detaches (switch port unplugged): its learned MACs are
+ * forgotten (the next frame to them floods the live ports), copies queued or
+ * held toward it are discarded as orphaned (never delivered), floods skip
+ * it, and the next attach gets its id back with fresh counters.
+ */
+static void test_detach(void)
+{
+	struct wire_config c = { .mode = WIRE_SWITCH, .latency = 10, .max_ports = 3,
+				 .faults = { .reorder = 1.0, .reorder_depth = 4 } };
+	struct wire *w = wire_create(&c);
+	struct wire_faults none = { 0 };
+	struct wire_port_stats ps;
+	struct wire_stats s;
+	uint8_t f[64];
+
+	if (!w)
+		return;
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(wire_attach(w, rx_log, NULL), i, "attach");
+	wire_set_faults(w, &none);
+	mkframe(f, MAC[0], MAC[1], 1);	/* B (port 1) and C (port 2) are learned */
+	wire_send(w, 1, f, 64, 0);
+	mkframe(f, MAC[0], MAC[2], 2);
+	wire_send(w, 2, f, 64, 0);
+	drain(w);
+	log_reset();
+	mkframe(f, MAC[1], MAC[0], 3);	/* A -> B: queued toward port 1 */
+	wire_send(w, 0, f, 64, 100);
+	mkframe(f, MAC[2], MAC[0], 4);	/* A -> C: queued toward port 2 */
+	wire_send(w, 0, f, 64, 100);
+	CHECK_EQ(wire_detach(w, 1), 0, "detach port 1 with a copy queued to it");
+	CHECK_EQ(wire_detach(w, 1), -EINVAL, "detach twice");
+	CHECK_EQ(wire_pending(w), 1, "the copy toward port 1 is gone");
+	drain(w);
+	CHECK(lg.n == 1 && lg.r[0].port == 2 && lg.r[0].id == 4, "the other copy delivered");
+	log_reset();
+	mkframe(f, MAC[1], MAC[0], 5);	/* A -> B again: B forgotten, flooded to live ports */
+	CHECK_EQ(wire_send(w, 0, f, 64, 200), 0, "send to a forgotten MAC");
+	mkframe(f, MAC[0], MAC[1], 6);
+	CHECK_EQ(wire_send(w, 1, f, 64, 200), -EINVAL, "a detached port cannot send");
+	drain(w);
+	CHECK(lg.n == 1 && lg.r[0].port == 2 && lg.r[0].id == 5, "flooded to the live port only");
+	wire_get_stats(w, &s);
+	CHECK_EQ(s.orphaned, 1, "one orphaned copy");
+	CHECK_EQ(s.delivered, 6, "orphaned copies are not delivered (2 + 2 floods, frames 4 and 5)");
+	CHECK_EQ(s.flooded, 3, "frames 1, 2 (A unknown) and 5 (B forgotten) flooded");
+	/* Held (reordered) copies toward a detaching port go too. */
+	CHECK_EQ(wire_attach(w, rx_log, NULL), 1, "the detached id is given again");
+	CHECK_EQ(wire_port_stats(w, 1, &ps), 0, "its stats");
+	CHECK(ps.rx_frames == 0 && ps.tx_frames == 0, "fresh counters");
+	c.faults.reorder = 1.0;
+	wire_set_faults(w, &c.faults);
+	mkframe(f, MAC[3], MAC[0], 7);	/* unknown D: flooded, held toward ports 1 and 2 */
+	wire_send(w, 0, f, 64, 300);
+	CHECK_EQ(wire_pending(w), 2, "two copies held");
+	CHECK_EQ(wire_detach(w, 1), 0, "detach with a held copy");
+	CHECK_EQ(wire_pending(w), 1, "its held copy is gone");
+	log_reset();
+	drain(w);
+	CHECK(lg.n == 1 && lg.r[0].port == 2, "the other held copy is released by its timeout");
+	wire_get_stats(w, &s);
+	CHECK_EQ(s.orphaned, 2, "held copy orphaned");
+	CHECK_EQ(wire_detach(w, 7), -EINVAL, "detach of an unknown port");
+	wire_destroy(w);
+}
+
 /* Callback that echoes every frame back out of the receiving port. */
 static struct wire *echo_wire;
 static unsigned int echoes;
@@ -661,6 +728,7 @@ int main(void)
 {
 	test_p2p_timing();
 	test_switch();
+	test_detach();
 	test_reentrant();
 	test_determinism();
 	test_rates();

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Check every frame of a pcap/pcapng with independent RoCEv2 oracles.
 
-    check_pcap.py PCAP [--expect FRAMES.json] [--wire-rules] [--allow-non-roce] [--every K] [-v]
+    check_pcap.py PCAP [--expect FRAMES.json] [--wire-rules] [--wire-rules-from MAC]
+                  [--allow-non-roce] [--every K] [-v]
 
 For each frame:
   * it is Ethernet II / IPv4 without options / UDP to 4791, the IPv4 header
@@ -16,6 +17,8 @@ For each frame:
   * --wire-rules: it also obeys hcasim's transmit rules (docs/wire.md 1):
     IP id 0, DF, UDP checksum 0, source port 0xC000|qpn, TVer 0, P_Key
     0xFFFF, MigReq 1, reserved bits 0, zero pad bytes, 60-byte minimum;
+    --wire-rules-from MAC (repeatable): the same, for the frames of that
+    source MAC only (captures that also hold another implementation's frames);
   * --expect: frame i has the fields of element i of the JSON list
     (roce_scapy.py field names, any subset; "payload" as hex).
 
@@ -294,6 +297,8 @@ def main():
     ap.add_argument("pcap")
     ap.add_argument("--expect", help="JSON list of expected fields per frame")
     ap.add_argument("--wire-rules", action="store_true", help="check hcasim's transmit rules too")
+    ap.add_argument("--wire-rules-from", action="append", default=[], metavar="MAC",
+                    help="check hcasim's transmit rules on the frames of this source MAC")
     ap.add_argument("--allow-non-roce", action="store_true",
                     help="skip (do not fail) frames that are not RoCEv2/IPv4")
     ap.add_argument("--every", type=int, default=1, metavar="K",
@@ -341,7 +346,7 @@ def main():
                 errs.append("tshark printed nothing for this frame")
             else:
                 errs += tshark_problems(row, f)
-            if a.wire_rules:
+            if a.wire_rules or f["smac"] in [m.lower() for m in a.wire_rules_from]:
                 errs += wire_rule_problems(fr, f)
             if expect is not None and i < len(expect):
                 errs += expect_problems(f, expect[i])
