@@ -78,7 +78,8 @@ for spec in "${specs[@]}"; do
       continue
     fi
     ok 0 ""
-    read -r _ _ peak avg rate <<<"$line"
+    read -r _ _ peak avg rate _ <<<"$line"
+    rate=${rate%%[!0-9.]*}	# (the device thread's exit line may follow on the same line)
     frames=$(sed -nE 's/.*: ([0-9]+) frames in,.*/\1/p' "$SW_LOG")
     sends=$(sed -nE 's/.*frames out in ([0-9]+) sends.*/\1/p' "$CLI_LOG" | head -1)
     awk -v size="$size" -v iters="$iters" -v be="$backend" -v mode="$mode" -v avg="$avg" \
