@@ -134,7 +134,10 @@ struct cm_id {
 	uint8_t rgid[16];		/* the peer's port GID: where our MADs go */
 	uint32_t qpn;			/* our QPN as announced (id->qp or conn_param.qp_num) */
 	uint32_t rqpn, rqkey;
-	uint32_t lpsn, rpsn;		/* starting PSNs: ours, the peer's */
+	/* Starting PSNs (REQ/REP): the one we announce is our receive queue's
+	 * first expected PSN, the peer's our send queue's first PSN (IB spec
+	 * 12.7, as Linux ib_cm: rq_psn = own message's, sq_psn = the peer's). */
+	uint32_t lpsn, rpsn;
 	uint8_t resp_res, init_depth;	/* our QP's max_dest_rd_atomic, max_rd_atomic */
 	uint8_t retry_count, rnr_retry;	/* for our QP's RTS */
 	uint8_t peer_resp_res, peer_init_depth;	/* what the REQ offered (accept defaults) */
