@@ -143,7 +143,7 @@ struct cm_id {
 	uint32_t rqpn, rqkey;
 	/* Starting PSNs (REQ/REP): the one we announce is our receive queue's
 	 * first expected PSN, the peer's our send queue's first PSN (IB spec
-	 * 12.7, as Linux ib_cm: rq_psn = own message's, sq_psn = the peer's). */
+	 * 12.6.5/12.6.8, as Linux ib_cm: rq_psn = own message's, sq_psn = the peer's). */
 	uint32_t lpsn, rpsn;
 	uint8_t resp_res, init_depth;	/* our QP's max_dest_rd_atomic, max_rd_atomic */
 	uint8_t retry_count, rnr_retry;	/* for our QP's RTS */

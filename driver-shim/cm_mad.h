@@ -139,7 +139,7 @@ unsigned int cm_timeout_ms(unsigned int t);
  * responder's ACK delay of 4.096 us * 2^delay: the smallest t (at most 31)
  * with 2^t >= 2^rtt + 2^delay (IB spec 9.7.6.1.3: 2 x PacketLifeTime + the
  * target's ACK delay; the REQ's Primary Local ACK Timeout and the REP's
- * Target ACK Delay, 12.7, carry its parts).
+ * Target ACK Delay, 12.6.5/12.6.8, carry its parts).
  */
 unsigned int cm_ack_timeout(unsigned int rtt, unsigned int delay);
 

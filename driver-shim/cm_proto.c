@@ -561,7 +561,7 @@ static void recv_req(struct cm_dev *d, const struct cm_msg *m)
 	c->flow_control = m->flow_control;
 	c->mtu = min8(m->mtu, d->mtu);
 	c->tos = m->traffic_class;
-	/* IB spec 12.7: the active side says how long it takes to answer our REP
+	/* IB spec 12.6.5 (REQ): the active side says how long it takes to answer our REP
 	 * (Local CM Response Timeout) and which local ACK timeout our QP wants
 	 * (Primary Local ACK Timeout: a round trip plus its ACK delay) */
 	c->resp_timeout = m->local_cm_timeout;

@@ -2,15 +2,15 @@
 /*
  * The connection manager's messages on the wire against the IB spec, the
  * fields where hcasim's CM and Linux's ib_cm once disagreed (docs/interop.md,
- * "Connection manager: hcasim and the kernel's CM"); part of shim_cm_api.
+ * "Connection manager: hcasim's CM and the kernel's"); part of shim_cm_api.
  * Two HCAs in cooperative mode, each capturing what it sends; the MADs are
  * read from the captures at the byte offsets of the spec's tables (written
  * out here, not taken from cm_mad.c):
  *
- *   - Starting PSN (IB spec 12.7, REQ and REP): the PSN the *receiver* of the
- *     message starts sending with; the sender expects it on its receive
- *     queue.  The first RC SEND of each side carries the PSN the other side
- *     announced, and each QP's rq_psn is the PSN its own side announced.
+ *   - Starting PSN (IB spec 12.6.5 REQ, 12.6.8 REP): the PSN the *receiver*
+ *     of the message starts sending with; the sender expects it on its
+ *     receive queue.  The first RC SEND of each side carries the PSN the
+ *     other side announced, and each QP's rq_psn the PSN its own side did.
  *   - Local ACK Timeout (9.7.6.1.3; REQ Primary Local ACK Timeout, REP
  *     Target ACK Delay): the passive side's QP takes the REQ's value; the
  *     active side's covers the REP's Target ACK Delay, which is the
@@ -19,7 +19,8 @@
  *   - The REP's resend timer is the REQ's Local CM Response Timeout (how long
  *     the active side takes to answer): a REQ made here announcing 537 ms
  *     (17), which nobody answers with an RTU, gets its REP resent every
- *     537 ms or more, not every 134 ms (the timeout hcasim's own REQs use).
+ *     537 ms (give or take the CM's 1 ms tick), not every 134 ms (the
+ *     timeout hcasim's own REQs announce).
  */
 #include <arpa/inet.h>
 #include <errno.h>
