@@ -204,7 +204,7 @@ check_cm() {
           $1 == "0x0011" { next }                     # MRA: the passive side is still deciding
           { who = $2; if (who == c) who = "client"; else if (who == s) who = "server"
             m = ($1 in n) ? n[$1] : $1
-            x = m "/" who; if (x != last) printf "%s ", x; last = x }')
+            x = m "/" who; if (x != prev) printf "%s ", x; prev = x }')
   [ "$seq" = "REQ/client REP/server RTU/client DREQ/client DREP/server " ]
   ok $? "$name: CM: REQ REP RTU DREQ DREP from client, server, client, client, server ($seq)"
   check_mads "$pcap" "$name"

@@ -78,7 +78,7 @@ libs=$( { for b in "${bins[@]}" "$provider"; do ldd "$b"; done; } |
         awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | sort -u)
 # glibc loads libgcc_s.so.1 itself when a thread exits or is cancelled
 # (rping's CM and CQ threads), so ldd does not list it (libgcc-s1).
-gcc_s=$(PATH=$PATH:/sbin ldconfig -p | awk '/libgcc_s\.so\.1 \(libc6,x86-64\)/ { print $NF; exit }')
+gcc_s=$(dpkg-query -L libgcc-s1 2>/dev/null | grep '/libgcc_s\.so\.1$' | head -1)
 [ -n "$gcc_s" ] || { echo "mkguest: libgcc_s.so.1 not found (libgcc-s1)" >&2; exit 1; }
 libs="$libs $gcc_s"
 
