@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # hcasim against Linux soft-RoCE (rdma_rxe) in a QEMU guest (docs/interop.md).
 #
-#   interop.sh short            one ibv_rc_pingpong each way, model backend (make test)
-#   interop.sh full [BACKEND]   everything BACKEND implements (default model)
-#   interop.sh lossy [BACKEND]  ibv_rc_pingpong -c both ways, the switch dropping 2 %
+#   interop.sh short            one ibv_rc_pingpong each way and rping with the guest as
+#                               server, model backend (make test)
+#   interop.sh full [BACKEND]   everything BACKEND implements (default model; rping: model only)
+#   interop.sh lossy [BACKEND]  ibv_rc_pingpong -c and rping both ways, the switch dropping 2 %
 #
 # One guest (tests/interop/mkguest.sh image, booted under TCG) runs rxe0 on
 # its NIC on `hcasim switch --qemu`; each test runs one verbs program in the
@@ -20,7 +21,10 @@
 #   * check_flow.py: each side sent the packet classes the operation implies
 #     and nothing else, with the number of distinct PSNs the IB spec implies
 #     (retransmissions count once), and each side's last request was answered.
-# INTEROP_ITERS scales the pingpongs; T_KEEP=1 keeps the scratch directory.
+# rping (rping_pair) connects through the two connection managers instead
+# (CM MADs on QP1, no side channel); check_cm checks its MADs.
+# INTEROP_ITERS scales the pingpongs, INTEROP_RPING the pings; T_KEEP=1 keeps
+# the scratch directory.
 cd "$(dirname "$0")/../.." || exit 1
 . driver-shim/tests/lib.sh
 . driver-shim/tests/cm_checks.sh
