@@ -34,7 +34,7 @@ $(eval $(call hca_test,shim_threaded,driver-shim/tests/test_threaded.c $(SHIM_TE
 LDLIBS_shim_threaded := -lpthread
 $(eval $(call hca_test,shim_verbs_ex,driver-shim/tests/test_verbs_ex.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_verbs_ex := -lpthread
-$(eval $(call hca_test,shim_cm_api,driver-shim/tests/test_cm.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+$(eval $(call hca_test,shim_cm_api,driver-shim/tests/test_cm.c driver-shim/tests/test_cm_wire.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_cm_api := -lpthread
 
 # ---- the preloadable shared library --------------------------------------------------
