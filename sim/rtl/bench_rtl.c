@@ -13,7 +13,10 @@
  *    is posted in the cycle a completion is seen); steady-state cycles per
  *    message (the first D completions are the ramp and are not counted),
  *    payload bytes per cycle, and the wire beats per message of the frames
- *    that carry the data (WRITE requests; READ responses, atomic ACKs).
+ *    that carry the data (WRITE requests; READ responses, atomic ACKs);
+ *  - small messages over many QPs: 64 B RDMA WRITEs posted round robin over
+ *    MULTI_QP QP pairs (MULTI_DEPTH outstanding on each, one send CQ),
+ *    steady-state cycles per message over all of them.
  *
  * Every run is checked (CQE status, opcode, byte_len and order, target
  * memory against the source -- for atomics, the original values returned and
@@ -29,7 +32,8 @@
  *
  * --csv FILE also writes the rtl WRITE rows, one per width and size, as CSV
  * (make bench-rtl: build/bench/rtl.csv, plotted by tools/plot_bench.py).  A
- * progress line (sim/progress.h) shows on a terminal.
+ * progress line (sim/progress.h) shows when stderr is a terminal (stdout may
+ * be piped to a log: make bench-rtl tees it to build/bench/rtl.log).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +48,11 @@
 #include "tb.h"
 
 #define MAX_SIZES 16
+#define MAX_QP 8
+#define MULTI_QP 8		/* QP pairs of the small-message run */
+#define MULTI_DEPTH 4		/* outstanding WQEs per QP in it */
+#define MULTI_SIZE 64
+#define MULTI_MSGS_PER_QP 48
 #define WAIT_LIMIT 50000000ull
 #define ACC_ALL (HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ | \
 		 HCA_ACCESS_REMOTE_ATOMIC)
@@ -77,7 +86,8 @@ struct bench {
 	struct tb *tb;
 	struct tb_node *n[2];
 	struct tb_cq *scq[2], *rcq[2];
-	struct tb_qp *qp[2];
+	struct tb_qp *qp[2][MAX_QP];	/* qp[0][k] on node 0 is connected to qp[1][k] */
+	unsigned int nqp;
 	struct tb_mr *src, *dst;	/* node 0's and node 1's buffer */
 	uint8_t op;			/* the operation measured */
 	/* wire observation (the transmit filter) */
@@ -85,8 +95,8 @@ struct bench {
 	uint64_t first_beat;
 	uint64_t data_frames, data_beats, acks, naks, other, bad;
 	uint64_t hdr_bad;		/* data frames: PSN not consecutive, MigReq clear, wrong QP */
-	bool psn_valid;
-	uint32_t psn_next;
+	bool psn_valid[MAX_QP];
+	uint32_t psn_next[MAX_QP];
 };
 
 static const char *g_rtl_options;
@@ -147,12 +157,18 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 		b->first_beat = k;
 	}
 	if (data) {
+		unsigned int k = 0;
+
+		while (k < b->nqp && p.dqpn != b->qp[1 - src][k]->qpn)
+			k++;
 		b->data_frames++;
 		b->data_beats += beats;
-		if ((b->psn_valid && p.psn != b->psn_next) || !p.migreq || p.dqpn != b->qp[1 - src]->qpn)
+		if (k == b->nqp || (b->psn_valid[k] && p.psn != b->psn_next[k]) || !p.migreq) {
 			b->hdr_bad++;
-		b->psn_valid = true;
-		b->psn_next = (p.psn + 1) & 0xffffff;
+			k = 0;
+		}
+		b->psn_valid[k] = true;
+		b->psn_next[k] = (p.psn + 1) & 0xffffff;
 	} else if (req) {
 		;	/* a READ or atomic request */
 	} else if (src == 1 && p.opcode == HCA_BTH_OP_RC_ACKNOWLEDGE) {
@@ -171,7 +187,7 @@ static void obs_reset(struct bench *b)
 	b->armed = false;
 	b->first_beat = STAMP_NONE;
 	b->data_frames = b->data_beats = b->acks = b->naks = b->other = b->bad = b->hdr_bad = 0;
-	b->psn_valid = false;
+	memset(b->psn_valid, 0, sizeof(b->psn_valid));
 }
 
 static uint8_t pat(uint32_t seed, uint64_t i)
@@ -188,7 +204,9 @@ static void fill(uint8_t *p, size_t len, uint32_t seed)
 		p[i] = pat(seed, i);
 }
 
-static int setup(struct bench *b, const char *engine, unsigned int width, uint64_t latency, size_t mr_len)
+/* Two nodes, nqp RC QP pairs (PMTU 4096) sharing each node's CQs, one MR per node. */
+static int setup(struct bench *b, const char *engine, unsigned int width, uint64_t latency, size_t mr_len,
+		 unsigned int nqp)
 {
 	struct tb_config c = { .engine = engine, .nodes = 2, .latency = latency, .engine_config = engine_config,
 			       .engine_config_ctx = b };
@@ -198,6 +216,7 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	b->engine = engine;
 	b->width = width;
 	b->wb = width / 8;
+	b->nqp = nqp;
 	b->tb = tb_create(&c);
 	if (!b->tb)
 		return -1;
@@ -210,7 +229,8 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 		pd = tb_pd_alloc(b->n[i]);
 		b->scq[i] = tb_cq_create(b->n[i], 10, NULL);
 		b->rcq[i] = tb_cq_create(b->n[i], 10, NULL);
-		b->qp[i] = tb_qp_create(b->n[i], HCA_QPT_RC, pd, b->scq[i], b->rcq[i], NULL, NULL);
+		for (unsigned int k = 0; k < nqp; k++)
+			b->qp[i][k] = tb_qp_create(b->n[i], HCA_QPT_RC, pd, b->scq[i], b->rcq[i], NULL, NULL);
 		if (i == 0)
 			b->src = tb_mr_reg(b->n[i], pd, mr_len, ACC_ALL);
 		else
@@ -218,7 +238,10 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	}
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_4096;
-	return tb_connect_pair(b->qp[0], b->qp[1], &a);
+	for (unsigned int k = 0; k < nqp; k++)
+		if (tb_connect_pair(b->qp[0][k], b->qp[1][k], &a))
+			return -1;
+	return 0;
 }
 
 static void teardown(struct bench *b)
@@ -234,7 +257,8 @@ static void teardown(struct bench *b)
 	for (int i = 0; i < 2; i++) {
 		free(b->scq[i]);
 		free(b->rcq[i]);
-		free(b->qp[i]);
+		for (unsigned int k = 0; k < b->nqp; k++)
+			free(b->qp[i][k]);
 	}
 	free(b->src);
 	free(b->dst);
@@ -257,11 +281,12 @@ static uint64_t sim_cycles(struct bench *b)
 }
 
 /*
- * Message k of `len` bytes: a WRITE from node 0's buffer to node 1's, a READ
- * the other way, an atomic on node 1's word k (0 before: FETCH_ADD adds k + 1,
- * CMP_SWP swaps 0 for k + 1) returning the original into node 0's word k.
+ * Message k of `len` bytes on QP pair q: a WRITE from node 0's buffer to node
+ * 1's, a READ the other way, an atomic on node 1's word k (0 before:
+ * FETCH_ADD adds k + 1, CMP_SWP swaps 0 for k + 1) returning the original
+ * into node 0's word k.
  */
-static int post_op(struct bench *b, uint64_t k, uint32_t len)
+static int post_op_qp(struct bench *b, unsigned int q, uint64_t k, uint32_t len)
 {
 	uint64_t off = k * len;
 	struct tb_sge s = { .addr = b->src->va + off, .len = len, .lkey = b->src->lkey };
@@ -270,7 +295,12 @@ static int post_op(struct bench *b, uint64_t k, uint32_t len)
 
 	if (b->op == HCA_WR_ATOMIC_CMP_AND_SWP)
 		w.compare_add = 0;
-	return tb_post_send(b->qp[0], &w);
+	return tb_post_send(b->qp[0][q], &w);
+}
+
+static int post_op(struct bench *b, uint64_t k, uint32_t len)
+{
+	return post_op_qp(b, 0, k, len);
 }
 
 /* Buffers before n messages of len bytes, and the data check after them. */
@@ -309,17 +339,23 @@ static bool data_ok(struct bench *b, unsigned int n, uint32_t len)
 	return b->src->buf[total] == 0xEE;
 }
 
-static bool cqe_ok(struct bench *b, const struct hca_cqe *c, int idx, uint32_t len, const char *what)
+static bool cqe_ok_qp(struct bench *b, unsigned int q, const struct hca_cqe *c, int idx, uint32_t len,
+		      const char *what)
 {
 	uint8_t op = b->op == HCA_WR_RDMA_WRITE ? HCA_WC_OP_RDMA_WRITE : b->op == HCA_WR_RDMA_READ ? HCA_WC_OP_RDMA_READ :
 		     b->op == HCA_WR_ATOMIC_FETCH_AND_ADD ? HCA_WC_OP_FETCH_ADD : HCA_WC_OP_COMP_SWAP;
 	uint32_t bl = b->op == HCA_WR_RDMA_WRITE ? 0 : b->op == HCA_WR_RDMA_READ ? len : 8;
-	bool ok = c->status == HCA_WC_SUCCESS && c->opcode == op && c->wqe_index == idx && c->qpn == b->qp[0]->qpn &&
+	bool ok = c->status == HCA_WC_SUCCESS && c->opcode == op && c->wqe_index == idx && c->qpn == b->qp[0][q]->qpn &&
 		  c->byte_len == bl;
 
-	CHECK(ok, "%s: CQE status %s opcode %u wqe_index %u (want %d) qpn %u byte_len %u", what,
-	      hca_wc_status_name(c->status), c->opcode, c->wqe_index, idx, c->qpn, c->byte_len);
+	CHECK(ok, "%s: CQE status %s opcode %u wqe_index %u (want %d) qpn %u (want %u) byte_len %u", what,
+	      hca_wc_status_name(c->status), c->opcode, c->wqe_index, idx, c->qpn, b->qp[0][q]->qpn, c->byte_len);
 	return ok;
+}
+
+static bool cqe_ok(struct bench *b, const struct hca_cqe *c, int idx, uint32_t len, const char *what)
+{
+	return cqe_ok_qp(b, 0, c, idx, len, what);
 }
 
 static void wire_checks(struct bench *b, uint64_t frames, const char *what)
@@ -431,6 +467,79 @@ static void stream_run(struct bench *b, struct result *r, unsigned int depth)
 	free(idx);
 }
 
+/*
+ * Small messages over many QPs: message i is a MULTI_SIZE-byte WRITE on QP
+ * i % nqp (strict round robin), at most `depth` outstanding on each QP, all
+ * completing on one send CQ; completions must be in order per QP.
+ * Steady-state cycles per message: the first nqp * depth completions (the
+ * ramp) are not counted.
+ */
+static void multi_run(struct bench *b, struct result *r, unsigned int depth)
+{
+	unsigned int nqp = b->nqp, n = r->msgs, posted = 0, done = 0;
+	unsigned int out[MAX_QP] = { 0 }, head[MAX_QP] = { 0 };
+	int ring[MAX_QP][16];
+	uint32_t len = r->size;
+	size_t total = (size_t)len * n;
+	uint64_t *t = calloc(n, sizeof(*t)), limit;
+	bool order = true;
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s/%u %u x %u B over %u QPs", b->engine, b->width, n, len, nqp);
+	if (!t || depth > 16 || n <= nqp * depth) {
+		CHECK(0, "%s: bad run parameters", what);
+		free(t);
+		return;
+	}
+	b->op = HCA_WR_RDMA_WRITE;
+	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pairs idle before the run", what);
+	fill(b->src->buf, total, len ^ 0xA5);
+	memset(b->dst->buf, 0, total);
+	obs_reset(b);
+	limit = tb_now(b->tb) + WAIT_LIMIT;
+	while (done < n) {
+		struct hca_cqe c;
+		unsigned int k;
+
+		while (posted < n && out[k = posted % nqp] < depth) {
+			ring[k][(head[k] + out[k]) % depth] = post_op_qp(b, k, posted, len);
+			out[k]++;
+			posted++;
+		}
+		if (tb_cq_poll(b->scq[0], &c)) {
+			for (k = 0; k < nqp && c.qpn != b->qp[0][k]->qpn; k++)
+				;
+			if (k == nqp || !out[k]) {
+				CHECK(0, "%s: completion for QP %u, which has nothing outstanding", what, c.qpn);
+				break;
+			}
+			if (order && !cqe_ok_qp(b, k, &c, ring[k][head[k]], len, what))
+				order = false;
+			head[k] = (head[k] + 1) % depth;
+			out[k]--;
+			t[done++] = eng_now(b->n[0]);
+			continue;
+		}
+		if (!tb_step(b->tb, limit)) {
+			CHECK(0, "%s: stalled after %u completions", what, done);
+			break;
+		}
+	}
+	if (done == n) {
+		unsigned int w = nqp * depth;
+
+		r->counted = n - w;
+		r->cyc_per_msg = (double)(t[n - 1] - t[w - 1]) / r->counted;
+		r->bytes_per_cyc = r->cyc_per_msg > 0 ? len / r->cyc_per_msg : 0;
+		CHECK(order, "%s: %u completions in order per QP, all successful", what, n);
+		CHECK(!memcmp(b->dst->buf, b->src->buf, total), "%s: target data (%zu bytes)", what, total);
+		CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pairs idle after the run", what);
+		r->beats_per_msg = (double)b->data_beats / n;
+		wire_checks(b, n, what);
+	}
+	free(t);
+}
+
 static unsigned int msgs_for(const struct opts *o, uint32_t size)
 {
 	if (o->messages)
@@ -500,13 +609,14 @@ static unsigned int plan_runs(const struct opts *o, struct result *res)
 /* All runs on one engine at one width; prints the tables for the rtl engine. */
 static void run_width(const struct opts *o, const char *engine, unsigned int width)
 {
-	struct result res[2 * MAX_SIZES + 2];
+	struct result res[2 * MAX_SIZES + 2], multi;
 	unsigned int nres = plan_runs(o, res);
 	struct bench b;
 	size_t mr_len = 0;
 	unsigned long fails = check_failures();
 	double t0 = wall(), dt;
 	uint64_t cyc;
+	char what[64];
 
 	for (unsigned int i = 0; i < nres; i++) {
 		size_t need = (size_t)res[i].size * res[i].msgs + 4096;
@@ -514,13 +624,12 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		if (need > mr_len)
 			mr_len = need;
 	}
-	if (setup(&b, engine, width, o->latency, mr_len)) {
+	if (setup(&b, engine, width, o->latency, mr_len, 1)) {
 		CHECK(0, "%s/%u: setup", engine, width);
 		return;
 	}
 	for (unsigned int i = 0; i < nres; i++) {
 		struct result *r = &res[i];
-		char what[64];
 
 		snprintf(what, sizeof(what), "%s DATA_W=%u, %s %u B", engine, width, op_name(r->op), r->size);
 		progress_show(o->pg, what);
@@ -528,10 +637,26 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		stream_run(&b, r, o->depth);
 		progress_step(o->pg);
 	}
-	progress_clear(o->pg);
-	dt = wall() - t0;
 	cyc = sim_cycles(&b);
 	teardown(&b);
+
+	/* small messages over many QPs */
+	memset(&multi, 0, sizeof(multi));
+	multi.op = HCA_WR_RDMA_WRITE;
+	multi.size = MULTI_SIZE;
+	multi.pkts = 1;
+	multi.msgs = MULTI_QP * (o->messages ? MULTI_DEPTH + 2 : MULTI_MSGS_PER_QP);
+	if (setup(&b, engine, width, o->latency, (size_t)MULTI_SIZE * multi.msgs + 4096, MULTI_QP)) {
+		CHECK(0, "%s/%u: setup of %u QP pairs", engine, width, MULTI_QP);
+	} else {
+		snprintf(what, sizeof(what), "%s DATA_W=%u, %u B over %u QPs", engine, width, MULTI_SIZE, MULTI_QP);
+		progress_show(o->pg, what);
+		multi_run(&b, &multi, MULTI_DEPTH);
+		cyc += sim_cycles(&b);
+		teardown(&b);
+	}
+	progress_clear(o->pg);
+	dt = wall() - t0;
 	fails = check_failures() - fails;
 
 	if (strcmp(engine, "rtl")) {
@@ -558,6 +683,9 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 			if ((res[i].op == HCA_WR_RDMA_WRITE) == (part == 0))
 				print_row(o, width, &res[i]);
 	}
+	printf("  %u B WRITEs round robin over %u QPs (%u outstanding on each): %u msgs, %.1f cyc/msg, "
+	       "%.2f B/cycle\n", MULTI_SIZE, MULTI_QP, MULTI_DEPTH, multi.counted, multi.cyc_per_msg,
+	       multi.bytes_per_cyc);
 	printf("  checks %s; %llu engine cycles simulated (both nodes) in %.2f s wall: %.0f cycles/s\n\n",
 	       fails ? "FAILED" : "passed", (unsigned long long)cyc, dt, dt > 0 ? cyc / dt : 0.0);
 	fflush(stdout);
@@ -639,7 +767,7 @@ int main(int argc, char **argv)
 	if (!o.latency)
 		o.latency = 250;
 	g_rtl_options = o.rtl_options;
-	progress_init(&pg, (o.nwidths + (o.model ? 1 : 0)) * (2 * o.nsizes + 2), stdout);
+	progress_init(&pg, (o.nwidths + (o.model ? 1 : 0)) * (2 * o.nsizes + 2), stderr);
 	o.pg = &pg;
 	hca_rtl_engine_register();
 	hca_model_engine_register();
