@@ -99,6 +99,8 @@ $(eval $(call shim_script_test,shim_gid,gid.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
 $(eval $(call shim_script_test,shim_rtl_perftest,rtl_perftest.sh))
+$(eval $(call shim_script_test,shim_rtl_pingpong,pingpong_more.sh))
+TEST_CMD_shim_rtl_pingpong := PP_BACKENDS="rtl lockstep" HCASIM=$(HCASIM_BIN) bash driver-shim/tests/pingpong_more.sh
 $(eval $(call shim_script_test,shim_cm,cm.sh))
 $(eval $(call shim_script_test,shim_cm_rtl,cm.sh))
 TEST_CMD_shim_cm_rtl := CM_RTL=1 HCASIM=$(HCASIM_BIN) bash driver-shim/tests/cm.sh

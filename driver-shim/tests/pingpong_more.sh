@@ -8,13 +8,19 @@
 # program uses (tshark: UC or UD SEND opcodes).  Last, RC with MACs that the
 # default rule cannot guess: the destination MAC must come from the switch's
 # table (docs/shim.md, address resolution), checked on the wire with tshark.
+# PP_BACKENDS="rtl lockstep" runs the three programs on those backends
+# instead (at --width $PP_WIDTH, default 64; shim_rtl_pingpong), also
+# checking that nothing reports a driver/device error or a lockstep
+# divergence; the MAC check runs on the model only.
 cd "$(dirname "$0")/../.." || exit 1
 . driver-shim/tests/lib.sh
 
 ITERS=${PINGPONG_ITERS:-20}
+BACKENDS=${PP_BACKENDS:-model}
+WIDTH=${PP_WIDTH:-64}
 run() {
   local prog=$1 size=$2 ops=$3; shift 3
-  local what="$prog -s $size $*"
+  local what="${PP_WHAT:+$PP_WHAT: }$prog -s $size $*"
   start_switch --quiet || { ok 1 "$what: switch"; return; }
   port=$(free_port)
   run_pair "$port" "$prog" -g 1 -p "$port" -s "$size" -n "$ITERS" "$@" -- \
@@ -23,6 +29,7 @@ run() {
   ok "$SRV_RC" "$what: server exit $SRV_RC"
   ok "$CLI_RC" "$what: client exit $CLI_RC"
   grep -q "^$((size * ITERS * 2)) bytes in " "$CLI_LOG"; ok $? "$what: client moved the bytes"
+  ! grep -q "DIVERGENCE\|^hcasim: " "$SRV_LOG" "$CLI_LOG"; ok $? "$what: no device error or divergence"
   [ "$SRV_RC$CLI_RC" = 00 ] || show_logs
   n=$(tshark -r "$SW_PCAP" -T fields -e infiniband.bth.opcode 2>/dev/null |
       awk -v ops=" $ops " 'index(ops, " " $1 " ") { n++ } END { print n + 0 }')
@@ -30,9 +37,16 @@ run() {
   "$PYTHON" tests/oracle/check_pcap.py "$SW_PCAP" --wire-rules --every 5 >"$T_DIR/check$T_RUN.log" 2>&1
   ok $? "$what: capture passes check_pcap.py"
 }
-run ibv_uc_pingpong 4096 "32 33 34 36" -c	# UC SEND first/middle/last/only
-run ibv_ud_pingpong 1024 "100"			# UD SEND only
-run ibv_srq_pingpong 4096 "0 1 2 4" -q 4	# RC SEND over 4 QPs sharing an SRQ
+for backend in $BACKENDS; do
+  opts="--backend $backend"
+  [ "$backend" = model ] || opts="$opts --width $WIDTH"
+  export SRV_OPTS=$opts CLI_OPTS=$opts PP_WHAT="${backend#model}${PP_BACKENDS:+/$WIDTH}"
+  run ibv_uc_pingpong 4096 "32 33 34 36" -c	# UC SEND first/middle/last/only
+  run ibv_ud_pingpong 1024 "100"		# UD SEND only
+  run ibv_srq_pingpong 4096 "0 1 2 4" -q 4	# RC SEND over 4 QPs sharing an SRQ
+done
+unset SRV_OPTS CLI_OPTS PP_WHAT
+[ -n "${PP_BACKENDS:-}" ] && finish
 
 own=$T_DIR/client-own.pcap
 SRV_OPTS="--mac 0a:bc:00:00:00:01" CLI_OPTS="--mac 0a:bc:00:00:00:02 --pcap $own" run ibv_rc_pingpong 64 "4" -c

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Debian's unmodified perftest RDMA READ and atomic programs on the RTL:
-# ib_read_bw, ib_read_lat and ib_atomic_bw (FETCH_AND_ADD and CMP_AND_SWAP),
+# Debian's unmodified perftest RDMA READ, atomic and SEND programs on the
+# RTL: ib_read_bw, ib_read_lat, ib_atomic_bw (FETCH_AND_ADD and CMP_AND_SWAP)
+# and ib_send_lat,
 # server and client each under `hcasim run` through `hcasim switch`, RoCE
 # GID index 1, with --backend rtl and --backend lockstep (reference the C
 # model, DUT the RTL) at --width $RTL_PERF_WIDTH (64 in make test, 512 in
@@ -11,7 +12,10 @@
 # holds, as tshark's RoCE dissector decodes it, at least one request per
 # iteration and exactly the responses they imply (READ: ceil(size / 4096)
 # response packets per request; atomics: one atomic ACK per request),
-# nothing else but ACKs, and passes tests/oracle/check_pcap.py --wire-rules.
+# nothing else but ACKs, and passes tests/oracle/check_pcap.py --wire-rules;
+# ib_send_lat's capture holds exactly the SEND packets and ACKs of SIZE-byte
+# ping-pongs (lib.sh check_pingpong_wire: ceil(size / 4096) packets per
+# message, an ACK per message and per 32 packets).
 cd "$(dirname "$0")/../.." || exit 1
 . driver-shim/tests/lib.sh
 
@@ -31,7 +35,7 @@ run() {
   stop_switch
 }
 
-# check WHAT SIZE KIND: exit codes, result line, errors, and the capture (KIND read|atomic)
+# check WHAT SIZE KIND: exit codes, result line, errors, and the capture (KIND read|atomic|send)
 check() {
   local what=$1 size=$2 kind=$3 counts req resp other want_resp line
   ok "$SRV_RC" "$what: server exit $SRV_RC"
@@ -44,6 +48,11 @@ check() {
   fi
   ! grep -qiE "error|failed|unable|couldn't|DIVERGENCE" "$SRV_LOG" "$CLI_LOG"; ok $? "$what: no errors reported"
   ! grep -q "^hcasim: " "$SRV_LOG" "$CLI_LOG"; ok $? "$what: no driver or device error"
+  if [ "$kind" = send ]; then
+    check_pingpong_wire "$SW_PCAP" "$size" "$ITERS" "$what"
+    [ "$SRV_RC$CLI_RC" = 00 ] && [ -n "$line" ] || show_logs
+    return
+  fi
   counts=$(tshark -r "$SW_PCAP" -T fields -e infiniband.bth.opcode 2>/dev/null | sort -n | uniq -c)
   if [ "$kind" = read ]; then
     req=$(awk '$2 == 12 { n += $1 } END { print n + 0 }' <<<"$counts")
@@ -73,6 +82,10 @@ for backend in rtl lockstep; do
   for op in FETCH_AND_ADD CMP_AND_SWAP; do
     run "$backend" ib_atomic_bw -A "$op" -n "$ITERS"
     check "$backend/$WIDTH ib_atomic_bw -A $op" 8 atomic
+  done
+  for size in 64 6000; do
+    run "$backend" ib_send_lat -s "$size" -n "$ITERS"
+    check "$backend/$WIDTH ib_send_lat -s $size" "$size" send
   done
 done
 finish
