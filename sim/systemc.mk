@@ -59,9 +59,9 @@ TEST_CMD_systemc_vp_model = $(SC_ENV) $(BUILD)/tests/sc_vp --engine model --read
 TEST_DEPS_systemc_vp_memwait := $(BUILD)/tests/sc_vp
 TEST_CMD_systemc_vp_memwait = $(SC_ENV) $(BUILD)/tests/sc_vp --engine model --read yes --memory-wait --rounds 2
 TEST_DEPS_systemc_vp_rtl := $(BUILD)/tests/sc_vp
-TEST_CMD_systemc_vp_rtl = $(SC_ENV) $(BUILD)/tests/sc_vp --engine rtl --width 64
+TEST_CMD_systemc_vp_rtl = $(SC_ENV) $(BUILD)/tests/sc_vp --engine rtl --width 64 --read yes
 TEST_DEPS_systemc_vp_lockstep := $(BUILD)/tests/sc_vp
-TEST_CMD_systemc_vp_lockstep = $(SC_ENV) $(BUILD)/tests/sc_vp --engine lockstep --width 64
+TEST_CMD_systemc_vp_lockstep = $(SC_ENV) $(BUILD)/tests/sc_vp --engine lockstep --width 64 --read yes
 # The module's error paths: outside BAR0, unsupported length, byte enables,
 # DMA fault answered by the memory, MSI-X writes, the checker itself.
 TEST_DEPS_systemc_hca := $(BUILD)/tests/sc_hca
