@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Traffic for the cosimulation regression (docs/sim.md): RC messages
- * between two engines on sim/tb, several QP pairs in both directions, with
+ * Traffic for the cosimulation regression (docs/sim.md): RC, UC and UD
+ * messages between two engines on sim/tb, several QP pairs in both directions, with
  * end-to-end checks (every completion, every payload byte) that do not
  * depend on the lockstep checker -- two wrong engines that agree would
  * still fail here.
@@ -40,6 +40,7 @@ struct tr_cfg {
 	uint64_t seed;
 	unsigned int pairs;		/* QP pairs (1..TR_MAX_PAIRS) */
 	uint8_t mtu[TR_MAX_PAIRS];	/* HCA_MTU_* per pair; 0 = chosen by the seed */
+	uint8_t qpt[TR_MAX_PAIRS];	/* HCA_QPT_RC/UC/UD per pair; 0 = RC */
 	unsigned int messages;		/* generated messages (ignored with a list) */
 	const struct tr_msg *list;	/* directed messages, posted in order, or NULL */
 	unsigned int nlist;
@@ -71,6 +72,13 @@ void tr_cfg_default(struct tr_cfg *c);
  */
 int tr_parse_ops(struct tr_cfg *c, const char *s);
 const char *tr_op_name(unsigned int op);
+/*
+ * Parse a QP type list "rc,uc,ud" into c->qpt: pair k gets entry k % n.
+ * A message the pair's type cannot carry is changed to one it can (UD: SEND
+ * or SEND_WITH_IMM of at most one PMTU; UC: no READ or atomics, they become
+ * RDMA WRITE).  0 or -1.
+ */
+int tr_parse_qpts(struct tr_cfg *c, const char *s);
 
 /* Run the traffic on nodes 0 and 1 of `tb` (brought up, nothing else created). */
 void tr_run(struct tb *tb, const struct tr_cfg *c, struct tr_result *r);
