@@ -98,7 +98,7 @@ void tr_cfg_default(struct tr_cfg *c)
 	c->weight[TR_WRITE_IMM] = 1;
 	c->weight[TR_READ] = 0;
 	c->max_len = TR_SLOT;
-	c->max_sge = TR_MAX_SGE;
+	c->max_sge = TR_DEF_SGE;
 	c->outstanding = 4;
 	c->events = true;
 }
@@ -229,8 +229,8 @@ static bool setup(struct run *R)
 	}
 	for (unsigned int k = 0; k < R->c->pairs; k++) {
 		struct pair *p = &R->p[k];
-		struct tb_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = TR_MAX_SGE,
-					 .max_recv_sge = TR_MAX_SGE };
+		struct tb_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = R->c->max_sge,
+					 .max_recv_sge = R->c->max_sge };
 		struct tb_qp_attr a;
 
 		p->qpt = R->c->qpt[k] ? R->c->qpt[k] : HCA_QPT_RC;
@@ -361,9 +361,9 @@ static bool post(struct run *R, const struct tr_msg *m)
 	f = &fl->f[(fl->head + fl->count) % MAX_OUT];
 	memset(f, 0, sizeof(*f));
 	f->m = *m;
-	if (f->m.nsge < 1 || f->m.nsge > TR_MAX_SGE)
+	if (f->m.nsge < 1 || f->m.nsge > R->c->max_sge)
 		f->m.nsge = 1;
-	if (f->m.rsge < 1 || f->m.rsge > TR_MAX_SGE)
+	if (f->m.rsge < 1 || f->m.rsge > R->c->max_sge)
 		f->m.rsge = 1;
 	if (f->m.len > TR_SLOT)
 		f->m.len = TR_SLOT;

@@ -22,7 +22,8 @@
 enum tr_op { TR_SEND, TR_SEND_IMM, TR_WRITE, TR_WRITE_IMM, TR_READ, TR_FADD, TR_CSWAP, TR_NOPS };
 
 #define TR_MAX_PAIRS 16
-#define TR_MAX_SGE 4
+#define TR_MAX_SGE 16		/* SGEs per WQE the traffic can use (the device's max_sge) */
+#define TR_DEF_SGE 4		/* max_sge by default (the QPs' max_send_sge/max_recv_sge) */
 #define TR_SLOT 65536u		/* bytes per in-flight message slot */
 
 /* One directed message. */
@@ -30,8 +31,8 @@ struct tr_msg {
 	uint8_t pair;		/* QP pair index */
 	uint8_t dir;		/* 0: node 0 -> node 1, 1: node 1 -> node 0 */
 	uint8_t op;		/* enum tr_op */
-	uint8_t nsge;		/* requester SGEs (1..TR_MAX_SGE) */
-	uint8_t rsge;		/* receive SGEs (1..TR_MAX_SGE), SEND only */
+	uint8_t nsge;		/* requester SGEs (1..max_sge) */
+	uint8_t rsge;		/* receive SGEs (1..max_sge), SEND only */
 	bool solicited;
 	uint32_t len;
 };
@@ -46,7 +47,7 @@ struct tr_cfg {
 	unsigned int nlist;
 	unsigned int weight[TR_NOPS];	/* opcode mix of generated messages */
 	uint32_t max_len;		/* longest generated message (<= TR_SLOT) */
-	unsigned int max_sge;		/* 1..TR_MAX_SGE */
+	unsigned int max_sge;		/* 1..TR_MAX_SGE: the QPs' SGE capacity, and the generator's most */
 	unsigned int outstanding;	/* in-flight messages per pair and direction (1..8) */
 	bool events;			/* arm CQs, take EQEs and MSI-X interrupts */
 	uint64_t max_cycles;		/* give up after this many cycles (0 = 2^32) */
@@ -62,7 +63,7 @@ struct tr_result {
 	char first_error[256];
 };
 
-/* Defaults: 4 pairs, SEND/WRITE mix without READ or atomics, 64 KiB, 4 SGEs, 4 in flight, events on. */
+/* Defaults: 4 pairs, SEND/WRITE mix without READ or atomics, 64 KiB, TR_DEF_SGE SGEs, 4 in flight, events on. */
 void tr_cfg_default(struct tr_cfg *c);
 /*
  * Parse an opcode mix "send:3,send_imm:1,write:3,write_imm:1,read:0,fadd:0,cswap:0"

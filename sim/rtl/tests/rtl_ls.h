@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared part of the RTL tests that run as "lockstep" devices (reference:
+ * the C model, DUT: the RTL; --engine rtl|model|lockstep): two nodes with a
+ * PD, a send and a receive CQ and a 1 MiB MR each, optionally an RC/UC/UD QP
+ * pair; the end of a scenario checks that the lockstep engines finished
+ * clean.  Used by rtl_errors and rtl_states.
+ */
+#ifndef HCASIM_SIM_RTL_TESTS_RTL_LS_H
+#define HCASIM_SIM_RTL_TESTS_RTL_LS_H
+
+#include "rtl_t.h"
+#include "lockstep.h"
+
+extern void hca_model_engine_register(void);
+
+static const char *engine = "lockstep";
+
+static void ls_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
+{
+	rt_engine_config(ctx, node, ec);
+	if (!strcmp(engine, "lockstep"))
+		ec->options = "quiet=1";
+}
+
+/* The testbench, and per node a PD, two CQs of 2^cq_log entries, a 1 MiB MR; no QP. */
+static int setup_objs(struct rt *t, unsigned int cq_log)
+{
+	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+
+	memset(t, 0, sizeof(*t));
+	t->tb = tb_create(&c);
+	if (!t->tb)
+		return -1;
+	tb_set_filter(t->tb, rt_cap_filter, &t->cap);
+	for (int i = 0; i < 2; i++) {
+		t->n[i] = tb_node(t->tb, (unsigned int)i);
+		t->pd[i] = tb_pd_alloc(t->n[i]);
+		t->scq[i] = tb_cq_create(t->n[i], cq_log, NULL);
+		t->rcq[i] = tb_cq_create(t->n[i], cq_log, NULL);
+		t->mr[i] = tb_mr_reg(t->n[i], t->pd[i], 1 << 20, RT_ACC_ALL);
+	}
+	return 0;
+}
+
+static int setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
+		 unsigned int cq_log)
+{
+	if (setup_objs(t, cq_log))
+		return -1;
+	for (int i = 0; i < 2; i++)
+		t->qp[i] = tb_qp_create(t->n[i], type, t->pd[i], t->scq[i], t->rcq[i], NULL, cap);
+	if (type == HCA_QPT_UD)
+		return tb_qp_ud_ready(t->qp[0], attr) | tb_qp_ud_ready(t->qp[1], attr);
+	return tb_connect_pair(t->qp[0], t->qp[1], attr);
+}
+
+/* End of a scenario: run idle, the lockstep engines must finish clean. */
+static void finish(struct rt *t, const char *what)
+{
+	tb_run(t->tb, RT_WAIT);
+	for (int i = 0; i < 2; i++) {
+		struct hca_engine *e = t->n[i]->eng;
+
+		if (lockstep_is(e)) {
+			const struct sb_divergence *d;
+
+			CHECK(lockstep_finish(e, what), "%s: node %d matches the model", what, i);
+			d = lockstep_divergence(e);
+			if (d)
+				printf("---- %s, node %d:\n%s\n", what, i, d->report);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		free(t->scq[i]);
+		free(t->rcq[i]);
+		free(t->qp[i]);
+		free(t->mr[i]);
+	}
+	tb_destroy(t->tb);
+}
+
+static int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
+{
+	memset(c, 0, sizeof(*c));
+	return tb_cq_wait(cq, c, RT_WAIT);
+}
+
+static int count_evt(struct tb_node *n, uint8_t type, uint32_t element)
+{
+	uint8_t ty;
+	uint32_t el;
+	int k = 0;
+
+	while (tb_evt_pop(n, &ty, &el))
+		k += ty == type && el == element;
+	return k;
+}
+
+#endif
