@@ -38,6 +38,10 @@ $(eval $(call cov_variant,model_protect,model/tests/test_model_protect.c $(COV_E
 $(eval $(call cov_variant,model_queues,model/tests/test_model_queues.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
 $(eval $(call cov_variant,model_ud_uc,model/tests/test_model_ud_uc.c $(COV_ENGINES),$(COV_MODEL_LIBS),$(RTL_LDLIBS)))
 $(eval $(call cov_variant,sim_device,sim/tests/test_device.c firmware/tests/fw_test.c $(COV_ENGINES),hcadev hcafw $(COV_MODEL_LIBS),$(RTL_LDLIBS)))
+# Firmware tests on the fake engine: HCASIM_COV_ENGINE=0 counts the firmware
+# commands at the device without wrapping the engine the test reaches into.
+FW_COV_TESTS := fw_boot fw_cmd fw_objects fw_qp
+$(foreach t,$(FW_COV_TESTS),$(eval $(call cov_variant,$(t),firmware/tests/test_$(t).c $(FW_TEST_COMMON),hcadev hcafw hcaroce hcasim)))
 $(eval $(call cov_variant,rtl_errors,sim/rtl/tests/test_rtl_errors.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
 $(eval $(call cov_variant,rtl_doorbell,sim/rtl/tests/test_rtl_doorbell.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
 $(eval $(call cov_variant,rtl_states,sim/rtl/tests/test_rtl_states.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))

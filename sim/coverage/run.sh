@@ -30,6 +30,9 @@ list="$out/logs/jobs.txt"
   # firmware commands (device level; the fw_* tests use a fake engine that
   # must not be wrapped, so they are not coverage jobs), on the model and on
   # lockstep(model, rtl): EQE injection, async events through the firmware
+  for t in fw_boot fw_cmd fw_objects fw_qp; do
+    echo "HCASIM_COV=$func HCASIM_COV_ENGINE=0 $bin/$t"
+  done
   echo "HCASIM_COV=$func $bin/sim_device"
   echo "HCASIM_COV=$func HCASIM_TB_ENGINE=lockstep $bin/sim_device"
 } > "$list"
