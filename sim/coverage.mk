@@ -191,7 +191,7 @@ mutate-rtl-sample: $(MUT_BINS)
 # libraries (non-sanitized) with the mutated object ahead of them.
 MUTC_DIR := $(BUILD)/mutate/model
 MUTC_COUNT ?= 200
-MUTC_DEPS := $(BUILD)/lib/libhcamodel.a $(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a
+MUTC_DEPS := $(BUILD)/lib/libhcamodel-san.a $(BUILD)/lib/libhcaroce-san.a $(BUILD)/lib/libhcasim-san.a
 mutate-model: $(MUTC_DEPS)
 	@BUILD=$(BUILD) sim/mutate/run_model.sh $(MUTC_DIR) $(MUTC_COUNT) 1 full "$(NPROC)"
 TESTS += mutate_model_sample
