@@ -180,7 +180,7 @@ def add_probes(il_in, il_out):
 
 def dpi_module(body, clocked):
     """Yosys Verilog of one mutated module: mutsel from the simulator, probes reported by DPI."""
-    body = re.sub(r",\s*mutsel\)", ")", body, count=1)          # the port list
+    body = re.sub(r",\s*mutsel\s*\)", ")", body, count=1)      # the port list
     body = re.sub(r"\(\s*mutsel\s*,", "(", body, count=1)
     body = re.sub(r"\.mutsel\(mutsel\),\s*", "", body)      # mutate -ctrl threads it into instances
     body = re.sub(r",(\s*)\.mutsel\(mutsel\)(\s*\))", r"\1\2", body)
@@ -197,8 +197,15 @@ def dpi_module(body, clocked):
     return body
 
 
+def blank_comments(src):
+    """src with // and /* */ comments and strings blanked (positions kept)."""
+    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"', lambda m: re.sub(r"[^\n]", " ", m.group(0)), src,
+                  flags=re.S)
+
+
 def header_end(src, name):
     """Index just after the `;` that ends module `name`'s header (parameter and port lists)."""
+    src = blank_comments(src)
     m = re.search(r"^\s*module\s+%s\b" % name, src, re.M)
     i = m.end()
     for _ in range(2):
