@@ -117,14 +117,30 @@ test: deps-check
 	@$(MAKE) --no-print-directory -j$(NPROC) test-build
 	@mkdir -p $(BUILD)
 	@rm -f $(TEST_LIST); $(foreach t,$(TESTS),printf '%s\t%s\n' '$(t)' '$(subst ','"'"',$(TEST_CMD_$(t)))' >> $(TEST_LIST);)
-	@tools/run-tests.sh $(TEST_LIST) $(BUILD)/test-logs
+	@tools/run-tests.sh $(TEST_LIST) $(BUILD)/test-logs $(BUILD)/test-results/test.xml
 
 .PHONY: test-build
 test-build: all $(foreach t,$(TESTS),$(TEST_DEPS_$(t)))
 
 # Parts add their benchmark / long-regression targets to these lists.
+# After every bench: PNG plots of their CSV tables in build/bench/
+# (tools/plot_bench.py), then the line-rate table (issue 12) from what they
+# printed (tools/bench_summary.py, logs in build/bench/*.log).
 bench: deps-check $(BENCH_TARGETS)
-regress: deps-check $(REGRESS_TARGETS)
+	@$(PYTHON) tools/plot_bench.py $(BUILD)/bench
+	@$(PYTHON) tools/bench_summary.py $(BUILD)/bench
+.PHONY: bench-summary
+bench-summary:
+	@$(PYTHON) tools/bench_summary.py $(BUILD)/bench
+# make regress runs each target like make test runs a program: one line per
+# target (its output in build/regress-logs/TARGET.log), progress on a
+# terminal, JUnit XML in build/test-results/regress.xml; a target without a
+# "P passed, F failed" line counts by its exit status.
+REGRESS_LIST := $(BUILD)/regress.list
+regress: deps-check
+	@mkdir -p $(BUILD); rm -f $(REGRESS_LIST); $(foreach t,$(REGRESS_TARGETS),printf '%s\t%s\n' '$(t)' '$(MAKE) --no-print-directory $(t)' >> $(REGRESS_LIST);)
+	@HCASIM_TEST_RESULT_LINE=optional HCASIM_TEST_TIMEOUT=$${HCASIM_TEST_TIMEOUT:-14400} \
+	  tools/run-tests.sh $(REGRESS_LIST) $(BUILD)/regress-logs $(BUILD)/test-results/regress.xml
 
 lint: deps-check $(LINT_TARGETS)
 	@echo "lint: OK"
@@ -137,7 +153,8 @@ print-%:
 
 # Each fragment appends "target|description" entries to HELP.
 HELP += "all|build everything that exists" "test|run the whole suite (installs packages first)" \
-        "lint|static checks" "deps|install missing Debian packages" "gen|regenerate spec outputs" "clean|remove build/"
+        "lint|static checks" "deps|install missing Debian packages" "gen|regenerate spec outputs" "clean|remove build/" \
+        "bench-summary|the line-rate table (targets, PASS/MISS) from the last make bench's outputs in build/bench/"
 .PHONY: help
 help:
 	@for h in $(HELP); do printf '  make %-10s %s\n' "$${h%%|*}" "$${h#*|}"; done

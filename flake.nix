@@ -19,11 +19,12 @@
           default = pkgs.mkShell {
             packages = with pkgs; [
               gnumake gcc pkg-config zlib
-              verilator yosys gtkwave parallel
+              verilator yosys gtkwave iproute2 parallel
               systemc
-              rdma-core perftest
+              rdma-core perftest   # libibverbs, librdmacm + its utilities (rping, ucmatose, ...)
+              isa-l
               wireshark-cli
-              (python3.withPackages (ps: [ ps.scapy ]))
+              (python3.withPackages (ps: [ ps.scapy ps.matplotlib ]))
               clang llvmPackages.compiler-rt
               rv.buildPackages.gcc rv.picolibc
               nix

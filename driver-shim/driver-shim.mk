@@ -14,6 +14,8 @@ CFLAGS_driver-shim := -Isim -Imodel -Idriver-shim -Itests
 # Unit tests that need no live device.
 $(eval $(call hca_test,shim_bus,driver-shim/tests/test_bus.c,hcashim hcasim))
 LDLIBS_shim_bus := -lpthread
+$(eval $(call hca_test,shim_link,driver-shim/tests/test_link.c,hcashim hcasim))
+LDLIBS_shim_link := -lpthread
 
 # Link order of a program holding a live simulated HCA.
 SHIM_LINK := hcashim hcadev hcafw hcalockstep hcamodel hcasim hcaroce
@@ -32,6 +34,8 @@ $(eval $(call hca_test,shim_threaded,driver-shim/tests/test_threaded.c $(SHIM_TE
 LDLIBS_shim_threaded := -lpthread
 $(eval $(call hca_test,shim_verbs_ex,driver-shim/tests/test_verbs_ex.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_verbs_ex := -lpthread
+$(eval $(call hca_test,shim_cm_api,driver-shim/tests/test_cm.c driver-shim/tests/test_cm_wire.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_cm_api := -lpthread
 
 # ---- the preloadable shared library --------------------------------------------------
 # Every object of the shim and of the device it simulates, compiled again with
@@ -41,7 +45,7 @@ LDLIBS_shim_verbs_ex := -lpthread
 SHIM_SO := $(BUILD)/lib/libhcasim-verbs.so
 SHIM_SO_DEPLIBS := hcadev hcafw hcalockstep hcamodel hcasim hcaroce
 SHIM_SO_DEP_SRCS = $(foreach l,$(SHIM_SO_DEPLIBS),$(LIB_SRCS_$(l)))
-SHIM_MAP := driver-shim/libibverbs.map
+SHIM_MAP := driver-shim/libibverbs.map driver-shim/librdmacm.map
 
 $(BUILD)/pic/%.o: %.c $(SPEC_H)
 	@mkdir -p $(@D)
@@ -58,9 +62,9 @@ $(BUILD)/pic/libhcasim-deps.a: $$(patsubst %.c,$(BUILD)/pic/%.o,$$(SHIM_SO_DEP_S
 # references it weakly, so the static libhcashim does not need the RTL).
 $(SHIM_SO): $(patsubst %.c,$(BUILD)/pic/%.o,$(SHIM_SRCS)) $(BUILD)/pic/libhcasim-deps.a $$(RTL_PIC_LIB) $(SHIM_MAP)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ -Wl,--version-script=$(SHIM_MAP) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
+	$(CC) -shared -o $@ $(foreach m,$(SHIM_MAP),-Wl,--version-script=$(m)) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
 		$(filter %.o,$^) -Wl,-u,hca_rtl_engine_register $(RTL_PIC_LIB) $(BUILD)/pic/libhcasim-deps.a \
-		$(RTL_LDLIBS) -lpthread -lm
+		$(RTL_LDLIBS) $(ISAL_LDLIBS) -lpthread -lm
 ALL_TARGETS += $(SHIM_SO)
 
 # ---- the hcasim command ---------------------------------------------------------------
@@ -94,19 +98,27 @@ $(eval $(call shim_script_test,shim_options,options.sh))
 $(eval $(call shim_script_test,shim_gid,gid.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
+$(eval $(call shim_script_test,shim_cm,cm.sh))
+$(eval $(call shim_script_test,shim_cm_rtl,cm.sh))
+TEST_CMD_shim_cm_rtl := CM_RTL=1 HCASIM=$(HCASIM_BIN) bash driver-shim/tests/cm.sh
 
 # ---- make demo / bench / regress ------------------------------------------------------------
 .PHONY: demo bench-shim regress-shim
 demo: deps-check $(SHIM_RUNTIME)
 	@BUILD=$(BUILD) bash driver-shim/demo.sh
-bench-shim: $(SHIM_RUNTIME)
-	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/bench.sh
+# The socket floor (driver-shim/tests/sockfloor.c), printed first by bench-shim.
+$(BUILD)/bench/sockfloor: $(BUILD)/obj/driver-shim/tests/sockfloor.o
+	@mkdir -p $(@D); $(CC) -o $@ $^
+bench-shim: $(SHIM_RUNTIME) $(BUILD)/bench/sockfloor
+	@set -o pipefail; mkdir -p $(BUILD)/bench; \
+	SOCKFLOOR=$(BUILD)/bench/sockfloor HCASIM=$(HCASIM_BIN) bash driver-shim/tests/bench.sh | \
+	tee $(BUILD)/bench/shim.log
 regress-shim: $(SHIM_RUNTIME)
 	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/regress.sh
 BENCH_TARGETS += bench-shim
 REGRESS_TARGETS += regress-shim
 HELP += "demo|two simulated HCAs (lockstep: RTL checked against the model) run ibv_rc_pingpong and ib_write_bw (pcaps, waveform in build/demo/; DEMO_BACKEND=model|rtl|lockstep)" \
-        "bench-shim|ib_write_bw bandwidth through the driver shim (64 B, 64 KiB)"
+        "bench-shim|ib_write_bw through the driver shim (64 B, 64 KiB; batched and one frame per message; CPU per message)"
 
 .PHONY: lint-shim
 lint-shim:

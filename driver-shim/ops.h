@@ -26,6 +26,8 @@ int shim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_r
 
 /* verbs_qp.c */
 struct ibv_qp *shim_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr);
+/* The GSI QP (QPN 1) of the device behind pd: a UD QP to the caller (cm_agent.c). */
+struct ibv_qp *shim_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr);
 
 /* verbs_srq.c */
 int shim_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);

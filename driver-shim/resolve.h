@@ -13,6 +13,9 @@ struct shim_device;
 
 /* 0 and the MAC, or EHOSTUNREACH. */
 int shim_resolve_dmac(struct shim_device *d, const uint8_t dgid[16], uint8_t mac[6]);
+/* The MAC of an HCA with host-order IPv4 address ip that this process knows
+ * of (steps 1-3, no default): 0, or ENOENT/ETIMEDOUT/EIO (rdma_resolve_addr). */
+int shim_resolve_ipv4(struct shim_device *d, uint32_t ip, uint8_t mac[6]);
 
 /*
  * The GIDs of an address vector (verb: "ibv_modify_qp", "ibv_create_ah"):

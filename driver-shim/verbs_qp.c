@@ -78,7 +78,9 @@ void shim_wq_free(struct shim_device *d, struct shim_wq *wq)
 	 IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
-static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *ia)
+/* hca_qpt: the firmware QP type (ia->qp_type, or HCA_QPT_GSI for QP1, which is UD to us). */
+static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_attr_ex *ia,
+				uint8_t hca_qpt)
 {
 	struct shim_context *c = to_sctx(context);
 	const struct hca_device_attr *da = &c->dev->attr;
@@ -153,7 +155,7 @@ static struct ibv_qp *qp_create(struct ibv_context *context, struct ibv_qp_init_
 			qp->cap.max_recv_sge = da->max_sge;
 	}
 
-	hia.qp_type = (uint8_t)ia->qp_type;
+	hia.qp_type = hca_qpt;
 	hia.sq_sig_all = qp->sq_sig_all;
 	hia.log_sq_size = (uint8_t)qp->sq.log_size;
 	hia.log_sq_stride = (uint8_t)sq_stride;
@@ -224,7 +226,7 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init
 	memcpy(&ia, qp_init_attr, sizeof(*qp_init_attr));
 	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ia.pd = pd;
-	qp = qp_create(pd->context, &ia);
+	qp = qp_create(pd->context, &ia, (uint8_t)ia.qp_type);
 	if (qp)
 		qp_init_attr->cap = ia.cap;
 	return qp;
@@ -232,7 +234,22 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init
 
 struct ibv_qp *shim_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 {
-	return qp_create(ctx, attr);
+	return qp_create(ctx, attr, (uint8_t)attr->qp_type);
+}
+
+struct ibv_qp *shim_create_gsi_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+{
+	struct ibv_qp_init_attr_ex ia = { 0 };
+	struct ibv_qp *qp;
+
+	memcpy(&ia, qp_init_attr, sizeof(*qp_init_attr));
+	ia.qp_type = IBV_QPT_UD;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ia.pd = pd;
+	qp = qp_create(pd->context, &ia, HCA_QPT_GSI);
+	if (qp)
+		qp_init_attr->cap = ia.cap;
+	return qp;
 }
 
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)

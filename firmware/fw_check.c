@@ -32,7 +32,7 @@ static int refcounts_ok(const struct hca_fw *fw)
 			continue;
 		for (uint32_t i = 1; i < s->caps.n_mr; i++)
 			n += s->mr[i].h.live && s->mr[i].pd == p;
-		for (uint32_t i = 2; i < s->caps.n_qp; i++)
+		for (uint32_t i = 1; i < s->caps.n_qp; i++)
 			n += s->qp[i].h.live && s->qp[i].pd == p;
 		for (uint32_t i = 1; i < s->caps.n_srq; i++)
 			n += s->srq[i].h.live && s->srq[i].pd == p;
@@ -43,7 +43,7 @@ static int refcounts_ok(const struct hca_fw *fw)
 		uint32_t n = 0;
 		if (!s->cq[c].h.live)
 			continue;
-		for (uint32_t i = 2; i < s->caps.n_qp; i++)
+		for (uint32_t i = 1; i < s->caps.n_qp; i++)
 			n += s->qp[i].h.live ? (s->qp[i].scq == c) + (s->qp[i].rcq == c) : 0;
 		if (n != s->cq[c].h.refcnt)
 			return 0;
@@ -52,7 +52,7 @@ static int refcounts_ok(const struct hca_fw *fw)
 		uint32_t n = 0;
 		if (!s->srq[q].h.live)
 			continue;
-		for (uint32_t i = 2; i < s->caps.n_qp; i++)
+		for (uint32_t i = 1; i < s->caps.n_qp; i++)
 			n += s->qp[i].h.live && s->qp[i].srq == q;
 		if (n != s->srq[q].h.refcnt)
 			return 0;

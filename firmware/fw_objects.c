@@ -24,11 +24,15 @@ struct fw_obj_hdr *fw_obj(struct hca_fw *fw, uint16_t type, uint32_t index)
 	}
 }
 
-/* Index 0 is reserved in every table (no QPN 0/1, CQN 0, ...; EQN 0 and
+/* Index 0 is reserved in every table (no QPN 0, CQN 0, ...; EQN 0 and
  * PDN 0 mean "none" in contexts). */
-static uint32_t first_index(uint16_t type)
+#define FIRST_INDEX 1
+
+/* QPN 1 is the GSI QP: it lives and dies like any QP, but only QP.CREATE of
+ * type GSI places it (fw_qp.c); allocation hands out the QPNs after it. */
+static uint32_t first_alloc_index(uint16_t type)
 {
-	return type == HCA_OBJ_QP ? 2 : 1;
+	return type == HCA_OBJ_QP ? HCA_QPN_GSI + 1 : FIRST_INDEX;
 }
 
 uint32_t fw_pool_size(const struct fw_caps *c, uint16_t type)
@@ -48,7 +52,7 @@ int fw_obj_alloc(struct hca_fw *fw, uint16_t type)
 {
 	uint32_t n = fw_pool_size(&fw->s.caps, type);
 
-	for (uint32_t i = first_index(type); i < n; i++) {
+	for (uint32_t i = first_alloc_index(type); i < n; i++) {
 		struct fw_obj_hdr *h = fw_obj(fw, type, i);
 		if (h && !h->live)
 			return (int)i;
@@ -96,7 +100,7 @@ void fw_ctx_teardown(struct hca_fw *fw, uint16_t slot)
 
 	for (unsigned int t = 0; t < FW_ARRAY_SIZE(order); t++) {
 		uint32_t n = fw_pool_size(&fw->s.caps, order[t]);
-		for (uint32_t i = first_index(order[t]); i < n; i++) {
+		for (uint32_t i = FIRST_INDEX; i < n; i++) {
 			struct fw_obj_hdr *h = fw_obj(fw, order[t], i);
 			uint32_t handle;
 

@@ -50,7 +50,8 @@ int fw_qp_write_ctx(struct hca_fw *fw, uint16_t qpn, uint8_t state, uint8_t ones
 
 	memset(&c, 0, sizeof(c));
 	c.state = state;
-	c.qp_type = in->qp_type;
+	/* The engine knows no GSI type: QP1 is a UD QP to it. */
+	c.qp_type = in->qp_type == HCA_QPT_GSI ? HCA_QPT_UD : in->qp_type;
 	c.path_mtu = a->path_mtu;
 	c.flags = (uint8_t)((in->sq_sig_all ? HCA_QPC_FLAGS_SQ_SIG_ALL_MASK : 0) |
 			    (qp->srq ? HCA_QPC_FLAGS_USE_SRQ_MASK : 0) |
@@ -97,11 +98,19 @@ int fw_h_QP_CREATE(struct hca_fw *fw, struct fw_bundle *b)
 	struct fw_qp *qp;
 	int qpn;
 
-	if (ia->qp_type != HCA_QPT_RC && ia->qp_type != HCA_QPT_UC && ia->qp_type != HCA_QPT_UD)
+	if (ia->qp_type != HCA_QPT_RC && ia->qp_type != HCA_QPT_UC && ia->qp_type != HCA_QPT_UD &&
+	    ia->qp_type != HCA_QPT_GSI)
 		return fw_fail(b, HCA_ATTR_QP_CREATE_INIT_ATTR, HCA_CMD_SYND_HANDLER, HCA_EOPNOTSUPP);
 	if (!check_init_attr(&s->caps, ia, srqn >= 0))
 		return fw_fail(b, HCA_ATTR_QP_CREATE_INIT_ATTR, HCA_CMD_SYND_HANDLER, HCA_EINVAL);
-	qpn = fw_obj_alloc(fw, HCA_OBJ_QP);
+	if (ia->qp_type == HCA_QPT_GSI) {
+		/* One GSI QP per device, always QPN 1 (IB spec 13.4.6.1). */
+		if (s->qp[HCA_QPN_GSI].h.live)
+			return fw_fail(b, HCA_ATTR_QP_CREATE_INIT_ATTR, HCA_CMD_SYND_HANDLER, HCA_EBUSY);
+		qpn = HCA_QPN_GSI;
+	} else {
+		qpn = fw_obj_alloc(fw, HCA_OBJ_QP);
+	}
 	if (qpn < 0)
 		return HCA_ENOMEM;
 	qp = &s->qp[qpn];
@@ -115,8 +124,10 @@ int fw_h_QP_CREATE(struct hca_fw *fw, struct fw_bundle *b)
 	qp->attr.qp_state = HCA_QPS_RESET;
 	qp->attr.port_num = 1;
 	/* UD has no path MTU attribute: its messages are bounded by the port MTU. */
-	if (ia->qp_type == HCA_QPT_UD)
+	if (ia->qp_type == HCA_QPT_UD || ia->qp_type == HCA_QPT_GSI)
 		qp->attr.path_mtu = FW_PORT_MTU;
+	if (ia->qp_type == HCA_QPT_GSI)
+		qp->attr.qkey = HCA_GSI_QKEY;
 	if (fw_qp_write_ctx(fw, (uint16_t)qpn, HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK)) {
 		memset(qp, 0, sizeof(*qp));
 		return HCA_EIO;

@@ -60,6 +60,7 @@ static int qpt_index(uint8_t qp_type)
 	case HCA_QPT_RC: return QPT_RC;
 	case HCA_QPT_UC: return QPT_UC;
 	case HCA_QPT_UD: return QPT_UD;
+	case HCA_QPT_GSI: return QPT_UD;	/* QP1 follows the UD rules */
 	default: return -1;
 	}
 }
@@ -228,6 +229,9 @@ int fw_h_QP_MODIFY(struct hca_fw *fw, struct fw_bundle *b)
 	if ((given & ~(req | opt)) || (req & ~given))
 		return fw_fail(b, HCA_ATTR_QP_MODIFY_ATTR_MASK, HCA_CMD_SYND_HANDLER, HCA_EINVAL);
 	if (!values_ok(fw, a, given))
+		return fw_fail(b, HCA_ATTR_QP_MODIFY_ATTR, HCA_CMD_SYND_HANDLER, HCA_EINVAL);
+	/* QP1's Q_Key is the well-known one (IB spec 13.4.6.1). */
+	if (qp->init.qp_type == HCA_QPT_GSI && (given & A(QKEY)) && a->qkey != HCA_GSI_QKEY)
 		return fw_fail(b, HCA_ATTR_QP_MODIFY_ATTR, HCA_CMD_SYND_HANDLER, HCA_EINVAL);
 
 	apply(&qp->attr, a, given);

@@ -3,8 +3,9 @@
  * Context tables (CTX_CMD through the staging buffer) and the QP state
  * changes a QPC write makes (docs/programming.md 4.6 and 7).
  *
- * Index rules: QPN 0 and 1, CQN 0, SRQN 0 and MR index 0 are reserved
- * (HCA_MGMT_STATUS_BAD_INDEX); EQN 0 and GID index 0 are usable.
+ * Index rules: QPN 0, CQN 0, SRQN 0 and MR index 0 are reserved
+ * (HCA_MGMT_STATUS_BAD_INDEX); EQN 0 and GID index 0 are usable.  QPN 1 is
+ * the GSI QP (firmware gives it a UD context; the engine treats it as UD).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 
 struct model_qp *model_qp_get(struct model *m, uint32_t qpn)
 {
-	if (qpn < 2 || qpn >= MODEL_NUM_QP || m->qp[qpn].cur_state == HCA_QPS_RESET)
+	if (qpn < HCA_QPN_GSI || qpn >= MODEL_NUM_QP || m->qp[qpn].cur_state == HCA_QPS_RESET)
 		return NULL;
 	return &m->qp[qpn];
 }
@@ -135,7 +136,7 @@ static uint32_t ctx_limit(uint32_t type, uint32_t *first, size_t *size)
 {
 	switch (type) {
 	case HCA_CTX_TYPE_QPC:
-		*first = 2, *size = HCA_QPC_SIZE;
+		*first = HCA_QPN_GSI, *size = HCA_QPC_SIZE;
 		return MODEL_NUM_QP;
 	case HCA_CTX_TYPE_CQC:
 		*first = 1, *size = HCA_CQC_SIZE;

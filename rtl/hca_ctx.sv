@@ -377,7 +377,7 @@ module hca_ctx #(
   assign cc_badtype = !(cc_qpc || cc_cqc || cc_srqc || cc_eqc || cc_mrc || cc_gidc) || !(cc_rd || cc_wr);
   always_comb begin
     cc_badidx = 1'b0;
-    if (cc_qpc)  cc_badidx = cc_idx < 24'd2 || cc_idx >= 24'(NQP);
+    if (cc_qpc)  cc_badidx = cc_idx < 24'(`HCA_QPN_GSI) || cc_idx >= 24'(NQP);
     if (cc_cqc)  cc_badidx = cc_idx < 24'd1 || cc_idx >= 24'(NCQ);
     if (cc_srqc) cc_badidx = cc_idx < 24'd1 || cc_idx >= 24'(NSRQ);
     if (cc_eqc)  cc_badidx = cc_idx >= 24'(NEQ);
@@ -626,7 +626,7 @@ module hca_ctx #(
   always_comb begin
     db_ok = 1'b0;
     if (db_sq || db_rq)
-      db_ok = db_num >= 16'd2 && db_num < 16'(NQP) && qst(dq) != 3'(`HCA_QPS_RESET) &&
+      db_ok = db_num >= 16'(`HCA_QPN_GSI) && db_num < 16'(NQP) && qst(dq) != 3'(`HCA_QPS_RESET) &&
               `HCA_FLD(qa_rdata, `HCA_QPC_UAR_OFF, 2) == {9'b0, db_page} &&
               !(db_rq && (`HCA_FLD(qa_rdata, `HCA_QPC_FLAGS_OFF, 1) & 8'(`HCA_QPC_FLAGS_USE_SRQ_MASK)) != 0);
     else if (db_srq)

@@ -60,7 +60,8 @@
 `define RXD_PAD         5'd16
 `define RXD_TOO_LONG    5'd17   // RTL only: frame larger than a receive buffer slot
 
-// Engine-private per-QP state words (hca_ctx RAMs, used by hca_seq).
+// Engine-private per-QP state words (hca_ctx RAMs; loaded for an item by
+// hca_dispatch, docs/rtl.md "Item words").
 // Requester (send queue) state: offset and width of each field in bits.
 `define TXS_SQ_CI_O      0
 `define TXS_SQ_HEAD_O    16
@@ -101,7 +102,8 @@
 `define RESP_MSG_SEND    2'd1
 `define RESP_MSG_WRITE   2'd2
 
-// Send-queue tracking entry (hca_seq outstanding table), one per started WQE.
+// Send-queue tracking entry (the outstanding table u_outs of hca_transport),
+// one per started WQE.
 `define OW_ERR_O    0      // 1: failed locally, completes with status when oldest
 `define OW_STATUS_O 1      // 5
 `define OW_VERR_O   6      // 8
@@ -111,5 +113,53 @@
 `define OW_NPSN_O   45     // 24
 `define OW_LEN_O    69     // 32
 `define OW_W        104
+
+// hca_eq_post request kinds.
+`define EQP_POST      2'd0     // post an EQE
+`define EQP_POST_COMP 2'd1     // post a CQ's COMP EQE if its EQ exists
+`define EQP_ARM_IRQ   2'd2     // deliver an EQ re-arm interrupt
+
+// hca_scatter take results.
+`define RQ_NONE    2'd0        // no receive WQE posted (RNR)
+`define RQ_TAKEN   2'd1
+`define RQ_FAILED  2'd2        // fetch fault or malformed WQE (rq_verr)
+
+// Job ids of the dbg output (hca_top dbg[7:0]: the job working this cycle;
+// dbg[15:8] is its state, the value of its *ST_* enum).
+`define JOB_NONE           8'd0
+`define JOB_DISPATCH       8'd1
+`define JOB_RECV           8'd2
+`define JOB_REQ            8'd3
+`define JOB_RESP           8'd4
+`define JOB_COMP           8'd5
+`define JOB_COMP_RETIRE    8'd6
+`define JOB_COMPLETE_SEND  8'd7
+`define JOB_COMPLETE_RECV  8'd8
+`define JOB_QP_FLUSH       8'd9
+`define JOB_QP_ERR         8'd10
+`define JOB_ACK_SEND       8'd11
+`define JOB_SCATTER        8'd12
+`define JOB_MR_CHECK       8'd13
+`define JOB_CQ_POST        8'd14
+`define JOB_EQ_POST        8'd15
+
+// Item-word write (docs/rtl.md "Item words"): a job changes a field of the
+// item's TXS/RXS word, QP state or QPN with a one-cycle registered write, a
+// mask and a value (both cleared every engine cycle), which hca_dispatch
+// merges into the word it shows: the job sees its write in the next cycle,
+// as if it owned the register.  HCA_WSET(mask, value, offset, width, v).
+`define HCA_WSET(m, v, off, w, val) begin m[(off) +: (w)] <= '1; v[(off) +: (w)] <= (val); end
+
+// Planted-bug hooks (docs/rtl.md "Planted bugs").  A product module marks a
+// place where a test may plant a defect with HCA_BUG(name, good, bad): the
+// expression is `good` in every real build (lint, synthesis, hca_top); only
+// the harness build (rtl/tb/hca_sim.sv, defines HCA_PLANTED_BUGS) selects
+// `bad` when its bug_<name> bit is set.  No port of a product module carries
+// bug selection.
+`ifdef HCA_PLANTED_BUGS
+`define HCA_BUG(name, good, bad) (hca_sim.bug_``name ? (bad) : (good))
+`else
+`define HCA_BUG(name, good, bad) (good)
+`endif
 
 `endif

@@ -3,7 +3,7 @@
 // hcasim HCA packet engine (docs/rtl.md).
 //
 //   BAR0 AXI4-Lite ----\     |--> MSI-X (valid, vector), fw_irq
-//   mgmt AXI4-Lite -----> hca_regs <-> hca_ctx <-> hca_seq
+//   mgmt AXI4-Lite -----> hca_regs <-> hca_ctx <-> hca_transport
 //                                                  |   |  \
 //                      DMA read  <-> hca_dma_rd ---+   |   hca_tx_frame --> MAC TX (AXI4-Stream)
 //                      DMA write <-> hca_dma_wr -------+   hca_rx_frame <-- MAC RX (AXI4-Stream)
@@ -13,7 +13,8 @@
 // cosimulation harness holds the engine while it performs a register access,
 // so accesses take no engine time, as the backend interface requires; tie it
 // to 0 in a real design.  time_warp adds cycles to the device clock while
-// held (the harness skips idle time).  dbg_bug plants a test-only bug.
+// held (the harness skips idle time).  Test-only planted bugs are not ports:
+// rtl/tb/hca_sim.sv.
 module hca_top #(
     parameter int DATA_W      = 64,
     parameter int LOG_MAX_QP  = `HCA_CAP_LOG_MAX_QP,
@@ -33,7 +34,6 @@ module hca_top #(
     input  logic              eng_hold,
     input  logic              time_warp,
     input  logic [63:0]       time_warp_cycles,
-    input  logic [7:0]        dbg_bug,
     // BAR0 (1 MiB) AXI4-Lite slave
     input  logic              s_bar0_awvalid,
     output logic              s_bar0_awready,
@@ -118,14 +118,14 @@ module hca_top #(
     output logic              busy,          // engine has work in hand
     output logic [63:0]       cycle,         // device clock
     output logic              soft_reset,    // an ENGINE_CTRL/CTRL reset happened this cycle
-    output logic [31:0]       dbg            // debug: sequencer state (docs/rtl.md)
+    output logic [31:0]       dbg            // debug: the working job and its state (docs/rtl.md)
 );
   localparam int BUF_AW = LOG_BUF - LW;      // buffer words
   localparam int HDR = 96;
 
   // the engine is busy while any unit has work in hand
-  logic seq_busy, rd_busy, rx_busy;
-  assign busy = seq_busy || rd_busy || rx_busy;
+  logic tp_busy, rd_busy, rx_busy;
+  assign busy = tp_busy || rd_busy || rx_busy;
 
   logic ce;
   assign ce = !eng_hold;
@@ -167,13 +167,13 @@ module hca_top #(
   logic        e_evt_valid, c_evt_valid, f_valid, f_write, x_fire, x_deliver;
   logic [7:0]  e_evt_type, c_evt_type, f_client;
   logic [31:0] e_evt_elem, c_evt_elem, stat_tx_bytes, stat_rx_bytes, x_masked, x_pba;
-  logic [`HCA_STAT_COUNT-1:0] stat_inc, seq_stat;
+  logic [`HCA_STAT_COUNT-1:0] stat_inc, tp_stat;
   logic        c_stat_db_err, c_stat_eq_ovf;
   logic [63:0] f_iova;
   logic [4:0]  x_vec;
 
   always_comb begin
-    stat_inc = seq_stat;
+    stat_inc = tp_stat;
     if (c_stat_db_err) stat_inc[`HCA_STAT_DB_ERR] = 1'b1;
     if (c_stat_eq_ovf) stat_inc[`HCA_STAT_EQ_OVERFLOW] = 1'b1;
   end
@@ -263,7 +263,7 @@ module hca_top #(
 
   // ---------------------------------------------------------- datapath
   /* verilator lint_off UNUSEDSIGNAL */
-  logic        d_f_busy;           // the sequencer waits for f_done instead
+  logic        d_f_busy;           // the jobs wait for f_done instead
   /* verilator lint_on UNUSEDSIGNAL */
   logic        d_f_start, d_f_sel, d_f_done, d_f_err, d_g_push, d_g_full, d_g_close, d_g_done, d_g_fault;
   logic [63:0] d_f_addr, d_g_iova, d_g_fault_iova, d_w_addr;
@@ -329,11 +329,11 @@ module hca_top #(
       .f_icrc_ok(r_icrc_ok), .f_udp_sum(r_udp_sum), .f_release(r_release),
       .rb_en(rb_en), .rb_addr(rb_addr), .rb_data(rb_data));
 
-  hca_seq #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
-            .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .HDR_MAX(HDR),
-            .RX_SLOT_AW(BUF_AW), .FB_BYTES(320), .FB1_BYTES(320)) u_seq (
+  hca_transport #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
+                  .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .HDR_MAX(HDR),
+                  .RX_SLOT_AW(BUF_AW), .FB_BYTES(320), .FB1_BYTES(320)) u_tp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up),
-      .port_mac(port_mac), .dbg_bug(dbg_bug), .busy(seq_busy), .dbg(dbg),
+      .port_mac(port_mac), .busy(tp_busy), .dbg(dbg),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
       .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy(qp_busy),
@@ -358,7 +358,7 @@ module hca_top #(
       .e_gid_idx(e_gid_idx), .e_gid(e_gid), .e_ip(e_ip), .e_ip_ours(e_ip_ours),
       .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written),
       .e_evt_valid(e_evt_valid), .e_evt_type(e_evt_type), .e_evt_elem(e_evt_elem),
-      .stat_inc(seq_stat), .stat_tx_bytes(stat_tx_bytes), .stat_rx_bytes(stat_rx_bytes),
+      .stat_inc(tp_stat), .stat_tx_bytes(stat_tx_bytes), .stat_rx_bytes(stat_rx_bytes),
       .f_valid(f_valid), .f_client(f_client), .f_write(f_write), .f_iova(f_iova),
       .x_fire(x_fire), .x_deliver(x_deliver), .x_vec(x_vec), .x_masked(x_masked), .x_pba(x_pba),
       .d_f_start(d_f_start), .d_f_sel(d_f_sel), .d_f_addr(d_f_addr), .d_f_len(d_f_len),

@@ -5,12 +5,18 @@
 #   rtl_synth     Yosys generic synthesis (synth -run :fine), both widths, no latches
 #   rtl_crc64/512 hca_crc32 + hca_icrc_beat vs bit-serial reference and scapy
 #   rtl_hdr       hca_hdr_gen + hca_rx_parse vs scapy frames and defects
+#   rtl_bug_hooks the planted-bug hooks compile to nothing without HCA_PLANTED_BUGS
 RTL_WIDTHS  := 64 512
 RTL_SRCS    := $(sort $(wildcard rtl/*.sv))
-RTL_DEPS    := $(RTL_SRCS) rtl/hca_defs.vh rtl/hca_crc32_tab.vh $(SPEC_VH)
+RTL_DEPS    := $(RTL_SRCS) rtl/hca_defs.vh rtl/hca_funcs.vh rtl/hca_crc32_tab.vh $(SPEC_VH)
+# The harness build (the Verilated "rtl" engine): the test-only top around
+# hca_top with the planted-bug hooks on (docs/rtl.md "Planted bugs").
+RTL_SIM_TOP := hca_sim
+RTL_SIM_SRC := rtl/tb/hca_sim.sv
 RTL_BUILD   := $(BUILD)/rtl
-# Lint/synthesis top.
-RTL_TOPS    ?= hca_top
+# Lint tops (TOP=FILE: a harness top, linted with its planted-bug hooks on)
+# and the synthesis top.
+RTL_TOPS    ?= hca_top $(RTL_SIM_TOP)=$(RTL_SIM_SRC)
 RTL_SYNTH_TOP ?= hca_top
 # Synthesis checks (rtl/scripts/synth.sh; the two widths run in parallel).
 # `make test` (rtl_synth): Yosys generic synthesis up to the coarse-grain
@@ -29,7 +35,9 @@ VERILATOR_CFLAGS := -O1
 VERILATOR_BUILD := $(VERILATOR) --cc --exe --build -j 1 -O2 --x-assign fast --x-initial fast \
 	-Irtl -Irtl/include -CFLAGS "$(VERILATOR_CFLAGS) -I$(CURDIR)/tests -I$(CURDIR)/include"
 
-TESTS += rtl_lint rtl_synth rtl_crctab rtl_crc64 rtl_crc512 rtl_hdr
+TESTS += rtl_lint rtl_synth rtl_crctab rtl_crc64 rtl_crc512 rtl_hdr rtl_bug_hooks
+TEST_DEPS_rtl_bug_hooks :=
+TEST_CMD_rtl_bug_hooks = rtl/scripts/check_bug_hooks.sh $(RTL_SRCS)
 TEST_DEPS_rtl_crctab :=
 TEST_CMD_rtl_crctab = rtl/scripts/check_crc_tab.sh
 TEST_DEPS_rtl_lint :=
@@ -82,7 +90,7 @@ RTL_VINC := -I$(RTL_VERILATOR_ROOT)/include -I$(RTL_VERILATOR_ROOT)/include/vlts
 # Everything is compiled position-independent, so that the same objects also
 # go into shared libraries (the driver shim's preloadable libhcasim-verbs.so).
 RTL_VFLAGS := --cc --build -j 1 -O2 --x-assign fast --x-initial fast --trace-fst -Wno-fatal \
-	-Irtl -Irtl/include --top-module hca_top -CFLAGS -fPIC
+	-Irtl -Irtl/include --top-module $(RTL_SIM_TOP) -DHCA_PLANTED_BUGS -CFLAGS -fPIC
 RTL_VMAKE := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 RTL_LDLIBS := -lstdc++ -lz -lpthread
 RTL_CXXFLAGS := -O2 -fPIC -std=c++17 -DVM_TRACE=1 -DVM_TRACE_FST=1 $(RTL_VINC) -Isim/rtl -Iinclude
@@ -95,10 +103,10 @@ $(shell mkdir -p $(RTL_BUILD) && { echo '$(RTL_FLAGS_TEXT)' | cmp -s - $(RTL_FLA
 	echo '$(RTL_FLAGS_TEXT)' > $(RTL_FLAGS_STAMP); })
 
 define rtl_width
-$(RTL_BUILD)/v$(1)/Vhca_top$(1)__ALL.a: $(RTL_DEPS) $(RTL_FLAGS_STAMP)
+$(RTL_BUILD)/v$(1)/Vhca_top$(1)__ALL.a: $(RTL_DEPS) $(RTL_SIM_SRC) $(RTL_FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	$(VERILATOR) $(RTL_VFLAGS) -GDATA_W=$(1) --prefix Vhca_top$(1) --Mdir $$(@D) \
-		-MAKEFLAGS "$(RTL_VMAKE)" $(RTL_SRCS) > $$(@D)/build.log 2>&1 || { tail -30 $$(@D)/build.log; false; }
+		-MAKEFLAGS "$(RTL_VMAKE)" $(RTL_SRCS) $(RTL_SIM_SRC) > $$(@D)/build.log 2>&1 || { tail -30 $$(@D)/build.log; false; }
 $(RTL_BUILD)/sim/rtl_model_$(1).o: sim/rtl/rtl_model.cpp sim/rtl/rtl_model.h $(RTL_BUILD)/v$(1)/Vhca_top$(1)__ALL.a \
 		$(RTL_FLAGS_STAMP)
 	@mkdir -p $$(@D)
@@ -161,3 +169,13 @@ $(eval $(call rtl_engine_test,rtl_rc,sim/rtl/tests/test_rtl_rc.c))
 TEST_ARGS_rtl_rc := --width 64
 $(eval $(call rtl_engine_test,rtl_rc512,sim/rtl/tests/test_rtl_rc.c))
 TEST_ARGS_rtl_rc512 := --width 512
+
+# State names of the RTL's state machines for waveforms (docs/rtl.md "State
+# names in a waveform"): GTKWave translate filter files, one per module,
+# attached by `make wave` through the @names lines of sim/rtl/wave_signals.txt.
+RTL_STATE_NAMES := $(RTL_BUILD)/state_names/states.txt
+$(RTL_STATE_NAMES): rtl/scripts/gen_state_names.py $(RTL_SRCS)
+	@$(PYTHON) rtl/scripts/gen_state_names.py --out $(@D) $(RTL_SRCS) > /dev/null
+ALL_TARGETS += $(RTL_STATE_NAMES)
+wave: $(RTL_STATE_NAMES)
+# (sim/lockstep.mk, read after this fragment, makes the sim_wave test depend on it)

@@ -46,8 +46,13 @@ COSIM_BUG_STREAM ?=
 COSIM_ENV = $(if $(COSIM_BUG),COSIM_BUG='$(COSIM_BUG)' )$(if $(COSIM_BUG_STREAM),COSIM_BUG_STREAM='$(COSIM_BUG_STREAM)' )
 
 .PHONY: sim wave
+# Also writes JUnit XML, one case per run of the plan: build/test-results/sim.xml.
+SIM_RESULTS := $(BUILD)/test-results/sim
 sim: $(COSIM)
-	$(COSIM_ENV)$(COSIM) --plan $(SIM_PLAN) $(SIM_ARGS)
+	@mkdir -p $(dir $(SIM_RESULTS)); rm -f $(SIM_RESULTS).results
+	t0=$$(date +%s); HCASIM_RESULTS=$(SIM_RESULTS).results $(COSIM_ENV)$(COSIM) --plan $(SIM_PLAN) $(SIM_ARGS); rc=$$?; \
+	  $(PYTHON) tools/junit.py --program sim --rc $$rc --results $(SIM_RESULTS).results \
+	    --seconds $$(( $$(date +%s) - t0 )) --out $(SIM_RESULTS).xml; exit $$rc
 
 # In `make test`: the same plan, RTL DUT at both widths (about a minute).
 TESTS += sim_cosim
@@ -65,13 +70,13 @@ HELP += "sim|cosimulation regression: lockstep model vs DUT, both widths (SIM_PL
 
 # Waveform replay plumbing (make wave) and the .gtkw generator.
 TESTS += sim_wave
-TEST_DEPS_sim_wave := $(COSIM)
+TEST_DEPS_sim_wave := $(COSIM) $(RTL_STATE_NAMES)
 TEST_CMD_sim_wave = sim/regress/test_wave.sh $(COSIM)
 
 # make bench: simulation speed of model, rtl and lockstep on the same traffic.
 .PHONY: bench-sim
 bench-sim: $(COSIM)
-	@sim/regress/bench.sh $(COSIM)
+	@set -o pipefail; mkdir -p $(BUILD)/bench; sim/regress/bench.sh $(COSIM) | tee $(BUILD)/bench/sim.log
 BENCH_TARGETS += bench-sim
 HELP += "bench-sim|simulation speed (cycles/s, messages/s) of model, rtl and lockstep on the same traffic"
 

@@ -15,7 +15,8 @@ $(BENCH_RTL): $(BUILD)/obj/sim/rtl/bench_rtl.o $(BENCH_RTL_LIBS)
 
 .PHONY: bench-rtl
 bench-rtl: $(BENCH_RTL)
-	@$(BENCH_RTL) $(BENCH_RTL_ARGS)
+	@mkdir -p $(BUILD)/bench; set -o pipefail; \
+	  $(BENCH_RTL) --csv $(BUILD)/bench/rtl.csv $(BENCH_RTL_ARGS) | tee $(BUILD)/bench/rtl.log
 BENCH_TARGETS += bench-rtl
 HELP += "bench-rtl|RTL cycles: RDMA WRITE 64 B-64 KiB latency (doorbell->wire, ->CQE) and streaming, both widths"
 
@@ -23,3 +24,8 @@ HELP += "bench-rtl|RTL cycles: RDMA WRITE 64 B-64 KiB latency (doorbell->wire, -
 TESTS += rtl_bench_quick
 TEST_DEPS_rtl_bench_quick := $(BENCH_RTL)
 TEST_CMD_rtl_bench_quick = $(BENCH_RTL) --quick
+
+# make bench's CSV (bench_rtl --csv, the quick run) and tools/plot_bench.py's PNGs.
+TESTS += bench_plots
+TEST_DEPS_bench_plots := $(BENCH_RTL)
+TEST_CMD_bench_plots = $(PYTHON) tests/runner/test_plots.py $(BENCH_RTL)

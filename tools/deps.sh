@@ -7,11 +7,13 @@
 set -euo pipefail
 
 PKGS=(
-  build-essential make g++ python3 pkg-config zlib1g-dev iproute2
-  verilator yosys parallel
+  build-essential make gcc g++ binutils python3 pkg-config zlib1g-dev iproute2
+  verilator yosys gtkwave parallel
   libsystemc-dev
   libibverbs-dev ibverbs-utils perftest
-  tshark python3-scapy
+  libisal-dev
+  librdmacm-dev rdmacm-utils
+  tshark python3-scapy python3-matplotlib
   clang libclang-rt-14-dev
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   nix-bin

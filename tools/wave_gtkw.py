@@ -3,7 +3,7 @@
 """Write a GTKWave save file (.gtkw) for an FST from a list of signal names.
 
     wave_gtkw.py --fst trace.fst --signals list.txt --out trace.gtkw
-                 [--marker CYCLE] [--from CYCLE] [--title TEXT]
+                 [--marker CYCLE] [--from CYCLE] [--title TEXT] [--timeline FILE]
 
 The signal list follows the RTL, not this script (docs/sim.md "Waveforms"):
 
@@ -16,6 +16,15 @@ The signal list follows the RTL, not this script (docs/sim.md "Waveforms"):
     TOP.hca_top.u_fetch.*       # every signal directly in that scope
     TOP.hca_top.u_tx.**         # every signal in that scope and below
     TOP.*hca_top.u_rx.*         # wildcards in the scope: any harness wrapper
+    @names TOP.*u_req.state build/rtl/state_names/hca_req.txt
+                                # show the values of the signals matching the
+                                # pattern by name: a GTKWave translate filter
+                                # file ("value NAME" lines), path relative to
+                                # the current directory
+
+--timeline FILE writes, for reading without a viewer, every change of the
+signals named by @names lines as "<device cycle> <signal> <value> <NAME>"
+(the device cycle from @cycle_signal; "-" without one).
 
 Names are resolved against the FST's own variable list (read with fst2vcd),
 so a stale list only loses the signals that no longer exist: each is
@@ -91,9 +100,60 @@ def cycle_times(path, ident, cycles):
     return found
 
 
+def load_names(path):
+    """{value: NAME} of a translate filter file ("value NAME" lines)."""
+    out = {}
+    with open(path) as f:
+        for raw in f:
+            tok = raw.split("#", 1)[0].split()
+            if len(tok) >= 2 and tok[0].isdigit():
+                out[int(tok[0])] = tok[1]
+    return out
+
+
+def timeline(path, named, cycle_id):
+    """[(cycle, signal, value, NAME)] for every value change of the named
+    signals; named: {VCD id: (signal, {value: NAME})}.  A change is given the
+    device cycle the counter shows after the same time step (state and
+    counter change at the same clock edge)."""
+    rows, t_cycle, body, pend = [], None, False, []
+    proc = subprocess.Popen(["fst2vcd", "-f", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, errors="replace")
+    last = {}
+
+    def flush():
+        for ident, v in pend:
+            if last.get(ident) != v:
+                last[ident] = v
+                sig, names = named[ident]
+                rows.append(("-" if t_cycle is None else t_cycle, sig, v, names.get(v, "?")))
+        pend.clear()
+    try:
+        for line in proc.stdout:
+            tok = line.split()
+            if not body:
+                body = bool(tok) and tok[0] == "$enddefinitions"
+                continue
+            if tok and tok[0].startswith("#"):
+                flush()
+                continue
+            if len(tok) != 2 or tok[0][0] not in "bB" or not all(c in "01" for c in tok[0][1:]):
+                continue
+            v = int(tok[0][1:], 2)
+            if tok[1] == cycle_id:
+                t_cycle = v
+            if tok[1] in named:
+                pend.append((tok[1], v))
+        flush()
+    finally:
+        proc.kill()
+        proc.wait()
+    return rows
+
+
 def parse_list(path):
-    """(ticks_per_cycle, cycle_signal, [(group, [patterns])])"""
-    ticks, groups, csig = 1, [], None
+    """(ticks_per_cycle, cycle_signal, [(group, [patterns])], [(pattern, filter file)])"""
+    ticks, groups, csig, names = 1, [], None, []
     cur = None
     with open(path) as f:
         for n, raw in enumerate(f, 1):
@@ -104,6 +164,12 @@ def parse_list(path):
                 ticks = int(line.split()[1])
             elif line.startswith("@cycle_signal"):
                 csig = line.split()[1]
+            elif line.startswith("@names"):
+                tok = line.split()
+                if len(tok) != 3:
+                    print(f"wave_gtkw: {path}:{n}: @names PATTERN FILE", file=sys.stderr)
+                else:
+                    names.append((tok[1], tok[2]))
             elif line.startswith("group "):
                 cur = (line[6:].strip(), [])
                 groups.append(cur)
@@ -112,7 +178,7 @@ def parse_list(path):
                     cur = ("signals", [])
                     groups.append(cur)
                 cur[1].append(line)
-    return ticks, csig, groups
+    return ticks, csig, groups, names
 
 
 def resolve(pattern, variables):
@@ -139,13 +205,24 @@ def main():
     ap.add_argument("--marker", type=int, default=None, help="cycle of the divergence (primary marker)")
     ap.add_argument("--from", dest="start", type=int, default=None, help="first cycle shown")
     ap.add_argument("--title", default="")
+    ap.add_argument("--timeline", default=None, help="write the named signals' changes by device cycle here")
     a = ap.parse_args()
 
     variables = fst_vars(a.fst)
     if not variables:
         print(f"wave_gtkw: {a.fst}: no variables (not an FST, or fst2vcd missing)", file=sys.stderr)
         return 1
-    ticks, csig, groups = parse_list(a.signals)
+    ticks, csig, groups, names = parse_list(a.signals)
+    # translate filter of each named signal (GTKWave numbers its filter files)
+    filters, filter_no = {}, {}
+    for pattern, path in names:
+        if not os.path.exists(path):
+            print(f"wave_gtkw: names file missing: {path}", file=sys.stderr)
+            continue
+        path = os.path.abspath(path)
+        filter_no.setdefault(path, len(filter_no) + 1)
+        for full, rng, _, _ in resolve(pattern, variables):
+            filters[(full, rng)] = path
     at = {}
     if csig:
         ids = [v[3] for v in variables if v[0] == csig]
@@ -183,15 +260,27 @@ def main():
                 if (full, rng) in seen:
                     continue
                 seen.add((full, rng))
-                body.append("@28" if width == 1 else "@22")
+                if (full, rng) in filters:
+                    # decimal, right-justified, translated by the filter file
+                    path = filters[(full, rng)]
+                    body.append("@2024")
+                    body.append(f"^{filter_no[path]} {path}")
+                else:
+                    body.append("@28" if width == 1 else "@22")
                 body.append(full + rng)
         if not body:
             print(f"wave_gtkw: group '{name}' has no signal in the trace; dropped", file=sys.stderr)
             continue
         lines += ["@800200", f"-{name}"] + body + ["@1000200", f"-{name}"]
-        placed += len(body) // 2
+        placed += sum(1 for x in body if not x.startswith(("@", "^")))
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
+    if a.timeline:
+        cid = next((v[3] for v in variables if csig and v[0] == csig), None)
+        named = {v[3]: (v[0], load_names(filters[(v[0], v[1])])) for v in variables if (v[0], v[1]) in filters}
+        with open(a.timeline, "w") as f:
+            for row in timeline(a.fst, named, cid):
+                f.write("%s %s %d %s\n" % row)
     print(f"wave_gtkw: {a.out}: {placed} signals in {sum(1 for _ in groups)} groups"
           f"{f', {missing} list entries not in the trace' if missing else ''}")
     return 0 if placed else 1

@@ -4,8 +4,10 @@
 #
 #   HCASIM   the hcasim command (default build/bin/hcasim)
 #   T_DIR    a private scratch directory, removed at exit
-#   ok COND_STATUS MESSAGE   count one check: pass if the status is 0
-#   start_switch [switch options]   -> SW_SOCK, SW_PID, SW_LOG, SW_PCAP (capture)
+#   ok COND_STATUS MESSAGE   count one check: pass if the status is 0 (and
+#            record it, named MESSAGE, in $HCASIM_RESULTS when that is set)
+#   start_switch [switch options]   -> SW_SOCK, SW_PID, SW_LOG, SW_PCAP (capture;
+#            none when SW_NO_PCAP is set)
 #   stop_switch
 #   run_pair PORT SERVER_ARGS -- CLIENT_ARGS   both under `hcasim run` (10.0.0.1 and
 #            10.0.0.2, plus $SRV_OPTS / $CLI_OPTS) through the switch; sets
@@ -39,6 +41,10 @@ ok() {
     T_FAIL=$((T_FAIL + 1))
     echo "FAIL: $*"
   fi
+  # named checks for the JUnit report (tools/run-tests.sh sets HCASIM_RESULTS)
+  if [ -n "${HCASIM_RESULTS:-}" ] && [ -n "$*" ]; then
+    printf '%s\t%s\t\t\n' "$([ "$st" -eq 0 ] && echo pass || echo fail)" "$(tr '\t\n' '  ' <<<"$*")" >>"$HCASIM_RESULTS"
+  fi
 }
 
 # A TCP port nobody listens on now (pingpong/perftest exchange QP numbers over TCP).
@@ -51,7 +57,9 @@ start_switch() {
   SW_SOCK=$T_DIR/sw$T_RUN.sock
   SW_LOG=$T_DIR/sw$T_RUN.log
   SW_PCAP=$T_DIR/sw$T_RUN.pcap
-  "$HCASIM" switch --pcap "$SW_PCAP" "$@" "$SW_SOCK" 2>"$SW_LOG" &
+  local cap=(--pcap "$SW_PCAP")
+  [ -n "${SW_NO_PCAP:-}" ] && cap=()
+  "$HCASIM" switch "${cap[@]}" "$@" "$SW_SOCK" 2>"$SW_LOG" &
   SW_PID=$!
   T_PIDS+=("$SW_PID")
   local i

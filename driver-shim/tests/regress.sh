@@ -3,6 +3,7 @@
 # The shim's long regression (make regress): the make-test scripts with full
 # sweeps, and RC under fault injection with more seeds.
 cd "$(dirname "$0")/../.." || exit 1
+set -o pipefail	# a failing script fails the regression (not only its last pipe stage)
 rc=0
 all_pow2="1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
 PINGPONG_SIZES="$all_pow2 3 1000 1023 1025 4095 4097 65535" PINGPONG_ITERS=100 \

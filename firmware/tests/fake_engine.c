@@ -206,7 +206,7 @@ static uint8_t *ctx_at(struct fake_engine *f, unsigned int type, uint32_t index)
 static int reserved_index(unsigned int type, uint32_t index)
 {
 	switch (type) {
-	case HCA_CTX_TYPE_QPC: return index < 2;
+	case HCA_CTX_TYPE_QPC: return index < HCA_QPN_GSI;
 	case HCA_CTX_TYPE_CQC: case HCA_CTX_TYPE_SRQC: case HCA_CTX_TYPE_MRC: return index == 0;
 	default: return 0;
 	}

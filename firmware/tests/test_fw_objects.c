@@ -533,8 +533,10 @@ static void create_checks(void)
 	CHECK_EQ(fwt_cq_create(&T, ctx, 0, 4, &cq, NULL), 0, "CQ");
 	CHECK_EQ(fwt_srq_create(&T, ctx, pd, 8, 1, &srq, NULL), 0, "SRQ");
 
-	fwt_qp_init(&T, &ia, 1, 0);
-	CHECK_EQ(qp_create_with(ctx, pd, cq, 0, &ia), HCA_EOPNOTSUPP, "QP type 1 (RD/unsupported)");
+	fwt_qp_init(&T, &ia, 8, 0);
+	CHECK_EQ(qp_create_with(ctx, pd, cq, 0, &ia), HCA_EOPNOTSUPP, "QP type 8 (RAW_PACKET/unsupported)");
+	fwt_qp_init(&T, &ia, 0, 0);
+	CHECK_EQ(qp_create_with(ctx, pd, cq, 0, &ia), HCA_EOPNOTSUPP, "QP type 0 (SMI/unsupported)");
 	fwt_qp_init(&T, &ia, HCA_QPT_RC, 0);
 	ia.max_send_wr = 17;
 	CHECK_EQ(qp_create_with(ctx, pd, cq, 0, &ia), HCA_EINVAL, "max_send_wr > 2^log_sq_size");

@@ -5,8 +5,8 @@
  * pair of every QP type; for each legal one the required attributes alone
  * succeed, dropping any required one fails, each optional one may be added,
  * anything else fails -- EINVAL as ibv_modify_qp returns, with nothing
- * written to the engine.  Plus attribute values, the one-shot QPC flags and
- * what lands in the QPC.
+ * written to the engine.  Plus attribute values, the one-shot QPC flags,
+ * what lands in the QPC, and the GSI QP (QPN 1).
  */
 #include <string.h>
 
@@ -352,6 +352,54 @@ static void walk(void)
 	CHECK(fake_engine_qpc_flags(T.eng, QPN[0]) & HCA_QPC_FLAGS_RESET_STATE_MASK, "RESET_STATE");
 }
 
+/*
+ * The GSI QP (QP1, IB spec 13.4.6.1): QP.CREATE of type GSI places it at
+ * QPN 1, once per device; the engine gets a UD context; its Q_Key can only
+ * be the well-known 0x80010000; ordinary QPs never get QPN 1.
+ */
+#define UD_INIT_MASK (HCA_QP_ATTR_STATE | HCA_QP_ATTR_PKEY_INDEX | HCA_QP_ATTR_PORT | HCA_QP_ATTR_QKEY)
+
+static void gsi(void)
+{
+	struct hca_qp_init_attr ia;
+	struct hca_qp_attr a, q;
+	const struct hca_qpc *c;
+	uint32_t gsi, gsin = 0, again, againn, ud, udn = 0;
+
+	for (int t = 0; t < 3; t++)
+		CHECK(QPN[t] != 1, "%s QP did not get QPN 1", type_names[t]);
+	fwt_qp_init(&T, &ia, HCA_QPT_GSI, 0);
+	CHECK_EQ(fwt_qp_create(&T, CTX, PD, CQ, CQ, 0, &ia, &gsi, &gsin), 0, "GSI QP created");
+	CHECK_EQ(gsin, 1, "GSI QP is QPN 1");
+	fwt_qp_init(&T, &ia, HCA_QPT_GSI, 0);
+	CHECK_EQ(fwt_qp_create(&T, CTX, PD, CQ, CQ, 0, &ia, &again, &againn), HCA_EBUSY, "second GSI QP");
+	fwt_qp_init(&T, &ia, HCA_QPT_UD, 0);
+	CHECK_EQ(fwt_qp_create(&T, CTX, PD, CQ, CQ, 0, &ia, &ud, &udn), 0, "UD QP next to it");
+	CHECK(udn > 1, "UD QP is not QPN 1 (%u)", udn);
+	c = (const struct hca_qpc *)fake_engine_ctx(T.eng, HCA_CTX_TYPE_QPC, 1);
+	CHECK(c && c->qp_type == HCA_QPT_UD, "engine sees QP1 as UD");
+	fwt_qp_attr_valid(&a);
+	a.qp_state = HCA_QPS_INIT;
+	a.qkey = 0x11111111;
+	CHECK_EQ(fwt_qp_modify(&T, CTX, gsi, &a, UD_INIT_MASK), HCA_EINVAL, "QP1 with another Q_Key");
+	a.qkey = HCA_GSI_QKEY;
+	CHECK_EQ(fwt_qp_modify(&T, CTX, gsi, &a, UD_INIT_MASK), 0, "QP1 to INIT (UD rules)");
+	CHECK(c->qkey == HCA_GSI_QKEY && c->state == HCA_QPS_INIT, "QP1 context: Q_Key and state");
+	a.qp_state = HCA_QPS_RTR;
+	CHECK_EQ(fwt_qp_modify(&T, CTX, gsi, &a, HCA_QP_ATTR_STATE), 0, "QP1 to RTR");
+	a.qp_state = HCA_QPS_RTS;
+	CHECK_EQ(fwt_qp_modify(&T, CTX, gsi, &a, HCA_QP_ATTR_STATE | HCA_QP_ATTR_SQ_PSN), 0, "QP1 to RTS");
+	CHECK_EQ(fwt_qp_query(&T, CTX, gsi, &q, &ia), 0, "QP1 query");
+	CHECK(q.qkey == HCA_GSI_QKEY && ia.qp_type == HCA_QPT_GSI, "QP1 query: Q_Key, type GSI");
+	CHECK_EQ(fwt_destroy(&T, CTX, HCA_OBJ_QP, HCA_METHOD_QP_DESTROY, gsi), 0, "QP1 destroyed");
+	fwt_qp_init(&T, &ia, HCA_QPT_GSI, 0);
+	CHECK_EQ(fwt_qp_create(&T, CTX, PD, CQ, CQ, 0, &ia, &gsi, &gsin), 0, "GSI QP again");
+	CHECK_EQ(gsin, 1, "QPN 1 again");
+	CHECK_EQ(hca_fw_check(T.fw), 0, "bookkeeping with QP1");
+	CHECK_EQ(fwt_destroy(&T, CTX, HCA_OBJ_QP, HCA_METHOD_QP_DESTROY, gsi), 0, "QP1 destroyed");
+	CHECK_EQ(fwt_destroy(&T, CTX, HCA_OBJ_QP, HCA_METHOD_QP_DESTROY, ud), 0, "UD QP destroyed");
+}
+
 int main(void)
 {
 	struct hca_qp_init_attr ia;
@@ -372,6 +420,7 @@ int main(void)
 	transition_matrix();
 	value_checks();
 	walk();
+	gsi();
 	CHECK_EQ(hca_fw_check(T.fw), 0, "bookkeeping");
 	fwt_close(&T);
 	return check_done();

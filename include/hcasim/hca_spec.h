@@ -250,6 +250,8 @@
 #define HCA_WIRE_PSN_WINDOW 0x800000
 #define HCA_WIRE_MIN_FRAME 60
 #define HCA_WIRE_GRH_IPV4_OFF 20
+#define HCA_QPN_GSI 1
+#define HCA_GSI_QKEY 0x80010000u
 #define HCA_AETH_TYPE_ACK 0
 #define HCA_AETH_TYPE_RNR_NAK 1
 #define HCA_AETH_TYPE_NAK 3
@@ -1440,8 +1442,9 @@ static inline const char *hca_qp_state_name(unsigned int v)
 	}
 }
 
-/* QP types: the values of enum ibv_qp_type. */
+/* QP types: the values of enum ibv_qp_type, plus GSI (the kernel's IB_QPT_GSI). */
 enum hca_qp_type {
+	HCA_QPT_GSI = 1,
 	HCA_QPT_RC = 2,
 	HCA_QPT_UC = 3,
 	HCA_QPT_UD = 4,
@@ -1451,6 +1454,7 @@ enum hca_qp_type {
 static inline const char *hca_qp_type_name(unsigned int v)
 {
 	switch (v) {
+	case HCA_QPT_GSI: return "GSI";
 	case HCA_QPT_RC: return "RC";
 	case HCA_QPT_UC: return "UC";
 	case HCA_QPT_UD: return "UD";

@@ -269,7 +269,7 @@ static void contexts(void)
 	mw(HCA_MGMT_CTX_CMD, HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_OP, 7) | HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_TYPE, 1) | 5);
 	CHECK_EQ(mr(HCA_MGMT_CTX_STATUS), HCA_MGMT_STATUS_BAD_TYPE, "unknown op");
 	CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_QPC, 0, raw, 256), HCA_MGMT_STATUS_BAD_INDEX, "QPN 0 reserved");
-	CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_QPC, 1, raw, 256), HCA_MGMT_STATUS_BAD_INDEX, "QPN 1 reserved");
+	CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_QPC, HCA_QPN_GSI, raw, 256), HCA_MGMT_STATUS_OK, "QPN 1 (GSI) has a context");
 	CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_QPC, 1u << HCA_CAP_LOG_MAX_QP, raw, 256), HCA_MGMT_STATUS_BAD_INDEX, "QPN range");
 	CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_CQC, 0, raw, 64), HCA_MGMT_STATUS_BAD_INDEX, "CQN 0");
 	CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_SRQC, 0, raw, 64), HCA_MGMT_STATUS_BAD_INDEX, "SRQN 0");

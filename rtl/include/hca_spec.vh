@@ -243,6 +243,8 @@
 `define HCA_WIRE_PSN_WINDOW 8388608
 `define HCA_WIRE_MIN_FRAME 60
 `define HCA_WIRE_GRH_IPV4_OFF 20
+`define HCA_QPN_GSI 1
+`define HCA_GSI_QKEY 32'h80010000
 `define HCA_AETH_TYPE_ACK 0
 `define HCA_AETH_TYPE_RNR_NAK 1
 `define HCA_AETH_TYPE_NAK 3
@@ -315,6 +317,7 @@
 `define HCA_QPS_SQD 4
 `define HCA_QPS_SQE 5
 `define HCA_QPS_ERR 6
+`define HCA_QPT_GSI 1
 `define HCA_QPT_RC 2
 `define HCA_QPT_UC 3
 `define HCA_QPT_UD 4

@@ -27,6 +27,7 @@
 #include "directed.h"
 #include "lockstep.h"
 #include "lockstep_mutant.h"
+#include "progress.h"
 #include "tb.h"
 #include "traffic.h"
 
@@ -402,6 +403,42 @@ static void result_row(const struct spec *s, const struct outcome *o)
 	fflush(result_f);
 }
 
+/* One line per run in $HCASIM_RESULTS, when set (tools/run-tests.sh, make sim):
+ * "pass|fail<TAB>name<TAB>seconds<TAB>why", the runs' cases in the JUnit report. */
+static void record_result(const struct spec *s, const struct outcome *o)
+{
+	const char *path = getenv("HCASIM_RESULTS");
+	char why[sizeof(o->why)];
+	FILE *f;
+
+	if (!path || !path[0] || !(f = fopen(path, "a")))
+		return;
+	snprintf(why, sizeof(why), "%s", o->why);
+	for (char *c = why; *c; c++)
+		if (*c == '\t' || *c == '\n')
+			*c = ' ';
+	fprintf(f, "%s\t%s-w%u-s%" PRIu64 "%s%s\t%.2f\t%s\n", o->pass ? "pass" : "fail", s->test, s->width, s->seed,
+		s->engine[0] ? "-" : "", s->engine[0] ? s->engine : (s->bug[0] ? "-bug" : ""), o->wall, why);
+	fclose(f);
+}
+
+/* Runs a plan file holds (lines with a test, --only applied). */
+static unsigned int plan_runs(FILE *f, const char *only)
+{
+	char line[1024], *tok, *save;
+	unsigned int n = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '#'))
+			*strchr(line, '#') = '\0';
+		tok = strtok_r(line, " \t\r\n", &save);
+		if (tok && (!only || !strcmp(only, tok)))
+			n++;
+	}
+	rewind(f);
+	return n;
+}
+
 static void spec_default(struct spec *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -466,8 +503,9 @@ static void usage(void)
 static int run_plan(const char *path, const struct spec *base, const char *only)
 {
 	FILE *f = fopen(path, "r");
-	char line[1024];
+	char line[1024], what[128];
 	unsigned int pass = 0, failn = 0, lineno = 0, runs_seen = 0;
+	struct progress pg;
 	uint64_t cycles = 0;
 	double wall = 0;
 
@@ -477,6 +515,8 @@ static int run_plan(const char *path, const struct spec *base, const char *only)
 	}
 	printf("cosim plan %s: reference %s, DUT %s\n", path, base->ref, base->dut);
 	print_header();
+	progress_init(&pg, (plan_runs(f, only) + (shard_n ? shard_n - 1 - shard_i : 0)) / (shard_n ? shard_n : 1),
+		      stdout);
 	while (fgets(line, sizeof(line), f)) {
 		struct spec s = *base;
 		struct outcome *o;
@@ -519,12 +559,18 @@ static int run_plan(const char *path, const struct spec *base, const char *only)
 		if (!o || bad) {
 			failn++;
 			free(o);
+			progress_step(&pg);
 			continue;
 		}
 		resolve_bug(&s);
+		snprintf(what, sizeof(what), "%s w%u s%" PRIu64 "%s", s.test, s.width, s.seed, s.bug[0] ? " bug" : "");
+		progress_show(&pg, what);
 		run_one(&s, o);
+		progress_clear(&pg);
 		print_row(&s, o);
 		result_row(&s, o);
+		record_result(&s, o);
+		progress_step(&pg);
 		cycles += o->tr.cycles;
 		wall += o->wall;
 		if (o->pass)
@@ -635,6 +681,7 @@ int main(int argc, char **argv)
 	run_one(&s, o);
 	print_row(&s, o);
 	result_row(&s, o);
+	record_result(&s, o);
 	rc = o->pass ? 0 : 1;
 	printf("%u passed, %u failed\n", o->pass ? 1u : 0u, o->pass ? 0u : 1u);
 	free(o);

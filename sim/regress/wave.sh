@@ -15,7 +15,8 @@
 # 4. writes build/wave/<run>/node<N>.gtkw from the DUT's signal list
 #    (WAVE_SIGNALS, else sim/rtl/wave_signals.txt for the rtl DUT and
 #    sim/regress/wave_signals.txt for the model-mutant stand-in) with a
-#    marker at X.
+#    marker at X, and node<N>.states.txt: the changes of the signals the list
+#    names by value (@names: the RTL's job states) by device cycle.
 set -euo pipefail
 
 cosim=$1 test=${2:-} seed=${3:-} width=${4:-64} window=${5:-2000} cycle=${6:-} node=${7:-} extra=${8:-}
@@ -89,5 +90,7 @@ if [ -z "$sig" ]; then
 	esac
 fi
 /usr/bin/python3 tools/wave_gtkw.py --fst "$fst" --signals "$sig" --out "$out/node$node.gtkw" \
-	--marker "$cycle" --from "$from" --title "$name node $node: ${orig_stream:-trace} at cycle $cycle"
+	--marker "$cycle" --from "$from" --title "$name node $node: ${orig_stream:-trace} at cycle $cycle" \
+	--timeline "$out/node$node.states.txt"
+[ -s "$out/node$node.states.txt" ] && echo "wave: state names by cycle: $out/node$node.states.txt"
 echo "wave: gtkwave $out/node$node.gtkw"

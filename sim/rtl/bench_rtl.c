@@ -10,7 +10,10 @@
  *  - streaming: N messages back to back with D WQEs outstanding (a new one
  *    is posted in the cycle a completion is seen); steady-state cycles per
  *    message (the first D completions are the ramp and are not counted),
- *    payload bytes per cycle, and the requester's wire beats per message.
+ *    payload bytes per cycle, and the requester's wire beats per message;
+ *  - small messages over many QPs: 64 B RDMA WRITEs posted round robin over
+ *    MULTI_QP QP pairs (MULTI_DEPTH outstanding on each, one send CQ),
+ *    steady-state cycles per message over all of them.
  *
  * Every run is checked (CQE status, opcode, byte_len and order, target
  * memory against the source, the number of data frames -- no retransmissions
@@ -22,7 +25,12 @@
  *
  *   bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N]
  *             [--depth D] [--latency CYCLES] [--options rtl-options]
- *             [--no-model] [--quick]
+ *             [--no-model] [--quick] [--csv FILE]
+ *
+ * --csv FILE also writes the rtl rows, one per width and size, as CSV (make
+ * bench-rtl: build/bench/rtl.csv, plotted by tools/plot_bench.py).  A
+ * progress line (sim/progress.h) shows when stderr is a terminal (stdout may
+ * be piped to a log: make bench-rtl tees it to build/bench/rtl.log).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +40,16 @@
 #include "../../model/model.h"
 #include "../../model/roce_hdr.h"
 #include "check.h"
+#include "progress.h"
 #include "rtl/rtl_engine.h"
 #include "tb.h"
 
 #define MAX_SIZES 16
+#define MAX_QP 8
+#define MULTI_QP 8		/* QP pairs of the small-message run */
+#define MULTI_DEPTH 4		/* outstanding WQEs per QP in it */
+#define MULTI_SIZE 64
+#define MULTI_MSGS_PER_QP 48
 #define WAIT_LIMIT 50000000ull
 #define ACC_ALL (HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ)
 #define STAMP_NONE UINT64_MAX
@@ -49,6 +63,8 @@ struct opts {
 	uint64_t latency;
 	const char *rtl_options;
 	bool model;
+	FILE *csv;			/* --csv: the rtl rows */
+	struct progress *pg;		/* one step per (engine, width, size) */
 };
 
 /* One size's results. */
@@ -65,15 +81,16 @@ struct bench {
 	struct tb *tb;
 	struct tb_node *n[2];
 	struct tb_cq *scq[2], *rcq[2];
-	struct tb_qp *qp[2];
+	struct tb_qp *qp[2][MAX_QP];	/* qp[0][k] on node 0 is connected to qp[1][k] */
+	unsigned int nqp;
 	struct tb_mr *src, *dst;
 	/* wire observation (the transmit filter) */
 	bool armed;			/* record the first data frame's first beat */
 	uint64_t first_beat;
 	uint64_t data_frames, data_beats, acks, naks, other, bad;
 	uint64_t hdr_bad;		/* requests: PSN not consecutive, MigReq clear, wrong QP */
-	bool psn_valid;
-	uint32_t psn_next;
+	bool psn_valid[MAX_QP];
+	uint32_t psn_next[MAX_QP];
 };
 
 static const char *g_rtl_options;
@@ -113,12 +130,18 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 	}
 	oi = roce_opcode(p.opcode);
 	if (src == 0 && oi && (oi->flags & ROCE_OP_WRITE) && (oi->flags & ROCE_OP_REQ)) {
+		unsigned int k = 0;
+
+		while (k < b->nqp && p.dqpn != b->qp[1][k]->qpn)
+			k++;
 		b->data_frames++;
 		b->data_beats += beats;
-		if ((b->psn_valid && p.psn != b->psn_next) || !p.migreq || p.dqpn != b->qp[1]->qpn)
+		if (k == b->nqp || (b->psn_valid[k] && p.psn != b->psn_next[k]) || !p.migreq) {
 			b->hdr_bad++;
-		b->psn_valid = true;
-		b->psn_next = (p.psn + 1) & 0xffffff;
+			k = 0;
+		}
+		b->psn_valid[k] = true;
+		b->psn_next[k] = (p.psn + 1) & 0xffffff;
 		if (b->armed && b->first_beat == STAMP_NONE) {
 			uint64_t k = eng_now(b->n[0]);
 
@@ -144,7 +167,7 @@ static void obs_reset(struct bench *b)
 	b->armed = false;
 	b->first_beat = STAMP_NONE;
 	b->data_frames = b->data_beats = b->acks = b->naks = b->other = b->bad = b->hdr_bad = 0;
-	b->psn_valid = false;
+	memset(b->psn_valid, 0, sizeof(b->psn_valid));
 }
 
 static uint8_t pat(uint32_t seed, uint64_t i)
@@ -161,7 +184,9 @@ static void fill(uint8_t *p, size_t len, uint32_t seed)
 		p[i] = pat(seed, i);
 }
 
-static int setup(struct bench *b, const char *engine, unsigned int width, uint64_t latency, size_t mr_len)
+/* Two nodes, nqp RC QP pairs (PMTU 4096) sharing each node's CQs, one MR per node. */
+static int setup(struct bench *b, const char *engine, unsigned int width, uint64_t latency, size_t mr_len,
+		 unsigned int nqp)
 {
 	struct tb_config c = { .engine = engine, .nodes = 2, .latency = latency, .engine_config = engine_config,
 			       .engine_config_ctx = b };
@@ -171,6 +196,7 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	b->engine = engine;
 	b->width = width;
 	b->wb = width / 8;
+	b->nqp = nqp;
 	b->tb = tb_create(&c);
 	if (!b->tb)
 		return -1;
@@ -183,7 +209,8 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 		pd = tb_pd_alloc(b->n[i]);
 		b->scq[i] = tb_cq_create(b->n[i], 10, NULL);
 		b->rcq[i] = tb_cq_create(b->n[i], 10, NULL);
-		b->qp[i] = tb_qp_create(b->n[i], HCA_QPT_RC, pd, b->scq[i], b->rcq[i], NULL, NULL);
+		for (unsigned int k = 0; k < nqp; k++)
+			b->qp[i][k] = tb_qp_create(b->n[i], HCA_QPT_RC, pd, b->scq[i], b->rcq[i], NULL, NULL);
 		if (i == 0)
 			b->src = tb_mr_reg(b->n[i], pd, mr_len, ACC_ALL);
 		else
@@ -191,7 +218,10 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	}
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_4096;
-	return tb_connect_pair(b->qp[0], b->qp[1], &a);
+	for (unsigned int k = 0; k < nqp; k++)
+		if (tb_connect_pair(b->qp[0][k], b->qp[1][k], &a))
+			return -1;
+	return 0;
 }
 
 static void teardown(struct bench *b)
@@ -207,7 +237,8 @@ static void teardown(struct bench *b)
 	for (int i = 0; i < 2; i++) {
 		free(b->scq[i]);
 		free(b->rcq[i]);
-		free(b->qp[i]);
+		for (unsigned int k = 0; k < b->nqp; k++)
+			free(b->qp[i][k]);
 	}
 	free(b->src);
 	free(b->dst);
@@ -229,23 +260,34 @@ static uint64_t sim_cycles(struct bench *b)
 	return c;
 }
 
-static int post_write(struct bench *b, uint64_t off, uint32_t len)
+/* RDMA WRITE of len bytes at offset off of the source MR to the same offset of the target, on QP k. */
+static int post_write_qp(struct bench *b, unsigned int k, uint64_t off, uint32_t len)
 {
 	struct tb_sge s = { .addr = b->src->va + off, .len = len, .lkey = b->src->lkey };
 	struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				.raddr = b->dst->va + off, .rkey = b->dst->rkey };
 
-	return tb_post_send(b->qp[0], &w);
+	return tb_post_send(b->qp[0][k], &w);
+}
+
+static int post_write(struct bench *b, uint64_t off, uint32_t len)
+{
+	return post_write_qp(b, 0, off, len);
+}
+
+static bool cqe_ok_qp(struct bench *b, unsigned int k, const struct hca_cqe *c, int idx, const char *what)
+{
+	bool ok = c->status == HCA_WC_SUCCESS && c->opcode == HCA_WC_OP_RDMA_WRITE && c->wqe_index == idx &&
+		  c->qpn == b->qp[0][k]->qpn && c->byte_len == 0;
+
+	CHECK(ok, "%s: CQE status %s opcode %u wqe_index %u (want %d) qpn %u (want %u) byte_len %u", what,
+	      hca_wc_status_name(c->status), c->opcode, c->wqe_index, idx, c->qpn, b->qp[0][k]->qpn, c->byte_len);
+	return ok;
 }
 
 static bool cqe_ok(struct bench *b, const struct hca_cqe *c, int idx, const char *what)
 {
-	bool ok = c->status == HCA_WC_SUCCESS && c->opcode == HCA_WC_OP_RDMA_WRITE && c->wqe_index == idx &&
-		  c->qpn == b->qp[0]->qpn && c->byte_len == 0;
-
-	CHECK(ok, "%s: CQE status %s opcode %u wqe_index %u (want %d) qpn %u byte_len %u", what,
-	      hca_wc_status_name(c->status), c->opcode, c->wqe_index, idx, c->qpn, c->byte_len);
-	return ok;
+	return cqe_ok_qp(b, 0, c, idx, what);
 }
 
 static void wire_checks(struct bench *b, uint64_t frames, const char *what)
@@ -357,6 +399,78 @@ static void stream_run(struct bench *b, struct result *r, unsigned int depth)
 	free(idx);
 }
 
+/*
+ * Small messages over many QPs: message i is a MULTI_SIZE-byte WRITE on QP
+ * i % nqp (strict round robin), at most `depth` outstanding on each QP, all
+ * completing on one send CQ; completions must be in order per QP.
+ * Steady-state cycles per message: the first nqp * depth completions (the
+ * ramp) are not counted.
+ */
+static void multi_run(struct bench *b, struct result *r, unsigned int depth)
+{
+	unsigned int nqp = b->nqp, n = r->msgs, posted = 0, done = 0;
+	unsigned int out[MAX_QP] = { 0 }, head[MAX_QP] = { 0 };
+	int ring[MAX_QP][16];
+	uint32_t len = r->size;
+	size_t total = (size_t)len * n;
+	uint64_t *t = calloc(n, sizeof(*t)), limit;
+	bool order = true;
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s/%u %u x %u B over %u QPs", b->engine, b->width, n, len, nqp);
+	if (!t || depth > 16 || n <= nqp * depth) {
+		CHECK(0, "%s: bad run parameters", what);
+		free(t);
+		return;
+	}
+	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pairs idle before the run", what);
+	fill(b->src->buf, total, len ^ 0xA5);
+	memset(b->dst->buf, 0, total);
+	obs_reset(b);
+	limit = tb_now(b->tb) + WAIT_LIMIT;
+	while (done < n) {
+		struct hca_cqe c;
+		unsigned int k;
+
+		while (posted < n && out[k = posted % nqp] < depth) {
+			ring[k][(head[k] + out[k]) % depth] = post_write_qp(b, k, (uint64_t)posted * len, len);
+			out[k]++;
+			posted++;
+		}
+		if (tb_cq_poll(b->scq[0], &c)) {
+			for (k = 0; k < nqp && c.qpn != b->qp[0][k]->qpn; k++)
+				;
+			if (k == nqp || !out[k]) {
+				CHECK(0, "%s: completion for QP %u, which has nothing outstanding", what, c.qpn);
+				break;
+			}
+			if (order && !cqe_ok_qp(b, k, &c, ring[k][head[k]], what))
+				order = false;
+			head[k] = (head[k] + 1) % depth;
+			out[k]--;
+			t[done++] = eng_now(b->n[0]);
+			continue;
+		}
+		if (!tb_step(b->tb, limit)) {
+			CHECK(0, "%s: stalled after %u completions", what, done);
+			break;
+		}
+	}
+	if (done == n) {
+		unsigned int w = nqp * depth;
+
+		r->counted = n - w;
+		r->cyc_per_msg = (double)(t[n - 1] - t[w - 1]) / r->counted;
+		r->bytes_per_cyc = r->cyc_per_msg > 0 ? len / r->cyc_per_msg : 0;
+		CHECK(order, "%s: %u completions in order per QP, all successful", what, n);
+		CHECK(!memcmp(b->dst->buf, b->src->buf, total), "%s: target data (%zu bytes)", what, total);
+		CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pairs idle after the run", what);
+		r->beats_per_msg = (double)b->data_beats / n;
+		wire_checks(b, n, what);
+	}
+	free(t);
+}
+
 static unsigned int msgs_for(const struct opts *o, uint32_t size)
 {
 	if (o->messages)
@@ -384,12 +498,13 @@ static double wall(void)
 /* All sizes on one engine at one width; prints the table for the rtl engine. */
 static void run_width(const struct opts *o, const char *engine, unsigned int width)
 {
-	struct result res[MAX_SIZES];
+	struct result res[MAX_SIZES], multi;
 	struct bench b;
 	size_t mr_len = 0;
 	unsigned long fails = check_failures();
 	double t0 = wall(), dt;
 	uint64_t cyc;
+	char what[64];
 
 	for (unsigned int i = 0; i < o->nsizes; i++) {
 		size_t need = (size_t)o->sizes[i] * msgs_for(o, o->sizes[i]) + 4096;
@@ -397,7 +512,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		if (need > mr_len)
 			mr_len = need;
 	}
-	if (setup(&b, engine, width, o->latency, mr_len)) {
+	if (setup(&b, engine, width, o->latency, mr_len, 1)) {
 		CHECK(0, "%s/%u: setup", engine, width);
 		return;
 	}
@@ -408,12 +523,31 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		r->size = o->sizes[i];
 		r->pkts = r->size ? (r->size + 4095) / 4096 : 1;
 		r->msgs = msgs_for(o, r->size);
+		snprintf(what, sizeof(what), "%s DATA_W=%u, %u B", engine, width, r->size);
+		progress_show(o->pg, what);
 		latency_run(&b, r);
 		stream_run(&b, r, o->depth);
+		progress_step(o->pg);
 	}
-	dt = wall() - t0;
 	cyc = sim_cycles(&b);
 	teardown(&b);
+
+	/* small messages over many QPs */
+	memset(&multi, 0, sizeof(multi));
+	multi.size = MULTI_SIZE;
+	multi.pkts = 1;
+	multi.msgs = MULTI_QP * (o->messages ? MULTI_DEPTH + 2 : MULTI_MSGS_PER_QP);
+	if (setup(&b, engine, width, o->latency, (size_t)MULTI_SIZE * multi.msgs + 4096, MULTI_QP)) {
+		CHECK(0, "%s/%u: setup of %u QP pairs", engine, width, MULTI_QP);
+	} else {
+		snprintf(what, sizeof(what), "%s DATA_W=%u, %u B over %u QPs", engine, width, MULTI_SIZE, MULTI_QP);
+		progress_show(o->pg, what);
+		multi_run(&b, &multi, MULTI_DEPTH);
+		cyc += sim_cycles(&b);
+		teardown(&b);
+	}
+	progress_clear(o->pg);
+	dt = wall() - t0;
 	fails = check_failures() - fails;
 
 	if (strcmp(engine, "rtl")) {
@@ -438,7 +572,14 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		       (unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg,
 		       r->bytes_per_cyc, r->beats_per_msg,
 		       r->cyc_per_msg > 0 ? 100.0 * r->beats_per_msg / r->cyc_per_msg : 0.0);
+		if (o->csv)
+			fprintf(o->csv, "%u,%u,%u,%llu,%llu,%u,%.1f,%.3f,%.1f\n", width, r->size, r->pkts,
+				(unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted,
+				r->cyc_per_msg, r->bytes_per_cyc, r->beats_per_msg);
 	}
+	printf("  %u B WRITEs round robin over %u QPs (%u outstanding on each): %u msgs, %.1f cyc/msg, "
+	       "%.2f B/cycle\n", MULTI_SIZE, MULTI_QP, MULTI_DEPTH, multi.counted, multi.cyc_per_msg,
+	       multi.bytes_per_cyc);
 	printf("  checks %s; %llu engine cycles simulated (both nodes) in %.2f s wall: %.0f cycles/s\n\n",
 	       fails ? "FAILED" : "passed", (unsigned long long)cyc, dt, dt > 0 ? cyc / dt : 0.0);
 	fflush(stdout);
@@ -447,7 +588,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N] [--depth D]\n"
-			"                 [--latency CYCLES] [--options rtl-options] [--no-model] [--quick]\n");
+			"                 [--latency CYCLES] [--options rtl-options] [--no-model] [--quick] [--csv FILE]\n");
 	exit(2);
 }
 
@@ -455,6 +596,7 @@ int main(int argc, char **argv)
 {
 	static const uint32_t def_sizes[] = { 64, 256, 1024, 4096, 16384, 65536 };
 	struct opts o = { .depth = 16, .latency = 250, .model = true };
+	struct progress pg;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -482,6 +624,14 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--options") && v) {
 			o.rtl_options = v;
+			i++;
+		} else if (!strcmp(a, "--csv") && v) {
+			o.csv = fopen(v, "w");
+			if (!o.csv) {
+				perror(v);
+				return 2;
+			}
+			fprintf(o.csv, "width,size,pkts,db_wire,db_cqe,msgs,cyc_per_msg,bytes_per_cycle,beats_per_msg\n");
 			i++;
 		} else if (!strcmp(a, "--no-model")) {
 			o.model = false;
@@ -511,6 +661,8 @@ int main(int argc, char **argv)
 	if (!o.latency)
 		o.latency = 250;
 	g_rtl_options = o.rtl_options;
+	progress_init(&pg, (o.nwidths + (o.model ? 1 : 0)) * o.nsizes, stderr);
+	o.pg = &pg;
 	hca_rtl_engine_register();
 	hca_model_engine_register();
 
@@ -521,5 +673,7 @@ int main(int argc, char **argv)
 	}
 	if (o.model)
 		run_width(&o, "model", 64);
+	if (o.csv)
+		fclose(o.csv);
 	return check_done();
 }

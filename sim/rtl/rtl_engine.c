@@ -50,6 +50,7 @@ struct rtl_engine {
 	unsigned int rd_lat, rd_jitter, wr_lat;
 	uint8_t bug;
 	unsigned int debug;	/* HCASIM_RTL_DEBUG=N: state line every N cycles */
+	FILE *txlog;		/* HCASIM_RTL_TXLOG=PREFIX: every host-side transaction */
 	/* tracing */
 	bool trace_on, tracing;
 	uint64_t trace_from, trace_to;
@@ -79,6 +80,31 @@ struct rtl_engine {
 #define to_rtl(e) ((struct rtl_engine *)(void *)(e))
 
 static void set_err(struct rtl_engine *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* HCASIM_RTL_TXLOG: one line per transaction at the host interface, with its
+ * device cycle (docs/rtl.md "Comparing two RTL versions cycle by cycle"). */
+static void txlog(struct rtl_engine *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void txlog(struct rtl_engine *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->txlog)
+		return;
+	fprintf(r->txlog, "%llu ", (unsigned long long)r->now);
+	va_start(ap, fmt);
+	vfprintf(r->txlog, fmt, ap);
+	va_end(ap);
+	fputc('\n', r->txlog);
+}
+
+static uint32_t bytes_hash(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	while (n--)
+		h = (h ^ *p++) * 16777619u;
+	return h;
+}
 static void set_err(struct rtl_engine *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -172,6 +198,7 @@ static void accept_read(struct rtl_engine *r)
 	}
 	/* the read happens when the request is accepted (no byte moves on a fault) */
 	rc = r->host.dma_read(r->host_ctx, r->io.rd_req_addr, p.data, p.len);
+	txlog(r, "dma_read 0x%llx %u%s", (unsigned long long)r->io.rd_req_addr, p.len, rc ? " fault" : "");
 	p.err = rc != 0;
 	if (r->rq_n == r->rq_cap) {
 		size_t n = r->rq_cap ? 2 * r->rq_cap : 16;
@@ -201,6 +228,8 @@ static void finish_write(struct rtl_engine *r)
 		set_err(r, "DMA write at 0x%llx: %zu data bytes for a %u-byte request",
 			(unsigned long long)r->w_addr, r->w_got, r->w_len);
 	rc = r->host.dma_write(r->host_ctx, r->w_addr, r->wbuf, r->w_got);
+	txlog(r, "dma_write 0x%llx %zu %08x%s", (unsigned long long)r->w_addr, r->w_got, bytes_hash(r->wbuf, r->w_got),
+	      rc ? " fault" : "");
 	if (r->wr_n == 16) {
 		set_err(r, "DMA write responses overflow");
 	} else {
@@ -319,6 +348,7 @@ static void cycle(struct rtl_engine *r)
 			set_err(r, "MAC transmit: frame longer than %d bytes", MAX_FRAME);
 		if (io->tx_tlast) {
 			r->host.tx_frame(r->host_ctx, r->txbuf, r->txlen);
+			txlog(r, "tx_frame %zu %08x", r->txlen, bytes_hash(r->txbuf, r->txlen));
 			r->st.frames_tx++;
 			r->txlen = 0;
 		}
@@ -347,6 +377,7 @@ static void cycle(struct rtl_engine *r)
 	if (io->msix_valid) {
 		r->st.irqs++;
 		r->host.interrupt(r->host_ctx, io->msix_vector);
+		txlog(r, "interrupt %u", io->msix_vector);
 	}
 	trace_window(r);
 }
@@ -520,6 +551,13 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	r->rd_jitter = o.rd_jitter;
 	r->wr_lat = o.wr_lat;
 	r->bug = (uint8_t)o.bug;
+	if (getenv("HCASIM_RTL_TXLOG")) {
+		static unsigned int engines;	/* numbered in creation order, per process */
+		char fn[4096];
+
+		snprintf(fn, sizeof(fn), "%s.%04u", getenv("HCASIM_RTL_TXLOG"), engines++);
+		r->txlog = fopen(fn, "w");
+	}
 	if (getenv("HCASIM_RTL_DEBUG"))
 		r->debug = (unsigned int)strtoul(getenv("HCASIM_RTL_DEBUG"), NULL, 0);
 	r->io.dbg_bug = r->bug;
@@ -555,6 +593,10 @@ static void rtl_destroy(struct hca_engine *e)
 
 	if (!r)
 		return;
+	if (r->txlog) {
+		txlog(r, "end: %llu cycles clocked", (unsigned long long)r->st.cycles_clocked);
+		fclose(r->txlog);
+	}
 	r->m->destroy(r->m);
 	for (size_t i = 0; i < r->rq_n; i++)
 		free(r->rq[i].data);

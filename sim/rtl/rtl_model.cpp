@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Thin C++ shim: one Verilated hca_top (width RTL_W, prefix RTL_PREFIX)
+ * Thin C++ shim: one Verilated hca_top (width RTL_W, prefix RTL_PREFIX; the
+ * harness top rtl/tb/hca_sim.sv: hca_top plus the planted-bug input dbg_bug)
  * behind the C interface of rtl_model.h.  Compiled once per width.  All the
  * harness logic is C (rtl_engine.c); this file only copies ports.
  */

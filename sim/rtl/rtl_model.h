@@ -59,7 +59,7 @@ struct rtl_io {
 	uint8_t tx_tdata[RTL_MAX_BYTES];
 	uint8_t rx_tready;
 	uint8_t msix_valid, msix_vector, fw_irq, busy, soft_reset;
-	uint32_t dbg;		/* sequencer debug word (docs/rtl.md) */
+	uint32_t dbg;		/* debug word: working job and state (docs/rtl.md) */
 	uint64_t cycle;
 };
 

@@ -121,7 +121,8 @@ static void contexts(struct tb_node *n)
 	CHECK_EQ(tb_ctx_write(n, 9, 1, buf, 32), HCA_MGMT_STATUS_BAD_TYPE, "unknown context type");
 	tb_mgmt_write(n, HCA_MGMT_CTX_CMD, (7u << 28) | (HCA_CTX_TYPE_CQC << 24) | 1);
 	CHECK_EQ(tb_mgmt_read(n, HCA_MGMT_CTX_STATUS), HCA_MGMT_STATUS_BAD_TYPE, "unknown op");
-	CHECK_EQ(tb_ctx_read(n, HCA_CTX_TYPE_QPC, 1, rd, 256), HCA_MGMT_STATUS_BAD_INDEX, "QPN 1 is reserved");
+	CHECK_EQ(tb_ctx_read(n, HCA_CTX_TYPE_QPC, 0, rd, 256), HCA_MGMT_STATUS_BAD_INDEX, "QPN 0 is reserved");
+	CHECK_EQ(tb_ctx_read(n, HCA_CTX_TYPE_QPC, HCA_QPN_GSI, rd, 256), HCA_MGMT_STATUS_OK, "QPN 1 (GSI) has a context");
 	CHECK_EQ(tb_ctx_read(n, HCA_CTX_TYPE_QPC, 1u << HCA_CAP_LOG_MAX_QP, rd, 256), HCA_MGMT_STATUS_BAD_INDEX,
 		 "QPN beyond the table");
 	CHECK_EQ(tb_ctx_read(n, HCA_CTX_TYPE_CQC, 0, rd, 64), HCA_MGMT_STATUS_BAD_INDEX, "CQN 0 reserved");

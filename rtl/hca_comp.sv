@@ -1,0 +1,213 @@
+`include "hca_defs.vh"
+
+// Completer (model/comp.c model_completer, ack_packet, nak_error): what an
+// ACK or NAK received for the item's RC QP does to its send queue.
+//
+// Job (docs/rtl.md "Handshakes"): `req` held until `done`, one response
+// packet (parsed by hca_rx_parse, QP words loaded by hca_dispatch).
+// COMPST_CHECK_QP: only an RC QP in RTS/SQD with WQEs outstanding;
+// COMPST_CHECK_PSN: only a PSN in flight [UNA, PSN_NEXT) of a WQE that did
+// not fail locally; READ responses and atomic ACKs are ignored (not in this
+// slice).  An ACK covers its PSN, a NAK (any kind) the PSNs before it:
+// COMPST_ACK_WQE/COMPST_ACK_THROUGH walk the outstanding table from SQ_CI,
+// moving UNA and completing (hca_complete_send) every WQE whose last PSN is
+// covered; COMPST_ACK_DONE: UNA = PSN_NEXT when nothing is left, the QP
+// stays busy when something moved.  COMPST_CHECK_NAK: an error NAK (invalid
+// request, remote access, remote operational) completes the WQE holding its
+// PSN with REM_*_ERR (older WQEs still outstanding complete with
+// WR_FLUSH_ERR first; COMPST_NAK_WQE/COMPST_NAK_FAIL) and moves the QP to
+// ERR (hca_qp_err).
+// RNR and PSN-sequence NAKs do nothing more yet.  COMPST_RETIRE: a WQE that
+// failed locally retires (hca_comp_retire); COMPST_END.
+// Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retire.
+// Future: READ responses, atomic ACKs, go-back-N on PSN-sequence NAKs, RNR
+// wait and the retry/ACK timers belong here (COMPST_CHECK_PSN,
+// COMPST_CHECK_NAK).
+module hca_comp #(
+    parameter int LOG_MAX_QP = 8,
+    parameter int LOG_OUTS   = 5
+) (
+    input  logic        clk,
+    input  logic        rst_n,
+    input  logic        ce,
+    input  logic        srst,
+    input  logic        req,
+    output logic        done,
+    output logic        dbg_act,
+    output logic [7:0]  dbg_st,
+    // the item
+    input  logic [LOG_MAX_QP-1:0] qn,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [`TXS_W-1:0] txs,
+    input  logic [`OPI_W-1:0] p_info,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  logic [2:0]  qp_st,
+    input  logic        is_rc,
+    input  logic [23:0] p_psn,
+    input  logic [7:0]  p_aeth_syn,
+    output logic [`TXS_W-1:0] txs_wm,
+    output logic [`TXS_W-1:0] txs_wv,
+    output logic        s_busy_set,
+    // outstanding table read port
+    output logic        ow_re,
+    output logic [LOG_MAX_QP+LOG_OUTS-1:0] ow_raddr,
+    input  logic [`OW_W-1:0] ow_rdata,
+    // hca_complete_send
+    output logic        sc_req,
+    output logic [`OW_W-1:0] sc_ow,
+    output logic [4:0]  sc_status,
+    output logic [7:0]  sc_verr,
+    output logic        sc_force,
+    input  logic        sc_done,
+    // hca_qp_err
+    output logic        qe_req,
+    output logic        qe_has,
+    output logic [7:0]  qe_evt,
+    input  logic        qe_done,
+    // hca_comp_retire
+    output logic        rt_req,
+    input  logic        rt_done
+);
+  `include "hca_funcs.vh"
+  localparam logic [2:0] QPS_RTS = 3'(`HCA_QPS_RTS), QPS_SQD = 3'(`HCA_QPS_SQD), QPS_ERR = 3'(`HCA_QPS_ERR);
+  typedef enum logic [4:0] {
+    COMPST_IDLE, COMPST_CHECK_QP, COMPST_CHECK_PSN,
+    COMPST_ACK_WQE, COMPST_ACK_THROUGH, COMPST_WAIT_ACKED_CQE, COMPST_ACK_DONE,
+    COMPST_CHECK_NAK, COMPST_NAK_WQE, COMPST_NAK_FAIL, COMPST_WAIT_NAK_CQE, COMPST_WAIT_FLUSH_CQE,
+    COMPST_NAK_ERR, COMPST_WAIT_QP_ERR, COMPST_RETIRE, COMPST_WAIT_RETIRE, COMPST_END
+  } st_t;
+  st_t state_q, state;
+  always_comb begin
+    state = state_q;
+    case (state_q)
+      COMPST_IDLE:           if (req) state = COMPST_CHECK_QP;
+      COMPST_WAIT_ACKED_CQE: if (sc_done) state = COMPST_ACK_WQE;
+      COMPST_WAIT_NAK_CQE:   if (sc_done) state = COMPST_NAK_ERR;
+      COMPST_WAIT_FLUSH_CQE: if (sc_done) state = COMPST_NAK_WQE;
+      COMPST_WAIT_QP_ERR:    if (qe_done) state = COMPST_RETIRE;
+      COMPST_WAIT_RETIRE:    if (rt_done) state = COMPST_END;
+      default: ;
+    endcase
+  end
+  assign sc_req  = state == COMPST_WAIT_ACKED_CQE || state == COMPST_WAIT_NAK_CQE || state == COMPST_WAIT_FLUSH_CQE;
+  assign qe_req  = state == COMPST_WAIT_QP_ERR;
+  assign qe_has  = 1'b0;
+  assign qe_evt  = 8'h0;
+  assign rt_req  = state == COMPST_WAIT_RETIRE;
+  assign dbg_act = state != COMPST_IDLE && !sc_req && !qe_req && !rt_req;
+  assign dbg_st  = 8'(state);
+
+  logic [15:0] sq_ci, sq_head;
+  logic [23:0] psn_next, una;
+  assign sq_ci    = txs[`TXS_SQ_CI_O +: 16];
+  assign sq_head  = txs[`TXS_SQ_HEAD_O +: 16];
+  assign psn_next = txs[`TXS_PSN_NEXT_O +: 24];
+  assign una      = txs[`TXS_UNA_O +: 24];
+  // the outstanding-table entry at SQ_CI is read in these states
+  assign ow_re    = state == COMPST_CHECK_QP || state == COMPST_ACK_WQE || state == COMPST_NAK_WQE;
+  assign ow_raddr = {qn, sq_ci[LOG_OUTS-1:0]};
+
+  logic [23:0] cp_last;              // the last PSN the response covers
+  logic        cp_moved;
+  logic [4:0]  ne_status;
+  logic [7:0]  ne_verr;
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      sc_ow <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
+      cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0;
+    end else if (srst) begin
+      state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+    end else if (ce) begin
+      done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      state_q <= state;
+      case (state)
+        COMPST_CHECK_QP:
+          if (!is_rc || (qp_st != QPS_RTS && qp_st != QPS_SQD) || sq_ci == sq_head) begin
+            done <= 1'b1; state_q <= COMPST_IDLE;
+          end else
+            state_q <= COMPST_CHECK_PSN;
+        COMPST_CHECK_PSN:
+          if (ow_rdata[`OW_ERR_O] || psn_lt(p_psn, una) || !psn_lt(p_psn, psn_next)) begin
+            done <= 1'b1; state_q <= COMPST_IDLE;      // nothing outstanding / not a PSN in flight
+          end else if (!p_info[`OPI_ACK])
+            state_q <= COMPST_RETIRE;                  // READ responses, atomic ACKs: not yet
+          else begin
+            cp_moved <= 1'b0;
+            // ACK covers its PSN; NAKs (any kind) cover the PSNs before theirs
+            cp_last <= (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK)) ? p_psn : p_psn - 24'd1;
+            state_q <= COMPST_ACK_WQE;
+          end
+        COMPST_ACK_WQE:
+          state_q <= (sq_ci != sq_head && qp_st != QPS_ERR) ? COMPST_ACK_THROUGH : COMPST_ACK_DONE;
+        COMPST_ACK_THROUGH: begin : ackthru
+          logic [23:0] wlast;
+          wlast = ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24] - 24'd1;
+          if (ow_rdata[`OW_ERR_O])
+            state_q <= COMPST_ACK_DONE;
+          else if (psn_lt(cp_last, wlast)) begin
+            if (psn_lt(una, cp_last + 24'd1)) begin
+              `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, cp_last + 24'd1)
+              cp_moved <= 1'b1;
+            end
+            state_q <= COMPST_ACK_DONE;
+          end else begin
+            `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, wlast + 24'd1)
+            sc_ow     <= ow_rdata;
+            cp_moved  <= 1'b1;
+            sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
+            state_q   <= COMPST_WAIT_ACKED_CQE;
+          end
+        end
+        COMPST_ACK_DONE: begin
+          if (sq_ci == sq_head) `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, psn_next)
+          if (cp_moved) s_busy_set <= 1'b1;
+          state_q <= COMPST_CHECK_NAK;
+        end
+        COMPST_CHECK_NAK:
+          // error NAKs fail the WQE holding their PSN (model/comp.c nak_error);
+          // RNR and PSN-sequence NAKs: retry (not yet: timers and go-back-N)
+          if (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_NAK) && qp_st != QPS_ERR &&
+              (p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_INVALID_REQUEST) ||
+               p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR) ||
+               p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_REMOTE_OP_ERR))) begin
+            case (p_aeth_syn[4:0])
+              5'(`HCA_AETH_NAK_INVALID_REQUEST): begin
+                ne_status <= 5'(`HCA_WC_REM_INV_REQ_ERR); ne_verr <= 8'(`HCA_VENDOR_ERR_NAK_INV_REQ);
+              end
+              5'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR): begin
+                ne_status <= 5'(`HCA_WC_REM_ACCESS_ERR); ne_verr <= 8'(`HCA_VENDOR_ERR_NAK_REM_ACCESS);
+              end
+              default: begin
+                ne_status <= 5'(`HCA_WC_REM_OP_ERR); ne_verr <= 8'(`HCA_VENDOR_ERR_NAK_REM_OP);
+              end
+            endcase
+            state_q <= COMPST_NAK_WQE;
+          end else
+            state_q <= COMPST_RETIRE;
+        COMPST_NAK_WQE:
+          state_q <= (sq_ci != sq_head) ? COMPST_NAK_FAIL : COMPST_WAIT_QP_ERR;
+        COMPST_NAK_FAIL: begin
+          sc_ow <= ow_rdata;
+          if (ow_rdata[`OW_ERR_O])
+            state_q <= COMPST_WAIT_QP_ERR;
+          else if (psn_lt(p_psn, ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24])) begin
+            sc_status <= ne_status; sc_verr <= ne_verr; sc_force <= 1'b0;
+            state_q <= COMPST_WAIT_NAK_CQE;
+          end else begin
+            sc_status <= 5'(`HCA_WC_WR_FLUSH_ERR); sc_verr <= 8'(`HCA_VENDOR_ERR_FLUSH); sc_force <= 1'b1;
+            state_q <= COMPST_WAIT_FLUSH_CQE;
+          end
+        end
+        COMPST_NAK_ERR: state_q <= COMPST_WAIT_QP_ERR;
+        COMPST_RETIRE:  state_q <= COMPST_WAIT_RETIRE;
+        COMPST_END: begin
+          s_busy_set <= 1'b1;
+          done <= 1'b1; state_q <= COMPST_IDLE;
+        end
+        default: ;
+      endcase
+    end
+  end
+endmodule

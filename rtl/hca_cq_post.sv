@@ -1,0 +1,218 @@
+`include "hca_defs.vh"
+
+// CQE posting (model/cq.c model_cq_post) and the COMP EQE owed by a CQ arm
+// doorbell that found CQEs already there (hca_ctx cq_fp; model/cq.c
+// model_cq_doorbell).
+//
+// Two jobs (docs/rtl.md "Handshakes"), each a level request held with its
+// arguments until `done`:
+//   post (`req`, cqn, cqe, sol): CQST_READ_CQC reads the CQC; CQST_RESERVE
+//     checks the CQ (invalid or in error: the completion is lost), overflow
+//     (HCA_STAT_CQ_OVERFLOW, CQ error, CQ_ERR event, lost), else starts the
+//     32-byte DMA write with the owner bit, reserves the slot and decides
+//     the event in the same cycle (cq_take: pi + 1, disarm, sol_pi);
+//     CQST_WAIT_WRITE waits for the write response (a fault: CQ error, slot
+//     taken back, CQ_ERR, lost), then, if the event fired, the COMP EQE is
+//     posted through hca_eq_post (CQST_WAIT_EQE).  Result `lost`.
+//   arm (`arm_req`, arm_cqn): CQST_ARM_READ_CQC, CQST_ARM_EQE (pending bit
+//     cleared), then the COMP EQE as above.
+// CQST_RESERVE waits a cycle while a doorbell of the same CQ takes effect
+// (e_cq_db_now): arming and reservation are atomic, as in the model.  The
+// EQE post is this job's last step, so its `done` is this job's `done`.
+// Callers: hca_complete_send, hca_complete_recv, hca_qp_flush (post);
+// hca_dispatch (arm).  Calls: hca_eq_post.
+module hca_cq_post #(
+    parameter int LOG_MAX_CQ = 8
+) (
+    input  logic        clk,
+    input  logic        rst_n,
+    input  logic        ce,
+    input  logic        srst,
+    input  logic        req,
+    input  logic [31:0] cqn,
+    input  logic [255:0] cqe,            // without its owner bit
+    input  logic        sol,             // solicited (an error CQE counts as solicited too)
+    input  logic        arm_req,
+    input  logic [31:0] arm_cqn,
+    output logic        done,
+    output logic        lost,            // post: the completion was lost
+    output logic        dbg_act,
+    output logic [7:0]  dbg_st,
+    // hca_eq_post
+    output logic        eqp_req,
+    output logic [1:0]  eqp_kind,
+    output logic [31:0] eqp_eqn,
+    output logic [79:0] eqp_eqe,
+    input  logic        eqp_done,
+    // hca_ctx CQ table
+    output logic [LOG_MAX_CQ-1:0] e_cq_idx,
+    input  logic        e_cq_valid,
+    input  logic [31:0] e_cq_pi,
+    input  logic [31:0] e_cq_ci,
+    input  logic [1:0]  e_cq_arm,
+    input  logic        e_cq_err,
+    input  logic        e_cq_db_now,
+    output logic        e_cqc_en,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [255:0] e_cqc_rdata,    // CQC bytes: base, log size, EQN used here
+    /* verilator lint_on UNUSEDSIGNAL */
+    output logic        e_cq_inc,
+    output logic        e_cq_dec,
+    output logic        e_cq_disarm,
+    output logic        e_cq_sol,
+    output logic        e_cq_set_err,
+    output logic        e_cq_fp_clr,
+    // hca_dma_wr
+    output logic        d_w_start,
+    output logic [63:0] d_w_addr,
+    output logic [15:0] d_w_len,
+    output logic [511:0] d_w_small,
+    input  logic        d_w_done,
+    input  logic        d_w_err,
+    // hca_regs: statistics, events, DMA fault
+    output logic [`HCA_STAT_COUNT-1:0] s_stat,
+    output logic        s_evt,
+    output logic [7:0]  s_evt_type,
+    output logic [31:0] s_evt_elem,
+    output logic        s_fault,
+    output logic [7:0]  s_fault_client,
+    output logic        s_fault_wr,
+    output logic [63:0] s_fault_iova
+);
+  typedef enum logic [2:0] {
+    CQST_IDLE, CQST_READ_CQC, CQST_RESERVE, CQST_WAIT_WRITE, CQST_WAIT_EQE,
+    CQST_ARM_READ_CQC, CQST_ARM_EQE
+  } st_t;
+  st_t state_q, state;
+  logic start, arm_start;
+  assign start     = state_q == CQST_IDLE && req;
+  assign arm_start = state_q == CQST_IDLE && !req && arm_req;
+  always_comb begin
+    state = state_q;
+    if (start) state = CQST_READ_CQC;
+    else if (arm_start) state = CQST_ARM_READ_CQC;
+    else if (state_q == CQST_WAIT_EQE && eqp_done) state = CQST_IDLE;
+  end
+  assign eqp_req  = state == CQST_WAIT_EQE;
+  assign eqp_kind = `EQP_POST_COMP;
+  assign dbg_act  = state != CQST_IDLE && !eqp_req;
+  assign dbg_st   = 8'(state);
+
+  logic [31:0]  cq_n;                // the CQ of the job in progress
+  logic [31:0]  cqn_now;
+  logic [31:0]  cq_eqn;             // the CQ's EQ (read with the CQC)
+  logic         cq_fire;             // decided with the slot (CQST_RESERVE)
+  logic [63:0]  cq_iova;
+  logic         done_q;
+  assign cqn_now  = start ? cqn : arm_start ? arm_cqn : cq_n;
+  assign e_cq_idx = cqn_now[LOG_MAX_CQ-1:0];
+  assign e_cqc_en = state == CQST_READ_CQC || state == CQST_ARM_READ_CQC;
+  // the COMP EQE (hca_eq_post) is the job's last step
+  assign done = done_q || (state_q == CQST_WAIT_EQE && eqp_done);
+
+  // The ring check of CQST_RESERVE, shared by the state machine and the
+  // strobes: log2 size, no such CQ (lost), full (overflow).
+  logic [3:0]  lg;
+  logic [31:0] size;
+  logic        bad, full, take, take_sol, take_fire;
+  always_comb begin
+    lg   = (e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_CQE)) ?
+           4'(`HCA_CAP_LOG_MAX_CQE) : e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 4];
+    size = 32'd1 << lg;
+    bad  = cq_n == 32'h0 || cq_n >= 32'(1 << LOG_MAX_CQ) || !e_cq_valid || e_cq_err;
+    full = e_cq_pi - e_cq_ci >= size;
+    take_sol  = sol || cqe[8*`HCA_CQE_STATUS_OFF +: 8] != 8'(`HCA_WC_SUCCESS);
+    take_fire = e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && take_sol);
+    take = ce && state == CQST_RESERVE && !e_cq_db_now && !bad && !full;
+  end
+  assign e_cq_inc    = take;
+  assign e_cq_disarm = take && take_fire;
+  assign e_cq_sol    = take && take_sol;
+  assign s_fault_client = 8'(`HCA_DMA_CLIENT_CQE);
+  assign s_fault_wr     = 1'b1;
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      state_q <= CQST_IDLE; done_q <= 1'b0; lost <= 1'b0; cq_n <= '0; cq_eqn <= '0; cq_fire <= 1'b0;
+      cq_iova <= '0; eqp_eqn <= '0; eqp_eqe <= '0;
+      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
+      d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_small <= '0;
+      s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
+    end else if (srst) begin
+      state_q <= CQST_IDLE; done_q <= 1'b0;
+      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0; d_w_start <= 1'b0;
+      s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
+    end else if (ce) begin
+      done_q <= 1'b0;
+      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0; d_w_start <= 1'b0;
+      s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
+      state_q <= state;
+      if (start || arm_start) cq_n <= cqn_now;
+      case (state)
+        CQST_READ_CQC: state_q <= CQST_RESERVE;
+        // CQST_RESERVE decides the event and reserves the slot in one step; a
+        // CQ doorbell of this CQ taking effect in the same cycle makes it wait
+        // a cycle (the doorbell is then first), later ones wait for it.
+        CQST_RESERVE: if (!e_cq_db_now) begin : reserve
+          logic [255:0] c;
+          logic [63:0]  a;
+          cq_eqn <= e_cqc_rdata[8*`HCA_CQC_EQN_OFF +: 32];
+          if (bad) begin
+            lost <= 1'b1;
+            done_q <= 1'b1; state_q <= CQST_IDLE;
+          end else if (full) begin
+            s_stat[`HCA_STAT_CQ_OVERFLOW] <= 1'b1;
+            e_cq_set_err <= 1'b1;
+            s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_CQ_ERR); s_evt_elem <= cq_n;
+            lost <= 1'b1;
+            done_q <= 1'b1; state_q <= CQST_IDLE;
+          end else begin
+            c = cqe;
+            c[8*`HCA_CQE_OWNER_OFF +: 8] = {7'b0, ~e_cq_pi[{1'b0, lg}]};
+            c[8*`HCA_CQE_BYTE_LEN_OFF] = `HCA_BUG(cqe_field, c[8*`HCA_CQE_BYTE_LEN_OFF],
+                                                   ~c[8*`HCA_CQE_BYTE_LEN_OFF]);
+            a = e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
+            d_w_start <= 1'b1;
+            d_w_len   <= 16'(`HCA_CQE_SIZE);
+            d_w_addr  <= a;
+            cq_iova   <= a;
+            d_w_small <= {256'b0, c};
+            // take: the slot is taken (pi + 1) and the event decided in this
+            // cycle; a consumer index the driver rings after seeing the CQE is
+            // never ahead of pi
+            cq_fire   <= take_fire;
+            state_q   <= CQST_WAIT_WRITE;
+          end
+        end
+        CQST_WAIT_WRITE: if (d_w_done) begin
+          if (d_w_err) begin
+            s_fault <= 1'b1; s_fault_iova <= cq_iova;
+            s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+            e_cq_set_err <= 1'b1;
+            e_cq_dec <= 1'b1;
+            s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_CQ_ERR); s_evt_elem <= cq_n;
+            lost <= 1'b1;
+            done_q <= 1'b1; state_q <= CQST_IDLE;
+          end else begin
+            lost <= 1'b0;
+            if (cq_fire) begin       // decided with the slot (CQST_RESERVE)
+              eqp_eqn <= cq_eqn;
+              eqp_eqe <= {8'(`HCA_EQE_TYPE_COMP), 8'h0, cq_n, 32'h0};
+              state_q <= CQST_WAIT_EQE;
+            end else begin
+              done_q <= 1'b1; state_q <= CQST_IDLE;
+            end
+          end
+        end
+        CQST_ARM_READ_CQC: state_q <= CQST_ARM_EQE;
+        CQST_ARM_EQE: begin
+          e_cq_fp_clr <= 1'b1;
+          eqp_eqn <= e_cqc_rdata[8*`HCA_CQC_EQN_OFF +: 32];
+          eqp_eqe <= {8'(`HCA_EQE_TYPE_COMP), 8'h0, cq_n, 32'h0};
+          state_q <= CQST_WAIT_EQE;
+        end
+        default: ;
+      endcase
+    end
+  end
+endmodule

@@ -1,0 +1,305 @@
+`include "hca_defs.vh"
+
+// Dispatcher: picks the engine's next work item, in the order of the model's
+// scheduler (docs/model.md section 3), and owns the item's words.
+//
+// Items, in priority (DISPST_IDLE):
+//   1. an injected EQE (EQE_INJ_GO order): hca_eq_post (DISPST_WAIT_EQE);
+//   2. a COMP EQE owed by a CQ arm doorbell (cq_fire_pending, lowest CQN):
+//      hca_cq_post's arm job (DISPST_WAIT_ARM_EQE);
+//   3. an EQ re-arm interrupt (eq_fire_pending, lowest EQN): hca_eq_post
+//      (DISPST_WAIT_ARM_IRQ);
+//   4. delivery of an unmasked vector with a pending PBA bit (in IDLE);
+//   5. a received frame (hca_recv frame_valid): the frame checks
+//      (DISPST_WAIT_FRAME_CHECK), the QP's words loaded
+//      (DISPST_LOAD_FRAME_QP), then the frame processed to the end
+//      (DISPST_WAIT_FRAME: its ACK/NAK sent, its completions written);
+//   6. one step of the next busy QP in ascending-QPN round robin (rr,
+//      qp_busy from hca_ctx): DISPST_STEP_CLR_BUSY clears the busy bit (the
+//      step sets it again if it made progress), DISPST_STEP_LOAD loads the
+//      QP's words, DISPST_WAIT_STEP runs hca_req.
+// One item at a time; the next is picked in the cycle the last job of the
+// previous one reports done.
+//
+// Item words (docs/rtl.md "Item words"): the QP number qn, the QPC bytes
+// cfg, the requester word TXS, the responder word RXS, the QP state qp_st
+// and the SRQ number are held here for the item in progress, loaded from
+// hca_ctx at its start and TXS/RXS written back in the cycle after its last
+// job ends (wb).  Jobs change a field by a registered write (mask + value,
+// one cycle; *_wm/*_wv, OR-ed over all jobs by hca_transport, one writer at
+// a time); the words shown (qn, txs, rxs, qp_st) include a write of the
+// previous cycle, so a job sees its own write in the next cycle as if it
+// owned the register.  e_step_* tell hca_ctx which QP is in progress, for
+// the serialisation of context writes.  qpc_gen counts QPC writes (engine
+// held or not): the fetch-buffer caches of hca_req and hca_scatter are
+// valid only for the count they were filled at.
+// Calls: hca_eq_post, hca_cq_post (arm), hca_recv (check, frame), hca_req.
+module hca_dispatch #(
+    parameter int LOG_MAX_QP  = 8,
+    parameter int LOG_MAX_CQ  = 8,
+    parameter int LOG_MAX_SRQ = 6,
+    parameter int LOG_MAX_EQ  = 5,
+    localparam int NQP = 1 << LOG_MAX_QP,
+    localparam int NEQ = 1 << LOG_MAX_EQ
+) (
+    input  logic        clk,
+    input  logic        rst_n,
+    input  logic        ce,
+    input  logic        srst,
+    input  logic        enabled,
+    // harness view
+    input  logic        strobes,         // a job's registered strobe is still to take effect
+    input  logic        r_valid,
+    input  logic        t_busy,
+    input  logic        d_w_busy,
+    input  logic [7:0]  job,             // the job doing the work this cycle (id, state)
+    input  logic [7:0]  job_st,
+    output logic        busy,
+    output logic [31:0] dbg,
+    output logic        dbg_act,
+    output logic [7:0]  dbg_st,
+    // the item's words
+    output logic [LOG_MAX_QP-1:0] qn,
+    output logic [1023:0] cfg,
+    output logic [`TXS_W-1:0] txs,
+    output logic [`RXS_W-1:0] rxs,
+    output logic [2:0]  qp_st,
+    output logic [15:0] qpc_gen,
+    input  logic [LOG_MAX_QP-1:0] qn_wm,     // the jobs' writes, OR-ed
+    input  logic [LOG_MAX_QP-1:0] qn_wv,
+    input  logic [`TXS_W-1:0] txs_wm,
+    input  logic [`TXS_W-1:0] txs_wv,
+    input  logic [`RXS_W-1:0] rxs_wm,
+    input  logic [`RXS_W-1:0] rxs_wv,
+    input  logic [2:0]  st_wm,
+    input  logic [2:0]  st_wv,
+    // hca_ctx: QP context words, busy bits, SRQ index
+    output logic [LOG_MAX_QP-1:0] e_qp_idx,
+    input  logic [2:0]  e_qp_state,
+    output logic        e_busy_clr,
+    output logic [LOG_MAX_QP-1:0] e_busy_idx,
+    input  logic        e_busy_set,          // any job's busy-set strobe (pending)
+    input  logic [NQP-1:0] qp_busy,
+    output logic        e_qpc_en,
+    output logic [LOG_MAX_QP-1:0] e_qpc_idx,
+    input  logic [1023:0] e_qpc_rdata,
+    output logic        e_txs_en,
+    output logic        e_txs_we,
+    output logic [LOG_MAX_QP-1:0] e_txs_idx,
+    output logic [`TXS_W-1:0] e_txs_wdata,
+    input  logic [`TXS_W-1:0] e_txs_rdata,
+    output logic        e_rxs_en,
+    output logic        e_rxs_we,
+    output logic [LOG_MAX_QP-1:0] e_rxs_idx,
+    output logic [`RXS_W-1:0] e_rxs_wdata,
+    input  logic [`RXS_W-1:0] e_rxs_rdata,
+    output logic [LOG_MAX_SRQ-1:0] e_srq_idx,
+    output logic [LOG_MAX_QP-1:0] e_step_qn,
+    output logic        e_step_read,
+    output logic        e_step_mid,
+    output logic        e_step_wb,
+    input  logic        qpc_written,
+    // event sources
+    input  logic        e_inj_valid,
+    input  logic [LOG_MAX_EQ-1:0] e_inj_eqn,
+    input  logic [79:0] e_inj_eqe,
+    output logic        e_inj_pop,
+    input  logic [(1<<LOG_MAX_CQ)-1:0] cq_fire_pending,
+    input  logic        e_cq_fp_clr,         // hca_cq_post: a pending bit is being cleared
+    input  logic [NEQ-1:0] eq_fire_pending,
+    input  logic [31:0] x_masked,
+    input  logic [31:0] x_pba,
+    output logic        x_deliver,
+    output logic [4:0]  x_deliver_vec,
+    // hca_eq_post
+    output logic        eqp_req,
+    output logic [1:0]  eqp_kind,
+    output logic [31:0] eqp_eqn,
+    output logic [79:0] eqp_eqe,
+    input  logic        eqp_done,
+    // hca_cq_post (arm job)
+    output logic        cqa_req,
+    output logic [31:0] cqa_cqn,
+    input  logic        cqp_done,
+    // hca_recv
+    input  logic        frame_valid,
+    output logic        rx_chk_req,
+    input  logic        rx_chk_done,
+    input  logic        rx_chk_accept,
+    input  logic        rx_qpc_en,           // the frame check reads the destination QP's words
+    input  logic [LOG_MAX_QP-1:0] rx_dqpn,
+    output logic        rx_req,
+    input  logic        rx_done,
+    input  logic        rx_wb,
+    input  logic        rx_end,
+    // hca_req
+    output logic        step_req,
+    input  logic        step_done,
+    input  logic        step_end
+);
+  typedef enum logic [3:0] {
+    DISPST_IDLE, DISPST_WAIT_EQE, DISPST_WAIT_ARM_EQE, DISPST_WAIT_ARM_IRQ,
+    DISPST_WAIT_FRAME_CHECK, DISPST_LOAD_FRAME_QP, DISPST_WAIT_FRAME,
+    DISPST_STEP_CLR_BUSY, DISPST_STEP_LOAD, DISPST_WAIT_STEP
+  } st_t;
+  st_t state_q, state;
+  always_comb begin
+    state = state_q;
+    case (state_q)
+      DISPST_WAIT_EQE:         if (eqp_done) state = DISPST_IDLE;
+      DISPST_WAIT_ARM_EQE:     if (cqp_done) state = DISPST_IDLE;
+      DISPST_WAIT_ARM_IRQ:     if (eqp_done) state = DISPST_IDLE;
+      DISPST_WAIT_FRAME_CHECK: if (rx_chk_done) state = rx_chk_accept ? DISPST_LOAD_FRAME_QP : DISPST_IDLE;
+      DISPST_WAIT_FRAME:       if (rx_done) state = DISPST_IDLE;
+      DISPST_WAIT_STEP:        if (step_done) state = DISPST_IDLE;
+      default: ;
+    endcase
+  end
+  assign eqp_req    = state == DISPST_WAIT_EQE || state == DISPST_WAIT_ARM_IRQ;
+  assign eqp_kind   = (state == DISPST_WAIT_ARM_IRQ) ? `EQP_ARM_IRQ : `EQP_POST;
+  assign cqa_req    = state == DISPST_WAIT_ARM_EQE;
+  assign rx_chk_req = state == DISPST_WAIT_FRAME_CHECK;
+  assign rx_req     = state == DISPST_WAIT_FRAME;
+  assign step_req   = state == DISPST_WAIT_STEP;
+  assign dbg_act    = state == DISPST_STEP_CLR_BUSY || state == DISPST_STEP_LOAD || state == DISPST_LOAD_FRAME_QP;
+  assign dbg_st     = 8'(state);
+
+  // ---- the item's words: registers + this cycle's pending job writes
+  logic [LOG_MAX_QP-1:0] qn_q;
+  // the round-robin pointer: its next value is a priority pick over all
+  // qp_busy bits, which Yosys's FSM extraction would try to tabulate
+  (* fsm_encoding = "none" *) logic [LOG_MAX_QP-1:0] rr;
+  logic [`TXS_W-1:0] txs_q;
+  logic [`RXS_W-1:0] rxs_q;
+  logic [2:0]  st_q;
+  logic [LOG_MAX_SRQ-1:0] srq_n;
+  logic        in_step;
+  assign qn    = (qn_q & ~qn_wm) | qn_wv;
+  assign txs   = (txs_q & ~txs_wm) | txs_wv;
+  assign rxs   = (rxs_q & ~rxs_wm) | rxs_wv;
+  assign qp_st = (st_q & ~st_wm) | st_wv;
+
+  // the last job of the item reported done: write TXS/RXS back this cycle
+  logic wb_now;
+  assign wb_now = (state_q == DISPST_WAIT_STEP && step_done) || (state_q == DISPST_WAIT_FRAME && rx_done && rx_wb);
+
+  // Context RAM reads (combinational enables) and the write-back.
+  assign e_qp_idx    = qn;
+  assign e_busy_idx  = qn;
+  assign e_srq_idx   = srq_n;
+  assign e_qpc_en    = state == DISPST_STEP_CLR_BUSY || rx_qpc_en;
+  assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : qn;
+  assign e_txs_en    = e_qpc_en || wb_now;
+  assign e_txs_we    = wb_now;
+  assign e_txs_idx   = e_qpc_idx;
+  assign e_txs_wdata = txs;
+  assign e_rxs_en    = e_qpc_en || wb_now;
+  assign e_rxs_we    = wb_now;
+  assign e_rxs_idx   = e_qpc_idx;
+  assign e_rxs_wdata = rxs;
+  assign e_step_qn   = e_qpc_idx;
+  assign e_step_read = e_qpc_en;
+  // mid-item: from the cycle after the read up to and including the
+  // write-back cycle (the first idle cycle)
+  assign e_step_mid  = (in_step && state != DISPST_IDLE && !e_qpc_en) || wb_now;
+  assign e_step_wb   = wb_now || step_end || rx_end;
+
+  // Busy QP after rr in ascending order (round robin = repeated passes).
+  logic [LOG_MAX_QP-1:0] rr_pick;
+  always_comb begin : rrp
+    integer i;
+    rr_pick = '0;
+    for (i = NQP - 1; i >= 0; i = i - 1)
+      if (qp_busy[i]) rr_pick = LOG_MAX_QP'(i);
+    for (i = NQP - 1; i >= 0; i = i - 1)
+      if (qp_busy[i] && LOG_MAX_QP'(i) > rr) rr_pick = LOG_MAX_QP'(i);
+  end
+  logic [LOG_MAX_EQ-1:0] fp_pick;
+  logic [LOG_MAX_CQ-1:0] cfp_pick;
+  logic [4:0]  pba_pick;
+  logic [31:0] pba_pend;
+  assign pba_pend = x_pba & ~x_masked;
+  always_comb begin : picks
+    integer i;
+    fp_pick = '0;
+    for (i = NEQ - 1; i >= 0; i = i - 1)
+      if (eq_fire_pending[i]) fp_pick = LOG_MAX_EQ'(i);
+    cfp_pick = '0;
+    for (i = (1 << LOG_MAX_CQ) - 1; i >= 0; i = i - 1)
+      if (cq_fire_pending[i]) cfp_pick = LOG_MAX_CQ'(i);
+    pba_pick = '0;
+    for (i = 31; i >= 0; i = i - 1)
+      if (pba_pend[i]) pba_pick = 5'(i);
+  end
+
+  // harness view (docs/rtl.md "Ports of hca_top": dbg)
+  assign dbg  = {strobes, e_inj_valid, (|eq_fire_pending), (|pba_pend), r_valid, (enabled && (|qp_busy)), t_busy,
+                 d_w_busy, 8'(qn), job_st, job};
+  assign busy = state != DISPST_IDLE || strobes || e_inj_valid || (|eq_fire_pending) || (|cq_fire_pending) ||
+                (|pba_pend) || r_valid || (enabled && (|qp_busy)) || t_busy || d_w_busy;
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) qpc_gen <= '0;
+    else if (qpc_written) qpc_gen <= qpc_gen + 16'd1;
+  end
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      state_q <= DISPST_IDLE; qn_q <= '0; rr <= '0; cfg <= '0; txs_q <= '0; rxs_q <= '0; st_q <= '0;
+      srq_n <= '0; in_step <= 1'b0;
+      e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0; x_deliver_vec <= '0;
+      eqp_eqn <= '0; eqp_eqe <= '0; cqa_cqn <= '0;
+    end else if (srst) begin
+      // ENGINE_CTRL.RESET / CTRL.RESET: back to idle (the words take the
+      // jobs' last writes, which the jobs drop now)
+      state_q <= DISPST_IDLE;
+      qn_q <= qn; txs_q <= txs; rxs_q <= rxs; st_q <= qp_st;
+      e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
+    end else if (ce) begin
+      e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
+      qn_q <= qn; txs_q <= txs; rxs_q <= rxs; st_q <= qp_st;
+      state_q <= state;
+      case (state)
+        DISPST_IDLE: begin
+          in_step <= 1'b0;
+          if (e_inj_valid && !e_inj_pop) begin
+            eqp_eqn   <= {{(32-LOG_MAX_EQ){1'b0}}, e_inj_eqn};
+            eqp_eqe   <= e_inj_eqe;
+            e_inj_pop <= 1'b1;
+            state_q   <= DISPST_WAIT_EQE;
+          end else if ((|cq_fire_pending) && !e_cq_fp_clr) begin
+            cqa_cqn <= {{(32-LOG_MAX_CQ){1'b0}}, cfp_pick};
+            state_q <= DISPST_WAIT_ARM_EQE;
+          end else if (|eq_fire_pending) begin
+            eqp_eqn <= {{(32-LOG_MAX_EQ){1'b0}}, fp_pick};
+            state_q <= DISPST_WAIT_ARM_IRQ;
+          end else if (|pba_pend && !x_deliver) begin
+            x_deliver     <= 1'b1;
+            x_deliver_vec <= pba_pick;
+          end else if (frame_valid) begin
+            in_step <= 1'b1;
+            state_q <= DISPST_WAIT_FRAME_CHECK;
+          end else if (enabled && (|qp_busy) && !e_busy_set) begin
+            qn_q    <= rr_pick;
+            rr      <= rr_pick;
+            in_step <= 1'b1;
+            state_q <= DISPST_STEP_CLR_BUSY;
+          end
+        end
+        DISPST_STEP_CLR_BUSY: begin
+          e_busy_clr <= 1'b1;       // set again at the end if the step made progress
+          state_q    <= DISPST_STEP_LOAD;
+        end
+        DISPST_STEP_LOAD, DISPST_LOAD_FRAME_QP: begin
+          cfg     <= e_qpc_rdata;
+          txs_q   <= e_txs_rdata;
+          rxs_q   <= e_rxs_rdata;
+          st_q    <= e_qp_state;
+          if (state == DISPST_LOAD_FRAME_QP) srq_n <= e_qpc_rdata[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ];
+          state_q <= (state == DISPST_STEP_LOAD) ? DISPST_WAIT_STEP : DISPST_WAIT_FRAME;
+        end
+        default: ;
+      endcase
+    end
+  end
+endmodule

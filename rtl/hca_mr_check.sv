@@ -1,0 +1,97 @@
+`include "hca_defs.vh"
+
+// Memory key check (model/dma.c model_mr_check): is [va, va + len) inside the
+// MR named by key, with the PD and the access rights asked for?  Result: a
+// vendor error (0 = good: LKEY, PD, ACCESS or BOUNDS) and the DMA address of
+// va.  A zero length is always good and translates to 0.
+//
+// Job (docs/rtl.md "Handshakes"): `req` is held with key/pdn/acc/va/len until
+// `done` (one cycle); verr/iova are valid with done and held until the next
+// request.  Two cycles: MRST_READ_MRC (the MR table read, hca_ctx port B),
+// MRST_CHECK.  Callers: hca_req (lkeys of a send WQE's SGEs), hca_resp (RETH
+// rkey), hca_scatter (lkeys of a receive WQE's SGEs).
+module hca_mr_check #(
+    parameter int LOG_MAX_MR = 10
+) (
+    input  logic        clk,
+    input  logic        rst_n,
+    input  logic        ce,
+    input  logic        srst,
+    input  logic        req,
+    input  logic [31:0] key,
+    input  logic [31:0] pdn,
+    input  logic [15:0] acc,
+    input  logic [63:0] va,
+    input  logic [63:0] len,
+    output logic        done,
+    output logic [7:0]  verr,
+    output logic [63:0] iova,
+    output logic        dbg_act,
+    output logic [7:0]  dbg_st,
+    // hca_ctx MR table
+    output logic        e_mr_en,
+    output logic [LOG_MAX_MR-1:0] e_mr_idx,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [511:0] e_mr_rdata,       // the MRC's fields used here only
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  logic        e_mr_live
+);
+  typedef enum logic [1:0] {MRST_IDLE, MRST_READ_MRC, MRST_CHECK} st_t;
+  st_t state_q, state;       // state: this cycle's (a request starts at once)
+  always_comb begin
+    state = state_q;
+    if (state_q == MRST_IDLE && req) state = MRST_READ_MRC;
+  end
+  assign dbg_act = state != MRST_IDLE;
+  assign dbg_st  = 8'(state);
+
+  assign e_mr_en  = state == MRST_READ_MRC;
+  assign e_mr_idx = key[8 +: LOG_MAX_MR];
+
+  logic [7:0]  c_verr;
+  logic [63:0] c_iova;
+  always_comb begin : check
+    logic [63:0] mva, mlen, off;
+    mva  = e_mr_rdata[8*`HCA_MRC_VA_OFF +: 64];
+    mlen = e_mr_rdata[8*`HCA_MRC_LENGTH_OFF +: 64];
+    off  = va - mva;
+    c_iova = e_mr_rdata[8*`HCA_MRC_DMA_ADDR_OFF +: 64] + off;
+    if (len == 64'h0) begin
+      c_verr = 8'h0;
+      c_iova = 64'h0;
+    end else if (key[31:8] == 24'h0 || key[31:8] >= 24'(1 << LOG_MAX_MR))
+      c_verr = 8'(`HCA_VENDOR_ERR_LKEY);
+    else if (!e_mr_live || e_mr_rdata[8*`HCA_MRC_VALID_OFF +: 8] == 8'h0 ||
+             e_mr_rdata[8*`HCA_MRC_KEY_OFF +: 8] != key[7:0])
+      c_verr = 8'(`HCA_VENDOR_ERR_LKEY);
+    else if (e_mr_rdata[8*`HCA_MRC_PDN_OFF +: 32] != pdn)
+      c_verr = 8'(`HCA_VENDOR_ERR_PD);
+    else if ((e_mr_rdata[8*`HCA_MRC_ACCESS_OFF +: 16] & acc) != acc)
+      c_verr = 8'(`HCA_VENDOR_ERR_ACCESS);
+    else if (va < mva || off > mlen || len > mlen - off)
+      c_verr = 8'(`HCA_VENDOR_ERR_BOUNDS);
+    else
+      c_verr = 8'h0;
+  end
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      state_q <= MRST_IDLE; done <= 1'b0; verr <= '0; iova <= '0;
+    end else if (srst) begin
+      state_q <= MRST_IDLE; done <= 1'b0;
+    end else if (ce) begin
+      done    <= 1'b0;
+      state_q <= state;
+      case (state)
+        MRST_READ_MRC: state_q <= MRST_CHECK;
+        MRST_CHECK: begin
+          verr    <= c_verr;
+          iova    <= c_iova;
+          done    <= 1'b1;
+          state_q <= MRST_IDLE;
+        end
+        default: ;
+      endcase
+    end
+  end
+endmodule

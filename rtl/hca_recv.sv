@@ -1,0 +1,179 @@
+`include "hca_defs.vh"
+
+// Receive path (model/recv.c model_rx_frame): the checks of a received frame
+// and of its QP, then the responder or the completer; the receive slot is
+// released at the end.
+//
+// `frame_valid`: hca_rx_frame holds a frame that is not being released
+// (offered to hca_dispatch).  Two jobs (docs/rtl.md "Handshakes"), each a
+// level request held until its done:
+//   check (`chk_req` -> `chk_done`, `chk_accept`): RECVST_CHECK_FRAME counts
+//     the frame and its bytes and drops it, in the model's order, when the
+//     port is down, it is malformed (parse reasons before the ICRC, a frame
+//     longer than a slot), not addressed to us (MAC, IPv4 address), has a
+//     bad ICRC, a later parse reason, or names no QP; a dropped frame is
+//     released.  The item's QPN becomes the frame's destination QP; the
+//     context RAMs are read in this cycle (qpc_en), hca_dispatch loads them.
+//   frame (`req` -> `done`, `wb`): RECVST_CHECK_QP drops it when the QP is in
+//     RESET/INIT/ERR or of another type, or a UD Q_Key differs; otherwise the
+//     QP is marked busy, COMM_EST is raised on the first packet in RTR, and
+//     the packet goes to hca_resp (requests) or hca_comp (responses);
+//     RECVST_END releases the frame and asks for the item's write-back (wb).
+// Callees: hca_resp, hca_comp.
+module hca_recv #(
+    parameter int LOG_MAX_QP = 8,
+    localparam int NQP = 1 << LOG_MAX_QP
+) (
+    input  logic        clk,
+    input  logic        rst_n,
+    input  logic        ce,
+    input  logic        srst,
+    input  logic        enabled,
+    input  logic        port_up,
+    input  logic [47:0] port_mac,
+    output logic        frame_valid,
+    input  logic        chk_req,
+    output logic        chk_done,
+    output logic        chk_accept,
+    input  logic        req,
+    output logic        done,
+    output logic        wb,
+    output logic        step_end,        // the item's last cycle (hca_ctx interlock)
+    output logic        dbg_act,
+    output logic [7:0]  dbg_st,
+    // hca_rx_frame
+    input  logic        r_valid,
+    input  logic [15:0] r_len,
+    output logic        r_release,
+    output logic        r_release_q,     // released in the previous cycle (pending strobe)
+    // the frame (hca_rx_parse)
+    input  logic [4:0]  p_reason,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [`OPI_W-1:0] p_info,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  logic [47:0] p_dmac,
+    input  logic [23:0] p_dqpn,
+    input  logic [31:0] p_deth_qkey,
+    input  logic        e_ip_ours,
+    // the item
+    output logic        qpc_en,          // read the destination QP's context words this cycle
+    input  logic [LOG_MAX_QP-1:0] qn,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [`RXS_W-1:0] rxs,       // COMMEST
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  logic [2:0]  qp_st,
+    input  logic [7:0]  qp_type,
+    input  logic        is_ud,
+    input  logic [31:0] qkey,
+    output logic [LOG_MAX_QP-1:0] qn_wm,
+    output logic [LOG_MAX_QP-1:0] qn_wv,
+    output logic [`RXS_W-1:0] rxs_wm,
+    output logic [`RXS_W-1:0] rxs_wv,
+    // hca_resp, hca_comp
+    output logic        resp_req,
+    input  logic        resp_done,
+    output logic        comp_req,
+    input  logic        comp_done,
+    // hca_ctx, hca_regs
+    output logic        s_busy_set,
+    output logic [`HCA_STAT_COUNT-1:0] s_stat,
+    output logic [31:0] s_rx_bytes,
+    output logic        s_evt,
+    output logic [7:0]  s_evt_type,
+    output logic [31:0] s_evt_elem
+);
+  localparam logic [2:0] QPS_RESET = 3'(`HCA_QPS_RESET), QPS_INIT = 3'(`HCA_QPS_INIT),
+                         QPS_RTR = 3'(`HCA_QPS_RTR), QPS_ERR = 3'(`HCA_QPS_ERR);
+  typedef enum logic [2:0] {RECVST_IDLE, RECVST_CHECK_FRAME, RECVST_CHECK_QP, RECVST_WAIT_RESP,
+                            RECVST_WAIT_COMP, RECVST_END} st_t;
+  st_t state_q, state;
+  always_comb begin
+    state = state_q;
+    case (state_q)
+      RECVST_IDLE:      if (chk_req) state = RECVST_CHECK_FRAME; else if (req) state = RECVST_CHECK_QP;
+      RECVST_WAIT_RESP: if (resp_done) state = RECVST_END;
+      RECVST_WAIT_COMP: if (comp_done) state = RECVST_END;
+      default: ;
+    endcase
+  end
+  assign resp_req = state == RECVST_WAIT_RESP;
+  assign comp_req = state == RECVST_WAIT_COMP;
+  assign qpc_en   = state == RECVST_CHECK_FRAME;
+  assign step_end = state == RECVST_END;
+  assign dbg_act  = state != RECVST_IDLE && !resp_req && !comp_req;
+  assign dbg_st   = 8'(state);
+  assign frame_valid = r_valid && !r_release && !r_release_q;
+
+  logic [7:0] p_qpt;
+  assign p_qpt = p_info[`OPI_RC] ? 8'(`HCA_QPT_RC) : p_info[`OPI_UC] ? 8'(`HCA_QPT_UC) : 8'(`HCA_QPT_UD);
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      state_q <= RECVST_IDLE; chk_done <= 1'b0; chk_accept <= 1'b0; done <= 1'b0; wb <= 1'b0;
+      r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
+      s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
+    end else if (srst) begin
+      state_q <= RECVST_IDLE; chk_done <= 1'b0; done <= 1'b0;
+      r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
+      s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
+    end else if (ce) begin
+      chk_done <= 1'b0; done <= 1'b0;
+      r_release <= 1'b0; r_release_q <= r_release; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
+      s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
+      state_q <= state;
+      case (state)
+        RECVST_CHECK_FRAME: begin
+          s_stat[`HCA_STAT_RX_FRAMES] <= 1'b1;
+          s_rx_bytes <= {16'b0, r_len};
+          qn_wm <= '1; qn_wv <= p_dqpn[LOG_MAX_QP-1:0];
+          chk_done   <= 1'b1;
+          chk_accept <= 1'b0;
+          state_q    <= RECVST_IDLE;
+          if (!enabled || !port_up) begin
+            s_stat[`HCA_STAT_RX_DROP_PORT_DOWN] <= 1'b1;
+            r_release <= 1'b1;
+          end else if (p_reason == `RXD_TOO_LONG || (p_reason != `RXD_NONE && p_reason < `RXD_ICRC &&
+                                                     p_reason != `RXD_HDR_LEN)) begin
+            s_stat[`HCA_STAT_RX_DROP_MALFORMED] <= 1'b1;
+            r_release <= 1'b1;
+          end else if (p_dmac != port_mac || !e_ip_ours) begin
+            s_stat[`HCA_STAT_RX_DROP_ADDR] <= 1'b1;
+            r_release <= 1'b1;
+          end else if (p_reason == `RXD_ICRC) begin
+            s_stat[`HCA_STAT_RX_DROP_ICRC] <= 1'b1;
+            r_release <= 1'b1;
+          end else if (p_reason != `RXD_NONE) begin
+            s_stat[`HCA_STAT_RX_DROP_MALFORMED] <= 1'b1;
+            r_release <= 1'b1;
+          end else if (p_dqpn < 24'(`HCA_QPN_GSI) || p_dqpn >= 24'(NQP)) begin
+            s_stat[`HCA_STAT_RX_DROP_NO_QP] <= 1'b1;
+            r_release <= 1'b1;
+          end else
+            chk_accept <= 1'b1;
+        end
+        RECVST_CHECK_QP:
+          if (qp_st == QPS_RESET || qp_type != p_qpt || qp_st == QPS_INIT || qp_st == QPS_ERR) begin
+            s_stat[`HCA_STAT_RX_DROP_NO_QP] <= 1'b1;
+            r_release <= 1'b1;
+            done <= 1'b1; wb <= 1'b0; state_q <= RECVST_IDLE;
+          end else if (is_ud && p_deth_qkey != qkey) begin
+            s_stat[`HCA_STAT_RX_DROP_QKEY] <= 1'b1;
+            r_release <= 1'b1;
+            done <= 1'b1; wb <= 1'b0; state_q <= RECVST_IDLE;
+          end else begin
+            s_busy_set <= 1'b1;
+            if (!is_ud && qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O]) begin
+              `HCA_WSET(rxs_wm, rxs_wv, `RXS_COMMEST_O, 1, 1'b1)
+              s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_COMM_EST); s_evt_elem <= {{(32-LOG_MAX_QP){1'b0}}, qn};
+            end
+            state_q <= p_info[`OPI_REQ] ? RECVST_WAIT_RESP : RECVST_WAIT_COMP;
+          end
+        RECVST_END: begin
+          r_release <= 1'b1;
+          done <= 1'b1; wb <= 1'b1; state_q <= RECVST_IDLE;
+        end
+        default: ;
+      endcase
+    end
+  end
+endmodule

@@ -1,0 +1,716 @@
+`include "hca_defs.vh"
+
+// Requester: one step of a busy QP (model/req.c model_requester).
+//
+// Job (docs/rtl.md "Handshakes"): `req` held until `done`, the QP's words
+// loaded by hca_dispatch.  REQST_CHECK_STATE: a QP in ERR/SQE is flushed
+// (hca_qp_flush), one not in RTS/SQD does nothing; else a WQE that failed
+// locally retires first (hca_comp_retire), an SQD drain that has finished
+// ends (SQ_DRAINED), and then, REQST_CURSOR:
+//   * the cursor WQE (TX_WQE, started but not fully sent) sends one packet:
+//     REQST_READ_OUTS/REQST_CHECK_OUTS read its outstanding-table entry (a
+//     failed WQE blocks the cursor until it retires), REQST_REFETCH_WQE
+//     fetches the WQE again if fetch buffer 0 holds another one (and
+//     REQST_PKT_LKEY rechecks its lkeys), REQST_BUILD_HDR computes the PSN,
+//     opcode and header fields (the RC window of HCA_WIRE_MAX_UNACKED_PSNS
+//     may close it), REQST_WAIT_TX waits for the transmit buffer,
+//     REQST_GATHER queues the payload pieces (hca_dma_rd: SGE gather or
+//     inline data), REQST_WAIT_PAYLOAD starts the frame (hca_tx_hdr) once the
+//     payload is in the buffer; a UC/UD WQE completes with its last packet
+//     (hca_complete_send);
+//   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
+//     (a fault: QP to ERR with QP_FATAL), REQST_VALIDATE_WQE checks it
+//     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
+//     message size, UD payload within the PMTU), REQST_CHECK_LKEY checks
+//     every SGE's lkey (hca_mr_check), REQST_GATE waits for the window and
+//     the fence, then reserves its PSNs in the outstanding table; a WQE that
+//     fails is recorded failed (REQST_WQE_ERR) and retires.
+// REQST_END keeps the QP busy if the step made progress.  Fetch buffer 0 is
+// a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
+// addresses in tx_iova_r); this module is their only writer.
+// Planted-bug hooks hdr_se (BTH SE inverted on requests) and udp_sport (UDP
+// source port bit 0 inverted on requests).
+// Caller: hca_dispatch.  Calls: hca_qp_flush, hca_comp_retire, hca_mr_check,
+// hca_qp_err, hca_complete_send.  Future: READ and atomic requests (the
+// WQE validation and the fence already count TXS_RD_OUT) and retransmission
+// from a PSN (REQST_BUILD_HDR already resumes a WQE at UNA) belong here.
+module hca_req #(
+    parameter int LOG_MAX_QP = 8,
+    parameter int LOG_OUTS   = 5,
+    parameter int FB_BYTES   = 320,
+    localparam int OUTS = 1 << LOG_OUTS
+) (
+    input  logic        clk,
+    input  logic        rst_n,
+    input  logic        ce,
+    input  logic        srst,
+    input  logic        req,
+    output logic        done,
+    output logic        step_end,        // the item's last cycle (hca_ctx interlock)
+    output logic        dbg_act,
+    output logic [7:0]  dbg_st,
+    input  logic        port_up,
+    input  logic [47:0] port_mac,
+    // the item (hca_dispatch, hca_qpc_view)
+    input  logic [LOG_MAX_QP-1:0] qn,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [`TXS_W-1:0] txs,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  logic [2:0]  qp_st,
+    input  logic [15:0] qpc_gen,
+    input  logic [7:0]  qp_type,
+    input  logic        is_rc,
+    input  logic        is_ud,
+    input  logic [7:0]  qp_flags,
+    input  logic [31:0] pdn,
+    input  logic [31:0] qkey,
+    input  logic [3:0]  log_sq_stride,
+    input  logic [4:0]  log_sq_size,
+    input  logic [11:0] pmtu_log,
+    input  logic [31:0] pmtu,
+    input  logic [63:0] sq_base,
+    input  logic [47:0] dmac,
+    input  logic [31:0] dip,
+    input  logic [7:0]  hop_limit,
+    input  logic [7:0]  tclass,
+    input  logic [23:0] dest_qpn,
+    input  logic [7:0]  sgid_index,
+    input  logic [15:0] e_qp_sq_pi,
+    output logic [`TXS_W-1:0] txs_wm,
+    output logic [`TXS_W-1:0] txs_wv,
+    // hca_ctx, hca_regs
+    output logic        s_busy_set,
+    output logic [3:0]  e_gid_idx,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [127:0] e_gid,          // the IPv4 address: last 4 bytes
+    /* verilator lint_on UNUSEDSIGNAL */
+    output logic [`HCA_STAT_COUNT-1:0] s_stat,
+    output logic        s_evt,
+    output logic [7:0]  s_evt_type,
+    output logic [31:0] s_evt_elem,
+    output logic        s_fault,
+    output logic [7:0]  s_fault_client,
+    output logic        s_fault_wr,
+    output logic [63:0] s_fault_iova,
+    // outstanding table
+    output logic        ow_re,
+    output logic [LOG_MAX_QP+LOG_OUTS-1:0] ow_raddr,
+    input  logic [`OW_W-1:0] ow_rdata,
+    output logic        ow_we,
+    output logic [LOG_MAX_QP+LOG_OUTS-1:0] ow_waddr,
+    output logic [`OW_W-1:0] ow_wdata,
+    // hca_dma_rd: send WQE fetch into fetch buffer 0, payload gather
+    output logic        d_f_start,
+    output logic [63:0] d_f_addr,
+    output logic [15:0] d_f_len,
+    input  logic        d_f_done,
+    input  logic        d_f_err,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [FB_BYTES*8-1:0] fb,    // header, SGEs or inline data
+    input  logic        d_g_full,
+    /* verilator lint_on UNUSEDSIGNAL */
+    output logic        d_g_push,
+    output logic [63:0] d_g_iova,
+    output logic [15:0] d_g_len,
+    output logic [15:0] d_g_dst,
+    output logic [4:0]  d_g_idx,
+    output logic        d_g_close,
+    input  logic        d_g_done,
+    input  logic        d_g_fault,
+    input  logic [63:0] d_g_fault_iova,
+    output logic        d_l_start,
+    output logic [15:0] d_l_src,
+    output logic [15:0] d_l_len,
+    output logic [15:0] d_l_dst,
+    // hca_tx_hdr: the request packet's header
+    input  logic        tx_free,
+    input  logic [7:0]  hdr_len,
+    output logic        go,
+    output logic [7:0]  h_opcode,
+    output logic        h_se,
+    output logic        h_ackreq,
+    output logic [23:0] h_psn,
+    output logic [23:0] h_dqpn,
+    output logic [15:0] h_pay_len,
+    output logic [47:0] h_dmac,
+    output logic [47:0] h_smac,
+    output logic [7:0]  h_tclass,
+    output logic [7:0]  h_hop,
+    output logic [31:0] h_sip,
+    output logic [31:0] h_dip,
+    output logic [15:0] h_sport,
+    output logic [63:0] h_va,
+    output logic [31:0] h_rkey,
+    output logic [31:0] h_rlen,
+    output logic [31:0] h_imm,
+    output logic [31:0] h_qkey,
+    output logic [23:0] h_deth_sqp,
+    // hca_qp_flush
+    output logic        fl_req,
+    input  logic        fl_done,
+    input  logic        fl_did,
+    // hca_comp_retire
+    output logic        rt_req,
+    input  logic        rt_done,
+    input  logic        rt_hit,
+    // hca_mr_check
+    output logic        mr_req,
+    output logic [31:0] mr_key,
+    output logic [31:0] mr_pdn,
+    output logic [15:0] mr_acc,
+    output logic [63:0] mr_va,
+    output logic [63:0] mr_len,
+    input  logic        mr_done,
+    input  logic [7:0]  mr_verr,
+    input  logic [63:0] mr_iova,
+    // hca_qp_err
+    output logic        qe_req,
+    output logic        qe_has,
+    output logic [7:0]  qe_evt,
+    input  logic        qe_done,
+    // hca_complete_send
+    output logic        sc_req,
+    output logic [`OW_W-1:0] sc_ow,
+    output logic [4:0]  sc_status,
+    output logic [7:0]  sc_verr,
+    output logic        sc_force,
+    input  logic        sc_done
+);
+  `include "hca_funcs.vh"
+  localparam logic [2:0] QPS_RTS = 3'(`HCA_QPS_RTS), QPS_SQD = 3'(`HCA_QPS_SQD), QPS_SQE = 3'(`HCA_QPS_SQE),
+                         QPS_ERR = 3'(`HCA_QPS_ERR);
+  localparam logic [7:0] QPT_UC = 8'(`HCA_QPT_UC), QPT_UD = 8'(`HCA_QPT_UD);
+
+  typedef enum logic [4:0] {
+    REQST_IDLE, REQST_CHECK_STATE, REQST_WAIT_FLUSH, REQST_WAIT_RETIRE, REQST_DRAIN, REQST_CURSOR,
+    // start the WQE at SQ_HEAD (model/req.c start_wqe)
+    REQST_FETCH_WQE, REQST_WAIT_WQE, REQST_WAIT_QP_ERR, REQST_VALIDATE_WQE, REQST_CHECK_LKEY,
+    REQST_WAIT_LKEY, REQST_LKEY_RESULT, REQST_WQE_ERR, REQST_WAIT_RETIRE_ERR, REQST_WQE_ERR_DONE,
+    REQST_GATE, REQST_WAIT_OUTS_WRITE,
+    // one packet of the cursor WQE (model/req.c send_packet)
+    REQST_READ_OUTS, REQST_CHECK_OUTS, REQST_REFETCH_WQE, REQST_PKT_LKEY, REQST_WAIT_PKT_LKEY,
+    REQST_PKT_LKEY_RESULT, REQST_WQE_FAIL, REQST_BUILD_HDR, REQST_WAIT_TX, REQST_GATHER, REQST_WAIT_PAYLOAD,
+    REQST_WAIT_SEND_DONE, REQST_UC_UD_SENT,
+    REQST_END
+  } st_t;
+  st_t state_q, state;
+  always_comb begin
+    state = state_q;
+    case (state_q)
+      REQST_IDLE:            if (req) state = REQST_CHECK_STATE;
+      REQST_WAIT_FLUSH:      if (fl_done) state = REQST_END;
+      REQST_WAIT_RETIRE:     if (rt_done) state = REQST_DRAIN;
+      REQST_WAIT_QP_ERR:     if (qe_done) state = REQST_END;
+      REQST_WAIT_LKEY:       if (mr_done) state = REQST_LKEY_RESULT;
+      REQST_WAIT_RETIRE_ERR: if (rt_done) state = REQST_WQE_ERR_DONE;
+      REQST_WAIT_PKT_LKEY:   if (mr_done) state = REQST_PKT_LKEY_RESULT;
+      REQST_WAIT_SEND_DONE:  if (sc_done) state = REQST_UC_UD_SENT;
+      default: ;
+    endcase
+  end
+  assign fl_req   = state == REQST_WAIT_FLUSH;
+  assign rt_req   = state == REQST_WAIT_RETIRE || state == REQST_WAIT_RETIRE_ERR;
+  assign qe_req   = state == REQST_WAIT_QP_ERR;
+  assign qe_has   = 1'b1;
+  assign qe_evt   = 8'(`HCA_EVENT_QP_FATAL);
+  assign mr_req   = state == REQST_WAIT_LKEY || state == REQST_WAIT_PKT_LKEY;
+  assign sc_req   = state == REQST_WAIT_SEND_DONE;
+  assign step_end = state == REQST_END;
+  assign dbg_act  = state != REQST_IDLE && !fl_req && !rt_req && !qe_req && !mr_req && !sc_req;
+  assign dbg_st   = 8'(state);
+
+  // requester state fields (TXS)
+  logic [15:0] t_sq_ci, t_sq_head, t_tx_wqe;
+  logic [23:0] t_tx_pkt, t_psn_next, t_una;
+  logic [4:0]  t_rd_out;
+  assign t_sq_ci    = txs[`TXS_SQ_CI_O +: 16];
+  assign t_sq_head  = txs[`TXS_SQ_HEAD_O +: 16];
+  assign t_tx_wqe   = txs[`TXS_TX_WQE_O +: 16];
+  assign t_tx_pkt   = txs[`TXS_TX_PKT_O +: 24];
+  assign t_psn_next = txs[`TXS_PSN_NEXT_O +: 24];
+  assign t_una      = txs[`TXS_UNA_O +: 24];
+  assign t_rd_out   = txs[`TXS_RD_OUT_O +: 5];
+
+  // registers
+  logic        did;                  // the step made progress
+  logic [`OW_W-1:0] ow;              // the WQE's outstanding-table entry
+  logic [4:0]  cs_status;            // a failed WQE's completion
+  logic [7:0]  cs_verr;
+  logic [63:0] fa;                   // address of the last fetch (fault report)
+  logic [23:0] pk_k;                 // packet
+  logic [31:0] pk_off;
+  logic [15:0] pk_plen;
+  logic        pk_last;
+  logic [4:0]  gw_i;                 // gather walk
+  logic [31:0] gw_offr;
+  logic [15:0] gw_rem, gw_dst;
+  logic [4:0]  sk_i;                 // lkey check loop
+  // send WQE cache (fetch buffer 0); valid only while no QPC was written
+  // since it was filled (qpc_gen: a QP reset and reused must not hit it)
+  logic        tw_v;
+  logic [LOG_MAX_QP-1:0] tw_qn;
+  logic [15:0] tw_idx, tw_gen;
+
+  assign sc_ow    = ow;
+  assign ow_re    = state == REQST_READ_OUTS;
+  assign ow_raddr = {qn, t_tx_wqe[LOG_OUTS-1:0]};
+
+  // send WQE (fetch buffer 0)
+  logic [7:0]  w_op, w_flags, w_nsge;
+  logic [15:0] w_inl, w_idx;
+  logic [31:0] w_imm, w_rkey, w_udqkey;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [31:0] w_udqpn;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [63:0] w_raddr;
+  logic [47:0] w_uddmac;
+  logic [7:0]  w_udsgid, w_udhop, w_udtc;
+  logic [31:0] w_uddip;
+  assign w_op     = fb[8*`HCA_WQE_CTRL_SEG_OPCODE_OFF +: 8];
+  assign w_flags  = fb[8*`HCA_WQE_CTRL_SEG_SEND_FLAGS_OFF +: 8];
+  assign w_nsge   = fb[8*`HCA_WQE_CTRL_SEG_NUM_SGE_OFF +: 8];
+  assign w_inl    = fb[8*`HCA_WQE_CTRL_SEG_INLINE_LEN_OFF +: 16];
+  assign w_idx    = fb[8*`HCA_WQE_CTRL_SEG_WQE_INDEX_OFF +: 16];
+  assign w_imm    = fb[8*`HCA_WQE_CTRL_SEG_IMM_DATA_OFF +: 32];
+  assign w_raddr  = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_REMOTE_ADDR_OFF) +: 64];
+  assign w_rkey   = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_RKEY_OFF) +: 32];
+  assign w_udqpn  = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_REMOTE_QPN_OFF) +: 32];
+  assign w_udqkey = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_REMOTE_QKEY_OFF) +: 32];
+  assign w_uddmac = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_DMAC_OFF) +: 48];
+  assign w_udsgid = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_SGID_INDEX_OFF) +: 8];
+  assign w_udhop  = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_HOP_LIMIT_OFF) +: 8];
+  assign w_uddip  = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_DGID_OFF + 12) +: 32];
+  assign w_udtc   = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_TRAFFIC_CLASS_OFF) +: 8];
+  // SGE fields at the indices the walks are on (kept outside the FSM
+  // process: variable selects of the wide fetch buffer are built once)
+  logic [31:0] sk_len, sk_key, gw_len;
+  logic [63:0] sk_addr;
+  assign sk_len  = fb[8*(64 + 16*sk_i + `HCA_WQE_DATA_SEG_BYTE_COUNT_OFF) +: 32];
+  assign sk_key  = fb[8*(64 + 16*sk_i + `HCA_WQE_DATA_SEG_LKEY_OFF) +: 32];
+  assign sk_addr = fb[8*(64 + 16*sk_i + `HCA_WQE_DATA_SEG_ADDR_OFF) +: 64];
+  assign gw_len  = fb[8*(64 + 16*gw_i + `HCA_WQE_DATA_SEG_BYTE_COUNT_OFF) +: 32];
+
+  // Validation of a fetched send WQE (model/req.c parse_wqe).
+  logic        v_rdat, v_inline, v_opok, v_bad, v_toolong, v_udlong;
+  logic [32:0] v_total;
+  logic [7:0]  v_maxsge;
+  logic [15:0] v_maxinl;
+  always_comb begin : wqe_check
+    integer i;
+    v_maxsge = 8'(((32'd1 << log_sq_stride) - 32'(`HCA_WQE_HDR_SIZE)) >> 4);
+    if (v_maxsge > 8'(`HCA_CAP_MAX_SGE)) v_maxsge = 8'(`HCA_CAP_MAX_SGE);
+    v_maxinl = 16'((32'd1 << log_sq_stride) - 32'(`HCA_WQE_HDR_SIZE));
+    if (v_maxinl > 16'(`HCA_CAP_MAX_INLINE_DATA)) v_maxinl = 16'(`HCA_CAP_MAX_INLINE_DATA);
+    v_rdat   = w_op == 8'(`HCA_WR_RDMA_READ) || w_op == 8'(`HCA_WR_ATOMIC_CMP_AND_SWP) ||
+               w_op == 8'(`HCA_WR_ATOMIC_FETCH_AND_ADD);
+    v_inline = (w_flags & 8'(`HCA_SEND_INLINE)) != 0;
+    case (w_op)
+      8'(`HCA_WR_SEND), 8'(`HCA_WR_SEND_WITH_IMM): v_opok = 1'b1;
+      8'(`HCA_WR_RDMA_WRITE), 8'(`HCA_WR_RDMA_WRITE_WITH_IMM): v_opok = !is_ud;
+      // RDMA READ and atomics are the next slice of the RTL: refused for now
+      default: v_opok = 1'b0;
+    endcase
+    v_total = '0;
+    for (i = 0; i < 16; i = i + 1)
+      if (8'(i) < w_nsge) v_total = v_total + {1'b0, fb[8*(64 + 16*i) +: 32]};
+    if (v_inline)
+      v_total = {17'b0, w_inl};
+    v_bad = w_idx != t_sq_head || !v_opok ||
+            (v_inline ? (v_rdat || w_inl > v_maxinl) : (w_nsge > v_maxsge));
+    v_toolong = v_total > 33'(`HCA_CAP_MAX_MSG_SZ);
+    v_udlong  = is_ud && v_total > {1'b0, pmtu};
+  end
+
+  // RC requester window: a packet goes out only while its PSN is fewer than
+  // HCA_WIRE_MAX_UNACKED_PSNS past the oldest unacknowledged one.
+  function automatic logic win_closed(input [23:0] psn);
+    logic [23:0] d;
+    d = psn - t_una;
+    win_closed = is_rc && !d[23] && d >= 24'(`HCA_WIRE_MAX_UNACKED_PSNS);
+  endfunction
+
+  // BTH opcode of a request packet (model/req.c send_opcode).
+  function automatic [7:0] send_opcode(input [7:0] qpt, input [2:0] wr, input first, input last);
+    logic imm, snd;
+    logic [7:0] base;
+    imm = wr == 3'(`HCA_WR_SEND_WITH_IMM) || wr == 3'(`HCA_WR_RDMA_WRITE_WITH_IMM);
+    snd = wr == 3'(`HCA_WR_SEND) || wr == 3'(`HCA_WR_SEND_WITH_IMM);
+    if (qpt == QPT_UD)
+      send_opcode = imm ? 8'(`HCA_BTH_OP_UD_SEND_ONLY_WITH_IMMEDIATE) : 8'(`HCA_BTH_OP_UD_SEND_ONLY);
+    else begin
+      base = snd ? 8'(`HCA_BTH_OP_RC_SEND_FIRST) : 8'(`HCA_BTH_OP_RC_RDMA_WRITE_FIRST);
+      if (qpt == QPT_UC) base = base | 8'h20;
+      if (first && last)      send_opcode = base + (imm ? 8'd5 : 8'd4);
+      else if (first)         send_opcode = base;
+      else if (!last)         send_opcode = base + 8'd1;
+      else                    send_opcode = base + (imm ? 8'd3 : 8'd2);
+    end
+  endfunction
+
+  // Translated SGE addresses of the cached send WQE (a small register file
+  // written by index, kept out of the FSM process).
+  logic [63:0] tx_iova_r [0:15];
+  always_ff @(posedge clk) begin
+    if (ce && (state == REQST_LKEY_RESULT || state == REQST_PKT_LKEY_RESULT) && mr_verr == 8'h0)
+      tx_iova_r[sk_i[3:0]] <= mr_iova;
+  end
+  logic [63:0] tx_iova_gw;
+  assign tx_iova_gw = tx_iova_r[gw_i[3:0]];
+
+  logic [3:0] gid_i;                 // the source GID of the packet (REQST_WAIT_TX)
+  assign e_gid_idx  = gid_i;
+  assign s_fault_wr = 1'b0;          // WQE fetches and payload reads
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      state_q <= REQST_IDLE; done <= 1'b0; did <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      ow <= '0; cs_status <= '0; cs_verr <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0; fa <= '0;
+      pk_k <= '0; pk_off <= '0; pk_plen <= '0; pk_last <= 1'b0;
+      gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
+      tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
+      mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
+      s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
+      s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
+      ow_we <= 1'b0; ow_waddr <= '0; ow_wdata <= '0;
+      d_f_start <= 1'b0; d_f_addr <= '0; d_f_len <= '0;
+      d_g_push <= 1'b0; d_g_iova <= '0; d_g_len <= '0; d_g_dst <= '0; d_g_idx <= '0; d_g_close <= 1'b0;
+      d_l_start <= 1'b0; d_l_src <= '0; d_l_len <= '0; d_l_dst <= '0;
+      go <= 1'b0; gid_i <= '0;
+      h_opcode <= '0; h_se <= 1'b0; h_ackreq <= 1'b0; h_psn <= '0; h_dqpn <= '0; h_pay_len <= '0;
+      h_dmac <= '0; h_smac <= '0; h_tclass <= '0; h_hop <= '0; h_sip <= '0; h_dip <= '0; h_sport <= '0;
+      h_va <= '0; h_rkey <= '0; h_rlen <= '0; h_imm <= '0; h_qkey <= '0; h_deth_sqp <= '0;
+    end else if (srst) begin
+      // ENGINE_CTRL.RESET / CTRL.RESET: back to idle; the cache forgotten
+      state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
+      d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
+    end else if (ce) begin
+      done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
+      d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
+      state_q <= state;
+      case (state)
+        REQST_CHECK_STATE: begin
+          did <= 1'b0;
+          if (qp_st == QPS_ERR || qp_st == QPS_SQE)
+            state_q <= REQST_WAIT_FLUSH;
+          else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
+            state_q <= REQST_END;
+          else
+            state_q <= REQST_WAIT_RETIRE;
+        end
+        REQST_DRAIN:
+          if (rt_hit) begin
+            did <= 1'b1;
+            state_q <= REQST_END;
+          end else if (qp_st == QPS_SQD && txs[`TXS_DRAIN_O] && t_sq_ci == t_sq_head) begin
+            `HCA_WSET(txs_wm, txs_wv, `TXS_DRAIN_O, 1, 1'b0)
+            if ((qp_flags & 8'(`HCA_QPC_FLAGS_SQD_NOTIFY_MASK)) != 0) begin
+              s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_SQ_DRAINED); s_evt_elem <= {{(32-LOG_MAX_QP){1'b0}}, qn};
+            end
+            did <= 1'b1;
+            state_q <= REQST_END;
+          end else
+            state_q <= REQST_CURSOR;
+        REQST_CURSOR:
+          if (t_tx_wqe != t_sq_head)
+            state_q <= REQST_READ_OUTS;
+          else if (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi)
+            state_q <= REQST_END;
+          else if ((t_sq_head - t_sq_ci) >= 16'(OUTS - 1))
+            state_q <= REQST_END;
+          else
+            state_q <= REQST_FETCH_WQE;
+
+        // ---- start the WQE at SQ_HEAD (model/req.c start_wqe)
+        REQST_FETCH_WQE:
+          if (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head)
+            state_q <= REQST_GATE;
+          else begin
+            tw_v      <= 1'b0;
+            d_f_start <= 1'b1;
+            d_f_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
+            fa        <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
+            d_f_len   <= 16'd1 << log_sq_stride;
+            state_q   <= REQST_WAIT_WQE;
+          end
+        REQST_WAIT_WQE: if (d_f_done) begin
+          if (d_f_err) begin
+            s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE); s_fault_iova <= fa;
+            s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+            did     <= 1'b1;
+            state_q <= REQST_WAIT_QP_ERR;
+          end else
+            state_q <= REQST_VALIDATE_WQE;
+        end
+        REQST_VALIDATE_WQE: begin
+          ow <= '0;
+          ow[`OW_OP_O +: 3]    <= w_op[2:0];
+          ow[`OW_FLAGS_O +: 4] <= w_flags[3:0];
+          ow[`OW_LEN_O +: 32]  <= v_total[31:0];
+          if (v_bad) begin
+            cs_status <= 5'(`HCA_WC_LOC_QP_OP_ERR); cs_verr <= 8'(`HCA_VENDOR_ERR_BAD_WQE);
+            state_q <= REQST_WQE_ERR;
+          end else if (v_toolong) begin
+            cs_status <= 5'(`HCA_WC_LOC_LEN_ERR); cs_verr <= 8'(`HCA_VENDOR_ERR_LENGTH);
+            state_q <= REQST_WQE_ERR;
+          end else if (v_udlong) begin
+            cs_status <= 5'(`HCA_WC_LOC_QP_OP_ERR); cs_verr <= 8'(`HCA_VENDOR_ERR_BAD_WQE);
+            state_q <= REQST_WQE_ERR;
+          end else if (!v_inline && w_nsge != 8'd0) begin
+            sk_i    <= '0;
+            state_q <= REQST_CHECK_LKEY;
+          end else begin
+            tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_sq_head; tw_gen <= qpc_gen;
+            state_q <= REQST_GATE;
+          end
+        end
+        REQST_CHECK_LKEY, REQST_PKT_LKEY: begin
+          mr_key  <= sk_key;
+          mr_pdn  <= pdn;
+          mr_acc  <= v_rdat ? 16'(`HCA_ACCESS_LOCAL_WRITE) : 16'h0;
+          mr_va   <= sk_addr;
+          mr_len  <= {32'b0, sk_len};
+          state_q <= (state == REQST_CHECK_LKEY) ? REQST_WAIT_LKEY : REQST_WAIT_PKT_LKEY;
+        end
+        REQST_LKEY_RESULT, REQST_PKT_LKEY_RESULT:
+          if (mr_verr != 8'h0) begin
+            cs_status <= 5'(`HCA_WC_LOC_PROT_ERR); cs_verr <= mr_verr;
+            ow[`OW_ERR_O] <= 1'b1;
+            ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
+            ow[`OW_VERR_O +: 8] <= mr_verr;
+            state_q <= (state == REQST_LKEY_RESULT) ? REQST_WQE_ERR : REQST_WQE_FAIL;
+          end else begin
+            sk_i <= sk_i + 5'd1;
+            if (8'(sk_i) + 8'd1 >= w_nsge) begin
+              tw_v <= 1'b1; tw_qn <= qn; tw_gen <= qpc_gen;
+              tw_idx  <= (state == REQST_LKEY_RESULT) ? t_sq_head : t_tx_wqe;
+              state_q <= (state == REQST_LKEY_RESULT) ? REQST_GATE : REQST_BUILD_HDR;
+            end else
+              state_q <= (state == REQST_LKEY_RESULT) ? REQST_CHECK_LKEY : REQST_PKT_LKEY;
+          end
+        REQST_WQE_ERR: begin
+          // the WQE is tracked failed; the cursor stays on it until it retires
+          ow_we    <= 1'b1;
+          ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
+          ow_wdata <= ow | (`OW_W'(1) << `OW_ERR_O) | (`OW_W'(cs_status) << `OW_STATUS_O) |
+                      (`OW_W'(cs_verr) << `OW_VERR_O);
+          `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
+          tw_v    <= 1'b0;
+          state_q <= REQST_WAIT_RETIRE_ERR;
+        end
+        REQST_WQE_ERR_DONE: begin
+          did     <= 1'b1;
+          state_q <= REQST_END;
+        end
+        REQST_GATE:
+          if (((w_flags & 8'(`HCA_SEND_FENCE)) != 0 && t_rd_out != 5'd0) || win_closed(t_psn_next))
+            state_q <= REQST_END;            // gated: waits for acknowledgements
+          else begin : start
+            /* verilator lint_off UNUSEDSIGNAL */
+            logic [31:0] n;
+            /* verilator lint_on UNUSEDSIGNAL */
+            n = (ow[`OW_LEN_O +: 32] == 32'h0) ? 32'd1 :
+                ((ow[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
+            ow_we    <= 1'b1;
+            ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
+            ow_wdata <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
+            `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, t_psn_next + n[23:0])
+            `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
+            state_q <= REQST_WAIT_OUTS_WRITE;
+          end
+        REQST_WAIT_OUTS_WRITE: state_q <= REQST_READ_OUTS;   // let the table write land
+
+        // ---- transmit one packet of the cursor WQE (model/req.c send_packet)
+        REQST_READ_OUTS: state_q <= REQST_CHECK_OUTS;        // outstanding-table read of TX_WQE
+        REQST_CHECK_OUTS: begin
+          ow <= ow_rdata;
+          if (ow_rdata[`OW_ERR_O])
+            state_q <= REQST_END;            // blocks the cursor until it retires
+          else if (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_tx_wqe)
+            state_q <= REQST_BUILD_HDR;
+          else begin
+            // the WQE's packets resume after another QP used the fetch buffer
+            tw_v      <= 1'b0;
+            d_f_start <= 1'b1;
+            d_f_addr  <= slot_addr(sq_base, t_tx_wqe, log_sq_size, log_sq_stride);
+            fa        <= slot_addr(sq_base, t_tx_wqe, log_sq_size, log_sq_stride);
+            d_f_len   <= 16'd1 << log_sq_stride;
+            state_q   <= REQST_REFETCH_WQE;
+          end
+        end
+        REQST_REFETCH_WQE: if (d_f_done) begin
+          if (d_f_err) begin
+            s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE); s_fault_iova <= fa;
+            s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+            ow[`OW_ERR_O] <= 1'b1;
+            ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
+            ow[`OW_VERR_O +: 8] <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);
+            state_q <= REQST_WQE_FAIL;
+          end else if (!v_inline && w_nsge != 8'd0) begin
+            sk_i    <= '0;
+            state_q <= REQST_PKT_LKEY;
+          end else begin
+            tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_tx_wqe; tw_gen <= qpc_gen;
+            state_q <= REQST_BUILD_HDR;
+          end
+        end
+        REQST_WQE_FAIL: begin
+          ow_we    <= 1'b1;
+          ow_waddr <= {qn, t_tx_wqe[LOG_OUTS-1:0]};
+          ow_wdata <= ow;
+          state_q  <= REQST_WAIT_RETIRE_ERR;
+        end
+        REQST_BUILD_HDR: begin : pkt
+          logic [23:0] k, psn, fpsn, npsn;
+          /* verilator lint_off UNUSEDSIGNAL */
+          logic [31:0] off, rem, plen, len;
+          /* verilator lint_on UNUSEDSIGNAL */
+          logic        first, last, se;
+          logic [2:0]  wop;
+          logic [15:0] sport;
+          fpsn = ow[`OW_FPSN_O +: 24];
+          npsn = ow[`OW_NPSN_O +: 24];
+          len  = ow[`OW_LEN_O +: 32];
+          wop  = ow[`OW_OP_O +: 3];
+          k    = t_tx_pkt;
+          if (is_rc && t_tx_wqe == t_sq_ci && psn_lt(fpsn + k, t_una))
+            k = t_una - fpsn;
+          psn  = fpsn + k;
+          off  = {8'b0, k} << pmtu_log;
+          rem  = len - off;
+          plen = (rem > pmtu) ? pmtu : rem;
+          first = (k == 24'd0);
+          last  = (k + 24'd1 == npsn);
+          pk_k <= k; pk_off <= off; pk_plen <= plen[15:0]; pk_last <= last;
+          if (win_closed(psn))
+            state_q <= REQST_END;                                   // window closed
+          else begin
+            se    = last && (ow[`OW_FLAGS_O +: 4] & 4'(`HCA_SEND_SOLICITED)) != 0 &&
+                    (wop == 3'(`HCA_WR_SEND) || wop == 3'(`HCA_WR_SEND_WITH_IMM) ||
+                     wop == 3'(`HCA_WR_RDMA_WRITE_WITH_IMM));
+            sport = 16'(`HCA_WIRE_UDP_SPORT_BASE) | ({{(16-LOG_MAX_QP){1'b0}}, qn} & 16'(`HCA_WIRE_UDP_SPORT_MASK));
+            h_opcode  <= send_opcode(qp_type, wop, first, last);
+            h_psn     <= psn;
+            h_ackreq  <= is_rc && (last || k[4:0] == 5'(`HCA_WIRE_ACKREQ_INTERVAL - 1));
+            h_se      <= `HCA_BUG(hdr_se, se, !se);
+            h_pay_len <= plen[15:0];
+            h_va      <= w_raddr;
+            h_rkey    <= w_rkey;
+            h_rlen    <= len;
+            h_imm     <= w_imm;
+            h_smac    <= port_mac;
+            h_sport   <= `HCA_BUG(udp_sport, sport, sport ^ 16'h0001);
+            if (is_ud) begin
+              h_dmac     <= w_uddmac;
+              h_dip      <= w_uddip;
+              h_hop      <= w_udhop;
+              h_tclass   <= w_udtc;
+              h_dqpn     <= w_udqpn[23:0];
+              h_qkey     <= w_udqkey[31] ? qkey : w_udqkey;
+              h_deth_sqp <= {{(24-LOG_MAX_QP){1'b0}}, qn};
+              gid_i      <= w_udsgid[3:0];
+              h_sip      <= (w_udsgid < 8'(`HCA_CAP_GID_TBL_LEN)) ? 32'h1 : 32'h0;   // resolved in REQST_WAIT_TX
+            end else begin
+              h_dmac     <= dmac;
+              h_dip      <= dip;
+              h_hop      <= hop_limit;
+              h_tclass   <= tclass;
+              h_dqpn     <= dest_qpn;
+              h_qkey     <= '0;
+              h_deth_sqp <= '0;
+              gid_i      <= sgid_index[3:0];
+              h_sip      <= (sgid_index < 8'(`HCA_CAP_GID_TBL_LEN)) ? 32'h1 : 32'h0;
+            end
+            state_q <= REQST_WAIT_TX;
+          end
+        end
+        REQST_WAIT_TX: begin
+          // source IP from the GID table (index < table size, else 0)
+          if (h_sip != 32'h0) h_sip <= e_gid[127:96];
+          if (tx_free) begin
+            if ((w_flags & 8'(`HCA_SEND_INLINE)) != 0) begin
+              if (pk_plen != 16'd0) begin
+                d_l_start <= 1'b1;
+                d_l_src   <= 16'(`HCA_WQE_DATA_OFF) + pk_off[15:0];
+                d_l_len   <= pk_plen;
+                d_l_dst   <= {8'b0, hdr_len};
+              end
+              d_g_close <= 1'b1;
+              state_q <= REQST_WAIT_PAYLOAD;
+            end else begin
+              gw_i    <= '0;
+              gw_offr <= pk_off;
+              gw_rem  <= pk_plen;
+              gw_dst  <= {8'b0, hdr_len};
+              state_q <= REQST_GATHER;
+            end
+          end
+        end
+        REQST_GATHER: begin : gwalk
+          logic [31:0] li, chunk;
+          li = gw_len;
+          if (gw_rem == 16'd0 || 8'(gw_i) >= w_nsge) begin
+            d_g_close <= 1'b1;
+            state_q <= REQST_WAIT_PAYLOAD;
+          end else if (gw_offr >= li) begin
+            gw_offr <= gw_offr - li;
+            gw_i    <= gw_i + 5'd1;
+          end else begin
+            chunk = li - gw_offr;
+            if (chunk > {16'b0, gw_rem}) chunk = {16'b0, gw_rem};
+            d_g_push <= 1'b1;
+            d_g_iova <= tx_iova_gw + {32'b0, gw_offr};
+            d_g_len  <= chunk[15:0];
+            d_g_dst  <= gw_dst;
+            d_g_idx  <= gw_i;
+            gw_dst   <= gw_dst + chunk[15:0];
+            gw_rem   <= gw_rem - chunk[15:0];
+            gw_offr  <= '0;
+            gw_i     <= gw_i + 5'd1;
+          end
+        end
+        REQST_WAIT_PAYLOAD: if (d_g_done) begin
+          if (d_g_fault) begin
+            s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_PAYLOAD);
+            s_fault_iova <= d_g_fault_iova;
+            s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+            ow[`OW_ERR_O] <= 1'b1;
+            ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
+            ow[`OW_VERR_O +: 8] <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);
+            state_q <= REQST_WQE_FAIL;
+          end else begin
+            if (port_up) go <= 1'b1;       // a frame sent while the link is down is lost
+            if (pk_last) begin
+              `HCA_WSET(txs_wm, txs_wv, `TXS_TX_WQE_O, 16, t_tx_wqe + 16'd1)
+              `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
+            end else
+              `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, pk_k + 24'd1)
+            if (!is_rc && pk_last) begin
+              // UC/UD: complete once the last packet is sent (the WQE is the oldest)
+              sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
+              state_q <= REQST_WAIT_SEND_DONE;
+            end else begin
+              did     <= 1'b1;
+              state_q <= REQST_END;
+            end
+          end
+        end
+        REQST_UC_UD_SENT: begin
+          `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, t_psn_next)
+          did     <= 1'b1;
+          state_q <= REQST_END;
+        end
+
+        // ---- end of a QP step: progress keeps it busy
+        REQST_END: begin
+          if (did || (state_q == REQST_WAIT_FLUSH && fl_did)) s_busy_set <= 1'b1;
+          done    <= 1'b1;
+          state_q <= REQST_IDLE;
+        end
+        default: ;
+      endcase
+    end
+  end
+endmodule
