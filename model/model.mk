@@ -15,6 +15,7 @@ $(eval $(call hca_test,model_retry,model/tests/test_model_retry.c,$(MODEL_TEST_L
 $(eval $(call hca_test,model_protect,model/tests/test_model_protect.c,$(MODEL_TEST_LIBS)))
 $(eval $(call hca_test,model_queues,model/tests/test_model_queues.c,$(MODEL_TEST_LIBS)))
 $(eval $(call hca_test,model_ud_uc,model/tests/test_model_ud_uc.c,$(MODEL_TEST_LIBS)))
+$(eval $(call hca_test,model_rules,model/tests/test_model_rules.c,$(MODEL_TEST_LIBS)))
 $(eval $(call hca_test,model_soak,model/tests/test_model_soak.c,$(MODEL_TEST_LIBS)))
 TEST_ARGS_model_soak := --messages 100000 --seed 1
 $(eval $(call hca_test,model_soak_noretry,model/tests/test_model_soak.c,$(MODEL_TEST_LIBS)))

@@ -53,6 +53,8 @@ void cov_tx_frame(struct cov *c, const uint8_t *frame, size_t len);
 void cov_dma_read(struct cov *c, uint64_t iova, const void *buf, size_t len, int rc);
 void cov_dma_write(struct cov *c, uint64_t iova, const void *buf, size_t len, int rc);
 void cov_interrupt(struct cov *c, unsigned int vector);
+/* An engine event the host pops from the management port's event FIFO (HCA_EVENT_*, element). */
+void cov_engine_event(struct cov *c, unsigned int type, uint32_t element);
 /* Firmware DMA reads (sim/device.c): command entries and command headers. */
 void cov_fw_dma_read(struct cov *c, uint64_t iova, const void *buf, size_t len, int rc);
 /* Firmware command: object, method, CMDQ entry status and syndrome reason. */

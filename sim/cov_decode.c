@@ -548,10 +548,38 @@ static void cqe_done(struct cov *c, struct cov_state *s, unsigned int cqn, const
 		qp_to(c, q, HCA_QPS_ERR, "engine");
 }
 
+/*
+ * An async event: raised by the engine (`evt.*`, popped from the event FIFO)
+ * or delivered by the firmware as an ASYNC EQE (`eqe.async.*`).  What it
+ * means for the QP and CQ is counted once, from the engine's event.
+ */
+static void async_event(struct cov *c, struct cov_state *s, bool engine, unsigned int type, uint32_t element)
+{
+	struct cov_qp *q = &s->qp[element % COV_NQP];
+
+	cov_hit(c, "%s.%s", engine ? "evt" : "eqe.async", hca_event_type_name(type));
+	if (!engine)
+		return;
+	if (type == HCA_EVENT_CQ_ERR)
+		cov_hit(c, "cq.overflow");
+	if (q->known && (type == HCA_EVENT_QP_FATAL || type == HCA_EVENT_QP_REQ_ERR || type == HCA_EVENT_QP_ACCESS_ERR))
+		qp_to(c, q, HCA_QPS_ERR, "engine");
+	if (q->known && type == HCA_EVENT_SQ_DRAINED)
+		cov_hit(c, "qp.sq_drained");
+}
+
+void cov_engine_event(struct cov *c, unsigned int type, uint32_t element)
+{
+	struct cov_state *s;
+
+	if (!c || !(s = state(c)))
+		return;
+	async_event(c, s, true, type, element);
+}
+
 static void eqe_done(struct cov *c, struct cov_state *s, const uint8_t *e)
 {
 	struct hca_eqe x;
-	struct cov_qp *q;
 
 	memcpy(&x, e, sizeof(x));
 	if (x.type == HCA_EQE_TYPE_COMP) {
@@ -567,15 +595,7 @@ static void eqe_done(struct cov *c, struct cov_state *s, const uint8_t *e)
 		return;
 	}
 	cov_hit(c, "eqe.type.ASYNC");
-	cov_hit(c, "eqe.async.%s", hca_event_type_name(x.subtype));
-	if (x.subtype == HCA_EVENT_CQ_ERR)
-		cov_hit(c, "cq.overflow");
-	q = &s->qp[x.element % COV_NQP];
-	if (q->known && (x.subtype == HCA_EVENT_QP_FATAL || x.subtype == HCA_EVENT_QP_REQ_ERR ||
-			 x.subtype == HCA_EVENT_QP_ACCESS_ERR))
-		qp_to(c, q, HCA_QPS_ERR, "engine");
-	if (q->known && x.subtype == HCA_EVENT_SQ_DRAINED)
-		cov_hit(c, "qp.sq_drained");
+	async_event(c, s, false, x.subtype, x.element);
 }
 
 /* Assemble ring entries however the engine splits its writes. */

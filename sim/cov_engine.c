@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cov.h"
+#include "hcasim/hca_spec.h"
 
 #define COV_MAGIC 0x434f5645u	/* "COVE" */
 
@@ -168,6 +169,12 @@ static void ce_mgmt_write(struct hca_engine *e, uint32_t a, uint32_t v)
 {
 	struct cov_engine *ce = to_ce(e);
 
+	/* the event at the head of the FIFO, before the host pops it (reads have no side effect) */
+	if (a == HCA_MGMT_EVT_POP && ce->iops->mgmt_read(ce->in, HCA_MGMT_EVT_COUNT))
+		cov_engine_event(ce->cov,
+				 (unsigned int)HCA_FIELD_GET(ce->iops->mgmt_read(ce->in, HCA_MGMT_EVT_TYPE),
+							     HCA_MGMT_EVT_TYPE_TYPE),
+				 ce->iops->mgmt_read(ce->in, HCA_MGMT_EVT_ELEMENT));
 	ce->iops->mgmt_write(ce->in, a, v);
 	cov_mgmt_write(ce->cov, ce->iops, ce->in, a, v);
 }
@@ -232,24 +239,34 @@ struct cov *cov_of(struct hca_engine *e)
 	return e && to_ce(e)->magic == COV_MAGIC ? to_ce(e)->cov : NULL;
 }
 
-/* opts without its "ref="/"dut=" entries; the values found go to ref/dut. */
-static int strip_ls(const char *opts, char *ref, char *dut, size_t vn, char *rest, size_t rn)
+/*
+ * opts without its "ref="/"dut=" entries (lockstep) -- the values found go to
+ * ref/dut -- each remaining entry prefixed by ",".  The cov engine takes the
+ * place of the engine it wraps and owns `inner=`: the wrapped engine's own
+ * `inner=` (model-mutant around the RTL) is passed on as `in.inner=`.
+ */
+static int strip_ls(const char *opts, bool ls, char *ref, char *dut, size_t vn, char *rest, size_t rn)
 {
 	const char *p = opts;
 
 	rest[0] = '\0';
 	while (p && *p) {
 		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p), u = strlen(rest);
+		size_t l = e ? (size_t)(e - p) : strlen(p), u = strlen(rest), side = 0;
 
-		if (l > 4 && !strncmp(p, "ref=", 4))
+		if (ls && l > 4 && !strncmp(p, "ref=", 4))
 			snprintf(ref, vn, "%.*s", (int)(l - 4), p + 4);
-		else if (l > 4 && !strncmp(p, "dut=", 4))
+		else if (ls && l > 4 && !strncmp(p, "dut=", 4))
 			snprintf(dut, vn, "%.*s", (int)(l - 4), p + 4);
 		else if (l) {
-			if (u + l + 2 > rn)
+			if (ls && l > 4 && (!strncmp(p, "ref.", 4) || !strncmp(p, "dut.", 4)))
+				side = 4;
+			if (u + l + 5 > rn)
 				return -1;
-			snprintf(rest + u, rn - u, ",%.*s", (int)l, p);
+			if (!strncmp(p + side, "inner=", 6))
+				snprintf(rest + u, rn - u, ",%.*sin.%.*s", (int)side, p, (int)(l - side), p + side);
+			else
+				snprintf(rest + u, rn - u, ",%.*s", (int)l, p);
 		}
 		p = e ? e + 1 : NULL;
 	}
@@ -265,12 +282,13 @@ int cov_wrap_config(const char *engine, const char *opts, const char *prefix, ch
 	if (!engine)
 		engine = "model";
 	if (strcmp(engine, "lockstep") != 0) {
-		n = snprintf(opts_out, opts_n, "inner=%s,out=%s.%s.cov%s%s", engine, prefix, engine,
-			     opts && *opts ? "," : "", opts && *opts ? opts : "");
+		if (strip_ls(opts, false, ref, dut, sizeof(ref), rest, sizeof(rest)))
+			return -1;
+		n = snprintf(opts_out, opts_n, "inner=%s,out=%s.%s.cov%s", engine, prefix, engine, rest);
 		snprintf(eng_out, eng_n, "cov");
 		return n < 0 || (size_t)n >= opts_n ? -1 : 0;
 	}
-	if (strip_ls(opts, ref, dut, sizeof(ref), rest, sizeof(rest)))
+	if (strip_ls(opts, true, ref, dut, sizeof(ref), rest, sizeof(rest)))
 		return -1;
 	n = snprintf(opts_out, opts_n, "ref=cov,ref.inner=%s,ref.out=%s.ref.%s.cov,dut=cov,dut.inner=%s,dut.out=%s.dut.%s.cov%s",
 		     ref, prefix, ref, dut, prefix, dut, rest);

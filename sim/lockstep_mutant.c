@@ -22,12 +22,13 @@
 enum bug {
 	BUG_NONE, BUG_HDR_SE, BUG_UDP_SPORT, BUG_DROP_ACK, BUG_DUP_FRAME, BUG_CQE_FIELD, BUG_DROP_IRQ,
 	BUG_REORDER_DMA, BUG_PAYLOAD_BYTE, BUG_CTX_STATUS, BUG_EVT_ELEMENT, BUG_ACK_LATE, BUG_RX_RKEY, BUG_RX_ICRC,
+	BUG_DETH_QKEY,
 };
 
 static const char *const bug_names[] = {
 	"none", "hdr_se", "udp_sport", "drop_ack", "dup_frame", "cqe_field", "drop_irq",
 	"reorder_dma", "payload_byte", "ctx_status", "evt_element", "ack_late", "rx_rkey", "rx_icrc",
-	NULL,
+	"deth_qkey", NULL,
 };
 
 struct pending {			/* lagged input */
@@ -347,6 +348,16 @@ static void m_tx_frame(void *h, const uint8_t *frame, size_t len)
 		if (oi && hit(m)) {
 			memcpy(m->fbuf, frame, len);
 			m->fbuf[35] ^= 0x01;
+			fix_icrc(m->fbuf, len);
+			host_tx(m, m->fbuf, len);
+			return;
+		}
+		break;
+	case BUG_DETH_QKEY:
+		if (oi && (frame[42] == HCA_BTH_OP_UD_SEND_ONLY || frame[42] == HCA_BTH_OP_UD_SEND_ONLY_WITH_IMMEDIATE) &&
+		    hit(m)) {
+			memcpy(m->fbuf, frame, len);
+			m->fbuf[54 + 3] ^= 0x01;	/* DETH after Ethernet, IPv4, UDP, BTH: Q_Key bits 7:0 */
 			fix_icrc(m->fbuf, len);
 			host_tx(m, m->fbuf, len);
 			return;

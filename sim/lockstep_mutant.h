@@ -12,6 +12,8 @@
  *     hdr_se        flip BTH SE in the at-th request frame (ICRC recomputed, so
  *                   the peer accepts it: a wrong header bit, as an RTL bug makes it)
  *     udp_sport     wrong UDP source port (bit 0 flipped) in the at-th frame (ICRC recomputed)
+ *     deth_qkey     wrong DETH Q_Key (bit 0 of its last byte flipped) in the at-th UD
+ *                   request frame (ICRC recomputed): the peer drops it (Q_Key mismatch)
  *     drop_ack      the at-th RC ACKNOWLEDGE frame is not sent
  *     dup_frame     the at-th frame is sent twice
  *     cqe_field     the at-th CQE written has a wrong `field` (default byte_len, +1)
@@ -26,6 +28,7 @@
  *                   (wire.md fixes the order within a QP's requests and within its
  *                   responses only), as an RTL TX arbiter produces; "fired" counts
  *                   the requests that overtook a held ACK
+ *     rx_rkey, rx_icrc  receive-path bugs (sim/lockstep_mutant_rx.h)
  *   at=N          which occurrence (1 = the first; default 1)
  *   field=NAME    cqe_field: byte_len, wqe_index, status, opcode, qpn, imm_data
  *   lag=CYCLES    doorbell writes and received frames reach the wrapped engine

@@ -15,7 +15,8 @@ DIR/list.txt and compiles the judge's test programs once (DIR/base/).
 with the mutated object ahead of the model libraries, runs them (time limit
 each) and writes DIR/results/ID.txt: "ID killed|survived|stillborn why".
 GNU parallel runs `one` over the ids (sim/mutate/run_model.sh).  The judge:
-the model's engine tests and the codec tests (short), plus the oracle
+the model's engine tests and the codec tests (short), built with ASan and
+UBSan as make test builds them (the model's -san libraries), plus the oracle
 suite -- scapy frames (model_scapy) and the wire-rules check of
 tests/oracle/check_pcap.py (model_frames) -- in full mode.
 """
@@ -39,6 +40,7 @@ JUDGE = [
     ("model_queues", ["model/tests/test_model_queues.c"], ["hcamodel", "hcaroce", "hcasim"], [], False),
     ("model_ud_uc", ["model/tests/test_model_ud_uc.c"], ["hcamodel", "hcaroce", "hcasim"], [], False),
     ("model_mgmt", ["model/tests/test_model_mgmt.c"], ["hcamodel", "hcaroce", "hcasim"], [], False),
+    ("model_rules", ["model/tests/test_model_rules.c"], ["hcamodel", "hcaroce", "hcasim"], [], False),
     ("model_wqe", ["model/tests/test_model_wqe.c"], ["hcamodel", "hcaroce", "hcasim"], [], False),
     ("model_fuzz", ["model/tests/test_model_fuzz.c"], ["hcamodel", "hcaroce", "hcasim"],
      ["--iterations", "3000", "--seed", "1"], False),
@@ -46,7 +48,11 @@ JUDGE = [
      ["/usr/bin/python3", "tests/oracle/gen_frames.py", "{tmp}"], True),
     ("model_frames", ["model/tests/test_model_frames.c"], ["hcamodel", "hcaroce", "hcasim"], ["{tmp}/frames.pcap"], True),
 ]
-CFLAGS = ["-std=c11", "-D_DEFAULT_SOURCE", "-D_GNU_SOURCE", "-O1", "-w", "-Iinclude", "-Imodel", "-Isim", "-Itests"]
+# Built as make test builds the tests: with AddressSanitizer and UBSan (a
+# mutant that reads past an array or overflows is a bug the suite catches).
+SAN = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
+CFLAGS = ["-std=c11", "-D_DEFAULT_SOURCE", "-D_GNU_SOURCE", "-O1", "-w", "-Iinclude", "-Imodel", "-Isim", "-Itests"] + SAN
+RUN_ENV = dict(os.environ, UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
 SWAPS = {"==": "!=", "!=": "==", "<": "<=", "<=": "<", ">": ">=", ">=": ">", "&&": "||", "||": "&&",
          "+": "-", "-": "+", "<<": ">>", ">>": "<<", "&": "|", "|": "&"}
 TOKEN = re.compile(r"0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*|<<=|>>=|->|\+\+|--|&&|\|\||[<>=!]=|<<|>>|"
@@ -186,13 +192,13 @@ def one(a):
             continue        # the codec test does not link the engine
         exe = os.path.join(mdir, name)
         objs = [os.path.join(out, "base", os.path.basename(s)[:-2] + ".o") for s in srcs]
-        lib = [os.path.join(build, "lib", "lib%s.a" % l) for l in libs]
-        if subprocess.run(["gcc", "-o", exe, mobj] + objs + lib + ["-lm"], stdout=subprocess.DEVNULL,
+        lib = [os.path.join(build, "lib", "lib%s-san.a" % l) for l in libs]
+        if subprocess.run(["gcc"] + SAN + ["-o", exe, mobj] + objs + lib + ["-lm"], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL).returncode:
             return done("stillborn", "does not link with %s" % name)
         argv = [x.replace("{tmp}", tmp) for x in args]
         try:
-            r = subprocess.run([exe] + argv if name != "model_scapy" else [exe] + argv, cwd=os.getcwd(),
+            r = subprocess.run([exe] + argv, cwd=os.getcwd(), env=RUN_ENV,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=a.timeout)
             rc, outp = r.returncode, r.stdout.decode(errors="replace")
         except subprocess.TimeoutExpired:
@@ -229,9 +235,18 @@ def report(a):
     s = sorted(i for i in res if res[i][0] == "survived")
     sb = sorted(i for i in res if res[i][0] == "stillborn")
     n = len(k) + len(s)
+    def key(i):
+        _, path, line, pos, kind, old, new = ent[i]
+        return "%s:%s:%s>%s" % (path, line, old, new)
+    eq = [i for i in s if answers.get(key(i), "").startswith(("equivalent", "unreachable"))]
+    open_ = [i for i in s if key(i) not in answers]
+    ne = n - len(eq)
     lines = ["model mutation analysis: %d mutants (%s)" % (len(res), a.out),
              "  killed     %4d" % len(k), "  survived   %4d" % len(s), "  stillborn  %4d  (do not compile; not counted)" % len(sb),
-             "  score: %d of %d = %.1f %%" % (len(k), n, 100.0 * len(k) / n if n else 0), "",
+             "  score: %d of %d = %.1f %%" % (len(k), n, 100.0 * len(k) / n if n else 0),
+             "  equivalent or unreachable survivors (answered): %d; score without them: %d of %d = %.1f %%"
+             % (len(eq), len(k), ne, 100.0 * len(k) / ne if ne else 0),
+             "  survivors with no answer: %d" % len(open_), "",
              "survivors, with their answer (%s):" % (a.answers or "none")]
     for i in s:
         _, path, line, pos, kind, old, new = ent[i]

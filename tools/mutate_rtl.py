@@ -1,18 +1,28 @@
 #!/usr/bin/python3
 """RTL mutation analysis in the way of YosysHQ's MCY (docs/sim.md "Mutation").
 
-    tools/mutate_rtl.py netlist --out DIR --count N --seed S --width W SRC...
-        Yosys: read the RTL, prep -flatten, `mutate -list N` samples N
-        mutations (DIR/mutations.txt), applies them all behind
-        `mutate -ctrl mutsel 10 <id>` (id 1..N; 0 = the design as written),
-        adds for every mutation an activation probe (output mut_act[id-1]: the
-        mutated cell's output differs from the original in this cycle) and
-        writes DIR/mutants.v, one netlist that Verilator builds once.
+    tools/mutate_rtl.py netlist --out DIR --count N --seed S --width W [--modules M,...] SRC...
+        Yosys reads the RTL (SRC: rtl/rtl.mk's RTL_SRCS), `prep` keeps the
+        hierarchy; the modules to mutate (--modules, default every module
+        of SRC) are renamed per parameter set (M__d0, M__d1, ...: one per
+        derivation at DATA_W W) and `mutate -list N` samples N mutations in
+        them (DIR/mutations.txt).  Every mutation is applied behind
+        `mutate -ctrl mutsel 10 <id>` (id 1..N; 0 = the design as written)
+        with an activation probe (the mutated cell's output differs from the
+        original).  Only the mutated modules are written as Yosys netlists
+        (DIR/mutants.v); `mutsel` comes from the simulator
+        (DPI-C hca_rtl_mutsel(), read once at time 0) and the probes report
+        through DPI-C hca_rtl_mut_act(id) at the rising clock edge, so no
+        port is added.  DIR/wrap/<file> keeps each mutated module's original
+        header (parameters, ports) and picks the derivation matching its
+        parameters.  DIR/verilator.f lists the sources of the mutant build:
+        the wrappers, mutants.v, and every other source as written -- the
+        design is neither flattened nor netlisted outside the mutated modules.
     tools/mutate_rtl.py report --out DIR [--answers FILE]
         Reads DIR/results/*.txt (one line per mutant: "id killed|survived
         reason") and DIR/activated.txt, writes DIR/report.txt.
 
-The judge (which tests run against each mutant) is sim/mutate/judge_rtl.sh.
+The judge (which tests run against each mutant) is sim/mutate/run_rtl.sh.
 """
 import argparse
 import glob
@@ -32,7 +42,7 @@ def yosys(script, log):
 
 
 def parse_cells(lines):
-    """RTLIL module body -> list of (start, end, type, name, {port: sig}, {param: value})."""
+    """RTLIL lines -> list of (start, end, type, name, {port: sig}, {param: value})."""
     cells, i = [], 0
     while i < len(lines):
         m = re.match(r"\s*cell (\S+) (\S+)\s*$", lines[i])
@@ -52,54 +62,204 @@ def parse_cells(lines):
     return cells
 
 
-def add_probes(il_in, il_out, n):
-    lines = open(il_in).read().split("\n")
-    cells = parse_cells(lines)
-    sel = {}
-    for _, _, t, _, c, _ in cells:
-        if t == "$eq" and c.get("\\A") == "\\mutsel":
-            b = c.get("\\B", "")
-            m = re.match(r"(\d+)'([01]+)$", b)
-            if m:
-                sel[c["\\Y"]] = int(m.group(2), 2)
-    probes = []
-    for _, _, t, name, c, p in cells:
-        if t == "$mux" and c.get("\\S") in sel:
-            probes.append((sel[c["\\S"]], c["\\A"], c["\\B"], p.get("\\WIDTH", "1")))
-    ports = [int(m.group(1)) for l in lines for m in [re.match(r"\s*wire .*(?:input|output|inout) (\d+) ", l)] if m]
-    nextport = max(ports) + 1 if ports else 1
-    # insert before the `end` of module \hca_top (the only module after flatten)
-    end = max(i for i, l in enumerate(lines) if l.strip() == "end")
-    add = ["  wire width %d output %d \\mut_act" % (n, nextport)]
-    seen = set()
-    for idx, a, b, w in probes:
-        seen.add(idx)
-        add += ["  wire \\mut_act_%d" % idx,
-                "  cell $ne \\mut_probe_%d" % idx,
-                "    parameter \\A_SIGNED 0", "    parameter \\B_SIGNED 0",
-                "    parameter \\A_WIDTH %s" % w, "    parameter \\B_WIDTH %s" % w, "    parameter \\Y_WIDTH 1",
-                "    connect \\A %s" % a, "    connect \\B %s" % b, "    connect \\Y \\mut_act_%d" % idx, "  end"]
-    for idx in range(1, n + 1):
-        add.append("  connect \\mut_act [%d] %s" % (idx - 1, "\\mut_act_%d" % idx if idx in seen else "1'0"))
-    lines[end:end] = add
-    open(il_out, "w").write("\n".join(lines))
-    return len(seen)
+def modules_of(srcs):
+    """Module name -> source file (one module per file, as the project's rules want)."""
+    mods = {}
+    for f in srcs:
+        for m in re.finditer(r"^\s*module\s+(\w+)", open(f).read(), re.M):
+            mods[m.group(1)] = f
+    return mods
+
+
+def split_modules(text):
+    """RTLIL text -> (trailing lines, [(name, [lines])]); a module's lines start with the
+    lines before it (its attributes) and end with its `end`."""
+    mods, cur, pending = [], None, []
+    for l in text.split("\n"):
+        m = re.match(r"module (\S+)$", l)
+        if m:
+            cur = (m.group(1), pending + [l])
+            pending = []
+            mods.append(cur)
+        elif cur is None:
+            pending.append(l)
+        else:
+            cur[1].append(l)
+            if l == "end":
+                cur = None
+    return pending, mods
+
+
+def base_name(rtlil_name):
+    """\\M, $paramod\\M\\P=..., $paramod$<hash>\\M -> M."""
+    m = re.match(r"\$paramod(?:\$[0-9a-f]+)?\\([^\\]+)", rtlil_name)
+    return m.group(1) if m else rtlil_name.lstrip("\\")
+
+
+def rtlil_const(v):
+    """RTLIL parameter value -> Verilog expression."""
+    m = re.match(r"(\d+)'([01xz]+)$", v)
+    if m:
+        return "%s'b%s" % (m.group(1), m.group(2))
+    if re.match(r"-?\d+$", v):
+        return v
+    return v  # strings are already quoted
+
+
+def rename(out, targets):
+    """design.il -> renamed.il with every derivation of a target module named M__d<k>;
+    returns {M: [(derived name, {param: value})]} and, for the other modules,
+    {Yosys name: (M, {param: value})}."""
+    tail, mods = split_modules(open("%s/design.il" % out).read())
+    deriv, names, others = {}, {}, {}
+    for name, lines in mods:
+        b = base_name(name)
+        params = {}
+        for l in lines:
+            p = re.match(r"  parameter \\(\S+) (.*)$", l)
+            if p:
+                params[p.group(1)] = p.group(2).strip()
+        if b in targets:
+            new = "\\%s__d%d" % (b, len(deriv.setdefault(b, [])))
+            deriv[b].append((new[1:], params))
+            names[name] = new
+        else:
+            others[name] = (b, params)
+    text = []
+    for name, lines in mods:
+        for l in lines:
+            m = re.match(r"(module |  cell )(\S+)(.*)$", l)
+            if m and m.group(2) in names:
+                l = m.group(1) + names[m.group(2)] + m.group(3)
+            text.append(l)
+    open("%s/renamed.il" % out, "w").write("\n".join(text + tail))
+    return deriv, others
+
+
+def instances_as_written(body, others):
+    """A netlist's instances of modules that are not mutated name the module as written, with
+    its parameters (Yosys names them after the derivation: `\\$paramod...\\M `)."""
+    for name, (b, params) in others.items():
+        if name == "\\" + b:
+            continue
+        esc = "\\" + name + " "
+        if esc in body:
+            ov = ", ".join(".%s(%s)" % (p, rtlil_const(v)) for p, v in sorted(params.items()))
+            body = body.replace(esc, "%s #(%s) " % (b, ov))
+    return body
+
+
+def add_probes(il_in, il_out):
+    """A probe wire \\mut_act_<id> (mutated value != original) per mutation, in its module."""
+    tail, mods = split_modules(open(il_in).read())
+    seen = 0
+    text = []
+    for name, lines in mods:
+        cells = parse_cells(lines)
+        sel = {}
+        for _, _, t, _, c, _ in cells:
+            if t == "$eq" and c.get("\\A") == "\\mutsel":
+                m = re.match(r"(\d+)'([01]+)$", c.get("\\B", ""))
+                if m:
+                    sel[c["\\Y"]] = int(m.group(2), 2)
+        add = []
+        for _, _, t, _, c, p in cells:
+            if t == "$mux" and c.get("\\S") in sel:
+                idx, w = sel[c["\\S"]], p.get("\\WIDTH", "1")
+                seen += 1
+                add += ["  attribute \\keep 1", "  wire \\mut_act_%d" % idx,
+                        "  cell $ne \\mut_probe_%d" % idx,
+                        "    parameter \\A_SIGNED 0", "    parameter \\B_SIGNED 0",
+                        "    parameter \\A_WIDTH %s" % w, "    parameter \\B_WIDTH %s" % w, "    parameter \\Y_WIDTH 1",
+                        "    connect \\A %s" % c["\\A"], "    connect \\B %s" % c["\\B"],
+                        "    connect \\Y \\mut_act_%d" % idx, "  end"]
+        text += lines[:-1] + add + [lines[-1]]
+    open(il_out, "w").write("\n".join(text + tail))
+    return seen
+
+
+def dpi_module(body, clocked):
+    """Yosys Verilog of one mutated module: mutsel from the simulator, probes reported by DPI."""
+    body = re.sub(r",\s*mutsel\s*\)", ")", body, count=1)      # the port list
+    body = re.sub(r"\(\s*mutsel\s*,", "(", body, count=1)
+    body = re.sub(r"\.mutsel\(mutsel\),\s*", "", body)      # mutate -ctrl threads it into instances
+    body = re.sub(r",(\s*)\.mutsel\(mutsel\)(\s*\))", r"\1\2", body)
+    body = re.sub(r"\n\s*input \[%d:0\] mutsel;" % (W - 1), "", body)
+    body = re.sub(r"\n\s*wire \[%d:0\] mutsel;" % (W - 1),
+                  "\n  import \"DPI-C\" function int hca_rtl_mutsel();\n  reg [%d:0] mutsel;\n"
+                  "  initial mutsel = %d'(hca_rtl_mutsel());" % (W - 1, W), body)
+    ids = sorted(set(int(x) for x in re.findall(r"\bmut_act_(\d+)\b", body)))
+    if ids:
+        ev = "@(posedge clk)" if clocked else "@*"
+        add = ["  import \"DPI-C\" function void hca_rtl_mut_act(input int id);"]
+        add += ["  always %s if (mut_act_%d) hca_rtl_mut_act(%d);" % (ev, i, i) for i in ids]
+        body = re.sub(r"\nendmodule\s*$", "\n" + "\n".join(add) + "\nendmodule\n", body)
+    return body
+
+
+def blank_comments(src):
+    """src with // and /* */ comments and strings blanked (positions kept)."""
+    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"', lambda m: re.sub(r"[^\n]", " ", m.group(0)), src,
+                  flags=re.S)
+
+
+def header_end(src, name):
+    """Index just after the `;` that ends module `name`'s header (parameter and port lists)."""
+    src = blank_comments(src)
+    m = re.search(r"^\s*module\s+%s\b" % name, src, re.M)
+    i = m.end()
+    for _ in range(2):
+        while src[i].isspace():
+            i += 1
+        if src[i] == "#":
+            i += 1
+            while src[i].isspace():
+                i += 1
+        if src[i] != "(":
+            break
+        depth = 0
+        while True:
+            depth += {"(": 1, ")": -1}.get(src[i], 0)
+            i += 1
+            if depth == 0:
+                break
+    return src.index(";", i) + 1
+
+
+def wrapper(src_file, name, derivs):
+    """The original file with module `name`'s body replaced by a choice of its mutated derivations."""
+    src = open(src_file).read()
+    h = header_end(src, name)
+    e = src.index("endmodule", h)
+    body = ["", "  // mutation analysis (tools/mutate_rtl.py): the Yosys netlist of this", "  // parameter set"]
+    for k, (dname, params) in enumerate(derivs):
+        cond = " && ".join("(%s == %s)" % (p, rtlil_const(v)) for p, v in sorted(params.items())) or "1"
+        body.append("  %sif (%s) begin : g_mut_d%d" % ("" if k == 0 else "else ", cond, k))
+        body.append("    %s u_mut (.*);" % dname)
+        body.append("  end")
+    body.append("  else begin : g_mut_none")
+    body.append("    initial $fatal(1, \"%s: no mutant netlist for these parameters\");" % name)
+    body.append("  end")
+    return src[:h] + "\n".join(body) + "\n" + src[e:]
 
 
 def netlist(a):
-    os.makedirs(a.out, exist_ok=True)
+    os.makedirs(os.path.join(a.out, "wrap"), exist_ok=True)
     out = os.path.abspath(a.out)
-    srcs = " ".join(a.src)
-    yosys("read_verilog -sv -Irtl -Irtl/include %s; chparam -set DATA_W %d hca_top; prep -top hca_top -flatten; "
-          "write_rtlil %s/design.il; mutate -list %d -seed %d -o %s/mutations.txt"
-          % (srcs, a.width, out, a.count, a.seed, out), "%s/yosys-list.log" % out)
-    apply_all(a, out)
-
-
-def apply_all(a, out):
+    mods = modules_of(a.src)
+    targets = set(a.modules.split(",")) if a.modules else set(mods)
+    bad = targets - set(mods)
+    if bad:
+        sys.exit("mutate_rtl: no such module in the sources: %s" % " ".join(sorted(bad)))
+    yosys("read_verilog -sv -Irtl -Irtl/include %s; chparam -set DATA_W %d hca_top; prep -top hca_top; "
+          "write_rtlil %s/design.il" % (" ".join(a.src), a.width, out), "%s/yosys-prep.log" % out)
+    deriv, others = rename(out, targets)
+    dmods = [d for m in sorted(deriv) for d, _ in deriv[m]]
+    yosys("read_rtlil %s/renamed.il; mutate -list %d -seed %d -o %s/mutations.txt %s"
+          % (out, a.count, a.seed, out, " ".join(dmods)), "%s/yosys-list.log" % out)
     muts = [l.strip() for l in open("%s/mutations.txt" % out) if l.strip()]
     with open("%s/mutate.ys" % out, "w") as f:
-        f.write("read_rtlil %s/design.il\n" % out)
+        f.write("read_rtlil %s/renamed.il\n" % out)
         for i, m in enumerate(muts, 1):
             f.write("mutate -ctrl mutsel %d %d %s\n" % (W, i, m.split(None, 1)[1]))
         f.write("write_rtlil %s/mutated.il\n" % out)
@@ -107,14 +267,34 @@ def apply_all(a, out):
                         "%s/mutate.ys" % out], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     if r.returncode:
         sys.exit("mutate_rtl: yosys mutate failed, see %s/yosys-mutate.log" % out)
-    n = add_probes("%s/mutated.il" % out, "%s/probed.il" % out, len(muts))
-    yosys("read_rtlil %s/probed.il; write_verilog -noattr %s/mutants.v" % (out, out), "%s/yosys-write.log" % out)
+    n = add_probes("%s/mutated.il" % out, "%s/probed.il" % out)
+    yosys("read_rtlil %s/probed.il; select %s; write_verilog -noattr -selected %s/netlist.v"
+          % (out, " ".join(dmods), out), "%s/yosys-write.log" % out)
+    text = open("%s/netlist.v" % out).read()
+    parts = re.split(r"(?m)^(?=module )", text)
+    with open("%s/mutants.v" % out, "w") as f:
+        f.write(parts[0])
+        for p in parts[1:]:
+            clocked = re.search(r"\n\s*input (\[[^]]*\] )?clk;", p) is not None
+            f.write(instances_as_written(dpi_module(p, clocked), others))
+    srcs = []
+    for src in a.src:
+        names = [m for m, f in mods.items() if f == src and m in deriv]
+        if not names:
+            srcs.append(os.path.abspath(src))
+            continue
+        w = os.path.join(out, "wrap", os.path.basename(src))
+        text = open(src).read()
+        open(w, "w").write(wrapper(src, names[0], deriv[names[0]]))
+        srcs.append(w)
+    with open("%s/verilator.f" % out, "w") as f:
+        f.write("\n".join(srcs + ["%s/mutants.v" % out]) + "\n")
     with open("%s/list.txt" % out, "w") as f:
         for i, m in enumerate(muts, 1):
             src = re.findall(r"-src (\S+)", m)   # the innermost (last) source location
             f.write("%d %s %s\n" % (i, src[-1] if src else "?", m))
-    print("mutate_rtl: %d mutations of hca_top (DATA_W %d, seed %d), %d activation probes -> %s/mutants.v"
-          % (len(muts), a.width, a.seed, n, a.out))
+    print("mutate_rtl: %d mutations in %d modules (%s; DATA_W %d, seed %d), %d activation probes -> %s"
+          % (len(muts), len(deriv), " ".join(sorted(deriv)), a.width, a.seed, n, a.out))
 
 
 def report(a):
@@ -168,6 +348,7 @@ def main():
     n.add_argument("--count", type=int, default=200)
     n.add_argument("--seed", type=int, default=1)
     n.add_argument("--width", type=int, default=64)
+    n.add_argument("--modules", help="comma-separated modules to mutate (default: every module of SRC)")
     n.add_argument("src", nargs="+")
     r = sp.add_parser("report")
     r.add_argument("--out", required=True)

@@ -30,12 +30,21 @@ static void identity(void)
 	CHECK_EQ(tb_bar0_read(n, HCA_INIT_HCA_ID), (uint32_t)HCA_VENDOR_ID << 16 | HCA_DEVICE_ID, "HCA_ID");
 	CHECK_EQ(tb_bar0_read(n, HCA_INIT_INTERFACE_REV), HCA_INTERFACE_REV, "INTERFACE_REV");
 	CHECK_EQ(tb_bar0_read(n, HCA_INIT_HW_REV), HCA_HW_REV, "HW_REV");
+	/* every capability field against spec/hca.toml's [capabilities] */
 	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP0), HCA_INIT_CAP0_LOG_MAX_QP), HCA_CAP_LOG_MAX_QP, "CAP0.QP");
+	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP0), HCA_INIT_CAP0_LOG_MAX_CQ), HCA_CAP_LOG_MAX_CQ, "CAP0.CQ");
+	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP0), HCA_INIT_CAP0_LOG_MAX_SRQ), HCA_CAP_LOG_MAX_SRQ, "CAP0.SRQ");
+	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP0), HCA_INIT_CAP0_LOG_MAX_EQ), HCA_CAP_LOG_MAX_EQ, "CAP0.EQ");
 	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP0), HCA_INIT_CAP0_LOG_MAX_MR), HCA_CAP_LOG_MAX_MR, "CAP0.MR");
+	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP0), HCA_INIT_CAP0_LOG_MAX_PD), HCA_CAP_LOG_MAX_PD, "CAP0.PD");
+	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP1), HCA_INIT_CAP1_LOG_MAX_WQE), HCA_CAP_LOG_MAX_WQE, "CAP1.WQE");
+	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP1), HCA_INIT_CAP1_LOG_MAX_CQE), HCA_CAP_LOG_MAX_CQE, "CAP1.CQE");
+	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP1), HCA_INIT_CAP1_LOG_MAX_EQE), HCA_CAP_LOG_MAX_EQE, "CAP1.EQE");
 	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP1), HCA_INIT_CAP1_MAX_SGE), HCA_CAP_MAX_SGE, "CAP1.SGE");
 	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP1), HCA_INIT_CAP1_MAX_RD_ATOMIC), HCA_CAP_MAX_RD_ATOMIC, "CAP1.RD");
 	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP2), HCA_INIT_CAP2_MAX_INLINE_DATA), HCA_CAP_MAX_INLINE_DATA, "CAP2.INL");
 	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP2), HCA_INIT_CAP2_NUM_MSIX), HCA_CAP_NUM_MSIX, "CAP2.MSIX");
+	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP2), HCA_INIT_CAP2_GID_TBL_LEN), HCA_CAP_GID_TBL_LEN, "CAP2.GID");
 	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP3), HCA_INIT_CAP3_DATA_W), 64, "CAP3.DATA_W");
 	CHECK_EQ(HCA_FIELD_GET(tb_bar0_read(n, HCA_INIT_CAP3), HCA_INIT_CAP3_MAX_UAR), HCA_CAP_MAX_UAR, "CAP3.UAR");
 	/* the INIT_WINDOW shows the same registers */
@@ -74,7 +83,8 @@ static void fw_events_and_ctrl(void)
 	/* CTRL.RESET: engine reset, RESET reads 1 until firmware clears it */
 	tb_bar0_write(n, HCA_INIT_CTRL, HCA_INIT_CTRL_RESET_MASK);
 	CHECK_EQ(tb_bar0_read(n, HCA_INIT_CTRL), HCA_INIT_CTRL_RESET_MASK, "RESET reads 1");
-	CHECK(mr(HCA_MGMT_FW_EVENT) & HCA_MGMT_FW_EVENT_HOST_CTRL_MASK, "HOST_CTRL after reset");
+	CHECK_EQ(mr(HCA_MGMT_FW_EVENT), HCA_MGMT_FW_EVENT_HOST_CTRL_MASK, "HOST_CTRL, and only it, after reset");
+	CHECK_EQ(tb_bar0_read(n, HCA_INIT_ENGINE_STATUS), 0, "ENGINE_STATUS after reset: port down, no DMA fault");
 	CHECK_EQ(tb_bar0_read(n, HCA_INIT_STATUS), 0, "STATUS cleared by reset");
 	CHECK_EQ(mr(HCA_MGMT_PORT_STATE), HCA_PORT_DOWN, "port down after reset");
 	CHECK_EQ(mr(HCA_MGMT_ENGINE_CTRL), 0, "engine disabled after reset");
@@ -174,7 +184,42 @@ static void msix_and_eqe_injection(void)
 	CHECK(!tb_eq_poll(eq, &e), "nothing more");
 	inject(31, HCA_EQE_TYPE_COMP, 0, 1, 0);
 	CHECK_EQ(mr(HCA_MGMT_EQE_INJ_STATUS), HCA_MGMT_STATUS_BAD_STATE, "invalid EQ");
+	inject(1u << HCA_CAP_LOG_MAX_EQ, HCA_EQE_TYPE_COMP, 0, 1, 0);
+	CHECK_EQ(mr(HCA_MGMT_EQE_INJ_STATUS), HCA_MGMT_STATUS_BAD_STATE, "EQ number one past the table");
+	inject(0xffffffffu, HCA_EQE_TYPE_COMP, 0, 1, 0);
+	CHECK_EQ(mr(HCA_MGMT_EQE_INJ_STATUS), HCA_MGMT_STATUS_BAD_STATE, "EQ number far out of range");
 	free(eq);
+}
+
+/*
+ * The MSI-X table (programming.md 2.3, PCIe MSI-X): every entry's four
+ * words hold what was written (vector control: the mask bit only); the
+ * words between the table and the PBA are a hole that reads 0; unaligned
+ * writes are ignored.
+ */
+static void msix_table(void)
+{
+	const uint32_t t = HCA_BAR0_MSIX_TABLE;
+
+	for (uint32_t v = 0; v < HCA_CAP_NUM_MSIX; v++) {
+		tb_bar0_write(n, t + 16 * v + HCA_MSIX_MSG_ADDR_LO, 0xfee00000u + 16 * v);
+		tb_bar0_write(n, t + 16 * v + HCA_MSIX_MSG_ADDR_HI, 0x100 + v);
+		tb_bar0_write(n, t + 16 * v + HCA_MSIX_MSG_DATA, 0x4000 + v);
+		tb_bar0_write(n, t + 16 * v + HCA_MSIX_VECTOR_CTRL, 0xfffffffeu | (v & 1));
+	}
+	for (uint32_t v = 0; v < HCA_CAP_NUM_MSIX; v++) {
+		CHECK_EQ(tb_bar0_read(n, t + 16 * v + HCA_MSIX_MSG_ADDR_LO), 0xfee00000u + 16 * v, "entry address low");
+		CHECK_EQ(tb_bar0_read(n, t + 16 * v + HCA_MSIX_MSG_ADDR_HI), 0x100 + v, "entry address high");
+		CHECK_EQ(tb_bar0_read(n, t + 16 * v + HCA_MSIX_MSG_DATA), 0x4000 + v, "entry data");
+		CHECK_EQ(tb_bar0_read(n, t + 16 * v + HCA_MSIX_VECTOR_CTRL), v & 1, "entry control: the mask bit only");
+	}
+	for (uint32_t off = t + 16 * HCA_CAP_NUM_MSIX; off < t + 16 * HCA_CAP_NUM_MSIX + 64; off += 4)
+		CHECK_EQ(tb_bar0_read(n, off), 0, "hole after the MSI-X table");
+	tb_bar0_write(n, t + 16 * 2 + HCA_MSIX_MSG_DATA + 1, 0x77777777);
+	tb_bar0_write(n, t + 16 * 2 + HCA_MSIX_MSG_DATA + 2, 0x77777777);
+	CHECK_EQ(tb_bar0_read(n, t + 16 * 2 + HCA_MSIX_MSG_DATA), 0x4002, "unaligned BAR0 writes ignored");
+	for (uint32_t v = 0; v < HCA_CAP_NUM_MSIX; v++)
+		tb_bar0_write(n, t + 16 * v + HCA_MSIX_VECTOR_CTRL, 1);
 }
 
 static void event_fifo(void)
@@ -295,6 +340,8 @@ static void dma_fault_latch_and_reset(void)
 	uint32_t info;
 
 	CHECK_EQ(mr(HCA_MGMT_DMA_FAULT_INFO), 0, "no fault yet");
+	CHECK(!(tb_bar0_read(n, HCA_INIT_ENGINE_STATUS) & HCA_INIT_ENGINE_STATUS_DMA_FAULT_MASK),
+	      "ENGINE_STATUS.DMA_FAULT clear before any fault");
 	/* an EQ whose ring is not mapped: the EQE write faults, the EQ stops */
 	memset(&c, 0, sizeof(c));
 	c.valid = 1;
@@ -322,6 +369,10 @@ static void dma_fault_latch_and_reset(void)
 	CHECK_EQ(mr(HCA_MGMT_ENGINE_CTRL), HCA_MGMT_ENGINE_CTRL_ENABLE_MASK, "RESET self-clears, ENABLE set");
 	CHECK_EQ(tb_stat(n, HCA_STAT_DMA_FAULT), 0, "counters zeroed");
 	CHECK_EQ(mr(HCA_MGMT_DMA_FAULT_INFO), 0, "latch cleared");
+	CHECK(!(tb_bar0_read(n, HCA_INIT_ENGINE_STATUS) & HCA_INIT_ENGINE_STATUS_DMA_FAULT_MASK),
+	      "ENGINE_STATUS.DMA_FAULT cleared");
+	CHECK_EQ(mr(HCA_MGMT_FW_EVENT), 0, "FW_EVENT back to its power-on 0");
+	CHECK(!n->ops->fw_irq(n->eng), "no firmware interrupt after the reset");
 	CHECK_EQ(tb_bar0_read(n, HCA_BAR0_MSIX_TABLE + 16 * 3 + HCA_MSIX_VECTOR_CTRL), 1, "vectors masked again");
 	tb_ctx_read(n, HCA_CTX_TYPE_MRC, 77, &c, sizeof(c));
 	CHECK_EQ(c.valid, 0, "contexts invalid");
@@ -418,6 +469,19 @@ static void rx_drops(void)
 	RX(f, len, HCA_STAT_RX_DROP_QKEY, "Q_Key mismatch");
 	len = build_to(n1, HCA_BTH_OP_UD_SEND_ONLY, ud->qpn, ud->qpc.qkey, f);
 	RX(f, len, -1u, "accepted (no receive WQE: dropped by the UD rules, no counter)");
+	{
+		/* the engine interface takes frames up to 64 KiB (sim/rtl/rtl_engine.c takes the same) */
+		static uint8_t big[65537];
+		uint32_t fr;
+
+		memcpy(big, f, len);
+		big[24] ^= 1;	/* IPv4 header checksum */
+		RX(big, sizeof(big) - 1, HCA_STAT_RX_DROP_MALFORMED, "64 KiB frame looked at (bad IP checksum)");
+		fr = tb_stat(n1, HCA_STAT_RX_FRAMES);
+		n1->ops->rx_frame(n1->eng, big, sizeof(big));
+		tb_run(tb, 1000);
+		CHECK_EQ(tb_stat(n1, HCA_STAT_RX_FRAMES), fr, "a frame over 64 KiB is refused at the interface");
+	}
 #undef RX
 	CHECK_EQ(tb_stat(n1, HCA_STAT_RX_FRAMES), frames0 + (uint32_t)k, "every frame counted in RX_FRAMES");
 	free(cq);
@@ -435,6 +499,7 @@ int main(void)
 		return check_done();
 	n = tb_node(tb, 0);
 	identity();
+	msix_table();
 	fw_events_and_ctrl();
 	clock();
 	msix_and_eqe_injection();

@@ -137,6 +137,42 @@ static void nak_crafted(uint8_t opcode, uint32_t paylen, uint64_t va_off, uint32
 	mt_teardown(&t);
 }
 
+/*
+ * A packet of another operation inside a multi-packet message (docs/wire.md 4.2
+ * check 1, opcode sequence): a SEND MIDDLE after RDMA WRITE FIRST is an invalid
+ * request, NAKed at its PSN; the WRITE's first packet stays written.
+ */
+static void nak_sequence(void)
+{
+	struct mt t;
+	struct roce_pkt p;
+	uint8_t payload[1024];
+
+	mt_setup(&t, HCA_QPT_RC, NULL, NULL);
+	mt_cap_start(&t, &cap);
+	memset(payload, 5, sizeof(payload));
+	roce_pkt_init(&p, HCA_BTH_OP_RC_RDMA_WRITE_FIRST);
+	p.dqpn = t.qp[1]->qpn;
+	p.psn = 0x123;
+	p.reth.va = t.mr[1]->va;
+	p.reth.rkey = t.mr[1]->rkey;
+	p.reth.len = 3 * 1024;
+	CHECK(mt_inject(&t, 0, 1, &p, payload, 1024) == 0, "WRITE FIRST built");
+	tb_run(t.tb, MT_WAIT);
+	roce_pkt_init(&p, HCA_BTH_OP_RC_SEND_MIDDLE);
+	p.dqpn = t.qp[1]->qpn;
+	p.psn = 0x124;
+	p.ackreq = true;
+	CHECK(mt_inject(&t, 0, 1, &p, payload, 1024) == 0, "SEND MIDDLE built");
+	tb_run(t.tb, MT_WAIT);
+	expect_responder_nak(&t, HCA_AETH_NAK_INVALID_REQUEST, 0x124, HCA_EVENT_QP_REQ_ERR,
+			     "SEND MIDDLE inside an RDMA WRITE");
+	CHECK(t.mr[1]->buf[0] == 5 && t.mr[1]->buf[1023] == 5 && t.mr[1]->buf[1024] == 0,
+	      "the WRITE's first packet written, nothing of the SEND");
+	CHECK(!tb_cq_poll(t.rcq[1], NULL), "no receive completion: no receive WQE was involved");
+	mt_teardown(&t);
+}
+
 static void nak_remote_access(void)
 {
 	struct mt t;
@@ -354,6 +390,9 @@ int main(void)
 	nak_crafted(HCA_BTH_OP_RC_RDMA_WRITE_ONLY, 50, 0, 100, "WRITE ONLY payload != DMA length");
 	nak_crafted(HCA_BTH_OP_RC_RDMA_WRITE_FIRST, 1024, 0, 1000, "WRITE FIRST with DMA length <= PMTU");
 	nak_crafted(HCA_BTH_OP_RC_SEND_ONLY, 1028, 0, 0, "SEND ONLY longer than the PMTU");
+	/* a READ longer than 2^31 bytes is an invalid request (docs/wire.md 4.2, check 2) */
+	nak_crafted(HCA_BTH_OP_RC_RDMA_READ_REQUEST, 0, 0, (uint32_t)HCA_CAP_MAX_MSG_SZ + 1, "READ longer than 2^31");
+	nak_sequence();
 	nak_remote_access();
 	nak_remote_op();
 	nak_psn_seq();

@@ -24,11 +24,17 @@ list="$out/logs/jobs.txt"
   for w in 64 512; do
     echo "HCASIM_COV=$func $bin/rtl_errors --width $w"
     echo "HCASIM_COV=$func $bin/rtl_doorbell --width $w"
+    echo "HCASIM_COV=$func $bin/rtl_states --width $w"
     echo "$(dirname "$cosim")/rxfuzz --frames 3000 --seed 5 --width $w --cov $func"
   done
   # firmware commands (device level; the fw_* tests use a fake engine that
-  # must not be wrapped, so they are not coverage jobs)
+  # must not be wrapped, so they are not coverage jobs), on the model and on
+  # lockstep(model, rtl): EQE injection, async events through the firmware
+  for t in fw_boot fw_cmd fw_objects fw_qp; do
+    echo "HCASIM_COV=$func HCASIM_COV_ENGINE=0 $bin/$t"
+  done
   echo "HCASIM_COV=$func $bin/sim_device"
+  echo "HCASIM_COV=$func HCASIM_TB_ENGINE=lockstep $bin/sim_device"
 } > "$list"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=0
 parallel -j "$jobs" --joblog "$out/logs/joblog" --results "$out/logs/out" < "$list" > /dev/null 2>&1

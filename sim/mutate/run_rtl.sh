@@ -2,7 +2,8 @@
 # RTL mutation judge (make mutate-rtl, and the short sample in make test).
 #   sim/mutate/run_rtl.sh DIR short|full JOBS [SHARD i/N] [SAMPLE]
 # DIR holds the mutant build (tools/mutate_rtl.py, sim/coverage.mk): cosim,
-# rtl_doorbell, rtl_errors linked against the one netlist with every mutant.
+# rtl_doorbell, rtl_errors, rtl_states linked against the one Verilated model
+# whose mutated modules hold every mutant.
 # 1. the judge runs once with no mutant selected: it must pass, and the
 #    activation probes say which mutants it reaches (DIR/activated.txt);
 # 2. every activated mutant (HCASIM_RTL_MUTANT=id) is judged by GNU parallel,
@@ -12,18 +13,20 @@
 # SHARD i/N judges only the ids with id % N == i (one job of a Slurm array);
 # SAMPLE judges that many activated mutants (seeded pick; the make test sample).
 # The judge: the width-64 lines of the make sim plan without planted bugs
-# (short: sizes, multi_qp, imm_se), rtl_doorbell, and (full) rtl_errors.
+# (short: multi_qp, imm_se, uc, ud), rtl_doorbell, rtl_states, and
+# (full) rtl_errors.
 set -u
 dir=$1 mode=$2 jobs=$3 shard=${4:-} sample=${5:-0}
 dir=$(cd "$dir" && pwd)
 plan=$dir/judge-$mode.plan
 if [ "$mode" = short ]; then
-  grep -E '^(sizes|multi_qp|imm_se)[[:space:]]+64[[:space:]]' sim/regress/sim.plan > "$plan"
+  grep -E '^(multi_qp|imm_se|uc|ud)[[:space:]]+64[[:space:]]' sim/regress/sim.plan | grep -v 'expect=' > "$plan"
 else
-  grep -E '^[a-z_]+[[:space:]]+64[[:space:]]' sim/regress/sim.plan | grep -v ' bug' > "$plan"
+  grep -E '^[a-z_0-9]+[[:space:]]+64[[:space:]]' sim/regress/sim.plan | grep -v 'expect=' > "$plan"
 fi
-limit=${MUT_TIMEOUT:-300}
+limit=${MUT_TIMEOUT:-150}
 judge="timeout $limit $dir/cosim --plan $plan --out $dir/sim && timeout $limit $dir/rtl_doorbell --width 64"
+judge="$judge && timeout $limit $dir/rtl_states --width 64"
 [ "$mode" = full ] && judge="$judge && timeout $limit $dir/rtl_errors --width 64 --engine lockstep"
 echo "$judge" > "$dir/judge-$mode.cmd"
 mkdir -p "$dir/results"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# mutate_rtl_sample (make test): the short RTL mutation run -- SAMPLE (>= 20)
-# activated mutants of the one mutant netlist judged by the short judge
+# make mutate-rtl-sample: the short RTL mutation run -- SAMPLE (>= 20)
+# activated mutants of the sample mutant build judged by the short judge
 # (sim/mutate/run_rtl.sh short).  Passes when the judge passes on the design
 # as written, at least 20 mutants were judged, and the judge kills some of
 # them (a judge that kills nothing checks nothing).  The score is reported,

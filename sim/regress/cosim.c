@@ -44,8 +44,10 @@ struct spec {
 	char dut_opts[256];	/* both nodes */
 	char ls_opts[256];	/* lockstep's own options (both nodes), e.g. tx_order=port */
 	char bug[256];		/* node 0 only */
+	char mutant[128];	/* mutant-bug=NAME[,at=N]: node 0's DUT wrapped in model-mutant with that bug */
 	char expect[32];	/* "" = must pass clean */
 	char ops[128];
+	char qpts[64];		/* qp-types=rc,uc,ud: QP type of each pair, in turn */
 	unsigned int pairs, outstanding, max_sge;
 	uint32_t max_len;
 	bool no_events;
@@ -157,6 +159,10 @@ static int build_cfg(const struct spec *s, struct tr_cfg *c, struct tr_msg *list
 		snprintf(err, en, "bad --ops '%s'", s->ops);
 		return -1;
 	}
+	if (s->qpts[0] && tr_parse_qpts(c, s->qpts)) {
+		snprintf(err, en, "bad --qp-types '%s' (rc, uc, ud separated by commas)", s->qpts);
+		return -1;
+	}
 	if (s->pairs)
 		c->pairs = s->pairs;
 	if (s->outstanding)
@@ -186,10 +192,14 @@ static void spec_args(const struct spec *s, char *b, size_t n)
 		ADD(" --ls-opts %s", s->ls_opts);
 	if (s->bug[0])
 		ADD(" --bug %s", s->bug);
+	if (s->mutant[0])
+		ADD(" --mutant-bug %s", s->mutant);
 	if (s->expect[0])
 		ADD(" --expect-fail %s", s->expect);
 	if (s->ops[0])
 		ADD(" --ops %s", s->ops);
+	if (s->qpts[0])
+		ADD(" --qp-types %s", s->qpts);
 	if (s->pairs)
 		ADD(" --pairs %u", s->pairs);
 	if (s->outstanding)
@@ -267,12 +277,22 @@ static void run_one(const struct spec *s, struct outcome *o)
 			snprintf(h.opts[i], sizeof(h.opts[i]), "%s", s->dut_opts);
 			continue;
 		}
-		snprintf(h.opts[i], sizeof(h.opts[i]), "ref=%s,dut=%s,label=node%d,quiet=1", s->ref, s->dut, i);
+		bool wrap = i == 0 && s->mutant[0];
+
+		snprintf(h.opts[i], sizeof(h.opts[i]), "ref=%s,dut=%s,label=node%d,quiet=1", s->ref,
+			 wrap ? "model-mutant" : s->dut, i);
 		prefix_opts(h.opts[i], sizeof(h.opts[i]), s->dut_opts);
 		if (s->ls_opts[0])
 			snprintf(h.opts[i] + strlen(h.opts[i]), sizeof(h.opts[i]) - strlen(h.opts[i]), ",%s", s->ls_opts);
 		if (i == 0)
 			prefix_opts(h.opts[i], sizeof(h.opts[i]), s->bug);
+		if (wrap) {	/* a host-interface bug of model-mutant around the run's DUT (the RTL) */
+			char mo[200];
+
+			snprintf(mo, sizeof(mo), "%s%s,bug=%s", strcmp(s->dut, "model-mutant") ? "inner=" : "",
+				 strcmp(s->dut, "model-mutant") ? s->dut : "", s->mutant);
+			prefix_opts(h.opts[i], sizeof(h.opts[i]), mo[0] == ',' ? mo + 1 : mo);
+		}
 	}
 	memset(&tc, 0, sizeof(tc));
 	tc.engine = s->engine[0] ? s->engine : "lockstep";
@@ -445,8 +465,10 @@ static int set_key(struct spec *s, const char *k, const char *v)
 	else if (!strcmp(k, "dut-opts")) SETS(dut_opts);
 	else if (!strcmp(k, "ls-opts")) SETS(ls_opts);
 	else if (!strcmp(k, "bug")) snprintf(s->bug, sizeof(s->bug), "%s", v ? v : BUG_DEFAULT);
+	else if (!strcmp(k, "mutant-bug")) SETS(mutant);
 	else if (!strcmp(k, "expect") || !strcmp(k, "expect-fail")) SETS(expect);
 	else if (!strcmp(k, "ops")) SETS(ops);
+	else if (!strcmp(k, "qp-types")) SETS(qpts);
 	else if (!strcmp(k, "pairs")) s->pairs = (unsigned int)strtoul(v, NULL, 0);
 	else if (!strcmp(k, "outstanding")) s->outstanding = (unsigned int)strtoul(v, NULL, 0);
 	else if (!strcmp(k, "max-sge")) s->max_sge = (unsigned int)strtoul(v, NULL, 0);
@@ -469,8 +491,8 @@ static bool needs_value(const char *k)
 static void usage(void)
 {
 	printf("usage: cosim [--test NAME] [--width 64|512] [--seed S] [--messages N] [--dut NAME] [--ref NAME]\n"
-	       "             [--dut-opts K=V,...] [--ls-opts K=V,...] [--bug [K=V,...]] [--expect-fail STREAM] [--ops MIX]\n"
-	       "             [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
+	       "             [--dut-opts K=V,...] [--ls-opts K=V,...] [--bug [K=V,...]] [--mutant-bug NAME[,at=N]] [--expect-fail STREAM] [--ops MIX]\n"
+	       "             [--qp-types rc,uc,ud] [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
 	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR]\n"
 	       "             [--plan FILE [--only TEST] [--shard i/N]] [--engine NAME (alone, no lockstep)] [--list] [-v]\n"
 	       "             [--cov DIR (functional coverage counts)] [--result FILE (one line per run)]\n"

@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * Cosimulation traffic: RC messages between nodes 0 and 1 of a sim/tb with
- * end-to-end checks (sim/regress/traffic.h).
+ * Cosimulation traffic: RC, UC and UD messages between nodes 0 and 1 of a
+ * sim/tb with end-to-end checks (sim/regress/traffic.h).
  *
  * Layout per node: one PD, one EQ (vector = node), a send CQ and a receive
  * CQ shared by all QPs, two gather MRs (SGE pieces alternate between them)
  * and one destination MR.  Every (pair, direction) owns `outstanding`
  * 64 KiB slots in each MR; message k of a flow uses slot k % outstanding, so
  * a slot is reused only after its message completed on both sides.
+ *
+ * UC and UD complete a send when its last packet has left, before the
+ * responder has the data: a UC RDMA WRITE (no receive completion) is checked
+ * by watching the destination until every byte is there (a run that stalls
+ * with one outstanding reports the wrong byte); a UD receive starts with the
+ * 40-byte GRH area (20 zero bytes, then the IPv4 header as received).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,6 +42,7 @@ struct inflight {
 	uint16_t swqe;
 	uint16_t rwqe;
 	bool needs_recv, send_done, recv_done;
+	bool await_write, write_done;	/* UC RDMA WRITE: data checked after the send completion */
 	struct piece pc[TR_MAX_SGE];
 	unsigned int npc;
 };
@@ -57,7 +64,8 @@ struct node {
 
 struct pair {
 	struct tb_qp *qp[2];		/* QP on node 0, on node 1 */
-	uint8_t mtu;
+	uint8_t mtu, qpt;
+	uint32_t qkey;			/* UD: both QPs' Q_Key */
 	struct flow flow[2];		/* dir 0: node 0 requester, dir 1: node 1 requester */
 };
 
@@ -90,9 +98,37 @@ void tr_cfg_default(struct tr_cfg *c)
 	c->weight[TR_WRITE_IMM] = 1;
 	c->weight[TR_READ] = 0;
 	c->max_len = TR_SLOT;
-	c->max_sge = TR_MAX_SGE;
+	c->max_sge = TR_DEF_SGE;
 	c->outstanding = 4;
 	c->events = true;
+}
+
+int tr_parse_qpts(struct tr_cfg *c, const char *s)
+{
+	uint8_t t[TR_MAX_PAIRS];
+	unsigned int n = 0;
+
+	while (s && *s) {
+		const char *comma = strchr(s, ',');
+		size_t l = comma ? (size_t)(comma - s) : strlen(s);
+
+		if (n == TR_MAX_PAIRS)
+			return -1;
+		if (l == 2 && !strncmp(s, "rc", 2))
+			t[n++] = HCA_QPT_RC;
+		else if (l == 2 && !strncmp(s, "uc", 2))
+			t[n++] = HCA_QPT_UC;
+		else if (l == 2 && !strncmp(s, "ud", 2))
+			t[n++] = HCA_QPT_UD;
+		else
+			return -1;
+		s = comma ? comma + 1 : NULL;
+	}
+	if (!n)
+		return -1;
+	for (unsigned int k = 0; k < TR_MAX_PAIRS; k++)
+		c->qpt[k] = t[k % n];
+	return 0;
 }
 
 int tr_parse_ops(struct tr_cfg *c, const char *s)
@@ -193,12 +229,13 @@ static bool setup(struct run *R)
 	}
 	for (unsigned int k = 0; k < R->c->pairs; k++) {
 		struct pair *p = &R->p[k];
-		struct tb_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = TR_MAX_SGE,
-					 .max_recv_sge = TR_MAX_SGE };
+		struct tb_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = R->c->max_sge,
+					 .max_recv_sge = R->c->max_sge };
 		struct tb_qp_attr a;
 
+		p->qpt = R->c->qpt[k] ? R->c->qpt[k] : HCA_QPT_RC;
 		for (int i = 0; i < 2; i++)
-			p->qp[i] = tb_qp_create(R->nd[i].n, HCA_QPT_RC, R->nd[i].pd, R->nd[i].scq, R->nd[i].rcq, NULL, &cap);
+			p->qp[i] = tb_qp_create(R->nd[i].n, p->qpt, R->nd[i].pd, R->nd[i].scq, R->nd[i].rcq, NULL, &cap);
 		if (!p->qp[0] || !p->qp[1])
 			return false;
 		p->mtu = R->c->mtu[k] ? R->c->mtu[k] : mtus[below(R, 5)];
@@ -206,8 +243,13 @@ static bool setup(struct run *R)
 		a.path_mtu = p->mtu;
 		a.sq_psn = (uint32_t)(rnd(R) & 0xffffff);
 		a.rq_psn = a.sq_psn;
-		if (tb_connect_pair(p->qp[0], p->qp[1], &a))
+		if (p->qpt == HCA_QPT_UD) {
+			a.qkey = p->qkey = (uint32_t)rnd(R) & 0x7fffffff;
+			if (tb_qp_ud_ready(p->qp[0], &a) || tb_qp_ud_ready(p->qp[1], &a))
+				return false;
+		} else if (tb_connect_pair(p->qp[0], p->qp[1], &a)) {
 			return false;
+		}
 	}
 	return true;
 }
@@ -230,9 +272,9 @@ static void teardown(struct run *R)
 
 /* Messages ---------------------------------------------------------------------- */
 
-static uint32_t gen_len(struct run *R, uint8_t mtu)
+static uint32_t gen_len(struct run *R, uint8_t mtu, uint32_t max)
 {
-	uint32_t pmtu = 128u << mtu, max = R->c->max_len, v;
+	uint32_t pmtu = 128u << mtu, v;
 	uint32_t k = below(R, 100);
 
 	if (k < 5)
@@ -258,7 +300,8 @@ static void gen_msg(struct run *R, struct tr_msg *m)
 		w -= R->c->weight[m->op];
 	m->pair = (uint8_t)below(R, R->c->pairs);
 	m->dir = (uint8_t)below(R, 2);
-	m->len = gen_len(R, R->p[m->pair].mtu);
+	m->len = gen_len(R, R->p[m->pair].mtu,
+			 R->p[m->pair].qpt == HCA_QPT_UD ? 128u << R->p[m->pair].mtu : R->c->max_len);
 	m->nsge = (uint8_t)(1 + below(R, R->c->max_sge));
 	m->rsge = (uint8_t)(1 + below(R, R->c->max_sge));
 	m->solicited = below(R, 4) == 0;
@@ -275,6 +318,25 @@ static void split(struct run *R, uint32_t len, unsigned int n, uint32_t *out)
 		out[i] = v;
 		left -= v;
 	}
+}
+
+/* The message the pair's QP type can carry (traffic.h tr_parse_qpts). */
+static void fit_msg(const struct pair *p, struct tr_msg *m)
+{
+	if (p->qpt == HCA_QPT_UD) {
+		if (m->op != TR_SEND && m->op != TR_SEND_IMM)
+			m->op = m->op == TR_WRITE_IMM ? TR_SEND_IMM : TR_SEND;
+		if (m->len > 128u << p->mtu)
+			m->len = 128u << p->mtu;
+	} else if (p->qpt == HCA_QPT_UC && m->op >= TR_READ) {
+		m->op = TR_WRITE;
+	}
+}
+
+/* Bytes in front of the message at the responder: the GRH area of a UD receive. */
+static uint32_t grh_bytes(const struct pair *p)
+{
+	return p->qpt == HCA_QPT_UD ? HCA_GRH_SIZE : 0;
 }
 
 static bool post(struct run *R, const struct tr_msg *m)
@@ -299,12 +361,15 @@ static bool post(struct run *R, const struct tr_msg *m)
 	f = &fl->f[(fl->head + fl->count) % MAX_OUT];
 	memset(f, 0, sizeof(*f));
 	f->m = *m;
-	if (f->m.nsge < 1 || f->m.nsge > TR_MAX_SGE)
+	if (f->m.nsge < 1 || f->m.nsge > R->c->max_sge)
 		f->m.nsge = 1;
-	if (f->m.rsge < 1 || f->m.rsge > TR_MAX_SGE)
+	if (f->m.rsge < 1 || f->m.rsge > R->c->max_sge)
 		f->m.rsge = 1;
 	if (f->m.len > TR_SLOT)
 		f->m.len = TR_SLOT;
+	fit_msg(p, &f->m);
+	m = &f->m;
+	atomic = m->op == TR_FADD || m->op == TR_CSWAP;
 	if (atomic) {
 		f->m.len = 8;
 		f->m.nsge = 1;
@@ -313,6 +378,7 @@ static bool post(struct run *R, const struct tr_msg *m)
 	f->pseed = (uint32_t)rnd(R);
 	f->imm = (uint32_t)rnd(R);
 	f->needs_recv = m->op == TR_SEND || m->op == TR_SEND_IMM || m->op == TR_WRITE_IMM;
+	f->await_write = p->qpt == HCA_QPT_UC && m->op == TR_WRITE;
 	base = slot_off(R, m->pair, m->dir, f->id);
 
 	/* local pieces: data to send, or where READ data lands */
@@ -345,7 +411,9 @@ static bool post(struct run *R, const struct tr_msg *m)
 		for (uint32_t k = 0; k < f->m.len; k++)
 			d->dst->buf[base + k] = pat(f->pseed, k);
 	} else {
-		memset(d->dst->buf + base, POISON, f->m.len + 8 <= TR_SLOT ? f->m.len + 8 : TR_SLOT);
+		uint32_t n = grh_bytes(p) + f->m.len + 8;
+
+		memset(d->dst->buf + base, POISON, n <= TR_SLOT ? n : TR_SLOT);
 	}
 	if (f->needs_recv) {
 		struct tb_sge rs[TR_MAX_SGE];
@@ -370,6 +438,11 @@ static bool post(struct run *R, const struct tr_msg *m)
 	wr.rkey = d->dst->rkey;
 	wr.compare_add = f->operand;
 	wr.swap = f->swap;
+	if (p->qpt == HCA_QPT_UD) {
+		/* one in four takes the Q_Key from the QP (bit 31 set: docs/wire.md 2) */
+		wr.ud_dest = rq;
+		wr.ud_qkey = below(R, 4) == 0 ? 0x80000000u : p->qkey;
+	}
 	f->swqe = (uint16_t)tb_post_send(sq, &wr);
 	fl->count++;
 	R->r->posted++;
@@ -379,11 +452,59 @@ static bool post(struct run *R, const struct tr_msg *m)
 
 /* Completions ------------------------------------------------------------------- */
 
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * The GRH area of a UD receive (docs/wire.md 5): 20 zero bytes, then the
+ * IPv4 header of the frame as received (RFC 791: version 4, IHL 5, total
+ * length of IP + UDP + BTH + DETH [+ immediate] + padded payload + ICRC,
+ * protocol UDP, the sender's and the receiver's address).
+ */
+static bool check_grh(struct run *R, struct inflight *f, const uint8_t *g, const char *where)
+{
+	unsigned int dirn = f->m.dir;
+	uint32_t want_len = 20 + 8 + 12 + 8 + (f->m.op == TR_SEND_IMM ? 4 : 0) + f->m.len + (4 - f->m.len % 4) % 4 + 4;
+	const uint8_t *ip = g + HCA_WIRE_GRH_IPV4_OFF;
+
+	for (int i = 0; i < HCA_WIRE_GRH_IPV4_OFF; i++)
+		if (g[i]) {
+			fail(R, "%s: UD pair %u dir %u msg %" PRIu64 ": GRH byte %d is 0x%02x, want 0", where, f->m.pair,
+			     dirn, f->id, i, g[i]);
+			return false;
+		}
+	if (ip[0] != 0x45 || ip[9] != 17 || be16(ip + 2) != want_len || be32(ip + 12) != R->nd[dirn].n->ip ||
+	    be32(ip + 16) != R->nd[1 - dirn].n->ip) {
+		fail(R, "%s: UD pair %u dir %u msg %" PRIu64 " len %u: GRH IPv4 header: version/IHL 0x%02x protocol %u "
+			"total length %u (want %u) source 0x%08x destination 0x%08x",
+		     where, f->m.pair, dirn, f->id, f->m.len, ip[0], ip[9], be16(ip + 2), want_len, be32(ip + 12),
+		     be32(ip + 16));
+		return false;
+	}
+	return true;
+}
+
+/* The message's bytes at the responder (or returned to the requester); quiet: no failure recorded. */
+static bool check_payload_q(struct run *R, struct inflight *f, const char *where, bool quiet);
+
 static bool check_payload(struct run *R, struct inflight *f, const char *where)
+{
+	return check_payload_q(R, f, where, false);
+}
+
+static bool check_payload_q(struct run *R, struct inflight *f, const char *where, bool quiet)
 {
 	unsigned int dirn = f->m.dir;
 	struct node *s = &R->nd[dirn], *d = &R->nd[1 - dirn];
 	uint64_t base = slot_off(R, f->m.pair, dirn, f->id);
+	const struct pair *pr = &R->p[f->m.pair];
 
 	if (f->m.op == TR_FADD || f->m.op == TR_CSWAP) {
 		uint64_t got, now, want = f->m.op == TR_FADD ? f->orig + f->operand : f->cas_hit ? f->swap : f->orig;
@@ -411,17 +532,26 @@ static bool check_payload(struct run *R, struct inflight *f, const char *where)
 			off += f->pc[i].len;
 		}
 	} else {
-		const uint8_t *p = d->dst->buf + base;
+		const uint8_t *p = d->dst->buf + base + grh_bytes(pr);
 
+		if (grh_bytes(pr) && !check_grh(R, f, d->dst->buf + base, where))
+			return false;
+		/* waiting for a UC WRITE: its last byte comes last (a full scan per cycle would be slow) */
+		if (quiet && f->m.len && p[f->m.len - 1] != pat(f->pseed, f->m.len - 1))
+			return false;
 		for (uint32_t k = 0; k < f->m.len; k++)
 			if (p[k] != pat(f->pseed, k)) {
+				if (quiet)
+					return false;
 				fail(R, "%s: %s pair %u dir %u msg %" PRIu64 " len %u: byte %u is 0x%02x, want 0x%02x",
 				     where, tr_op_name(f->m.op), f->m.pair, dirn, f->id, f->m.len, k, p[k],
 				     pat(f->pseed, k));
 				return false;
 			}
-		for (uint32_t k = f->m.len; k < f->m.len + 8 && k < TR_SLOT; k++)
+		for (uint32_t k = f->m.len; k < f->m.len + 8 && grh_bytes(pr) + k < TR_SLOT; k++)
 			if (p[k] != POISON) {
+				if (quiet)
+					return false;
 				fail(R, "%s: %s pair %u dir %u msg %" PRIu64 " len %u: wrote past the end (byte %u)", where,
 				     tr_op_name(f->m.op), f->m.pair, dirn, f->id, f->m.len, k);
 				return false;
@@ -436,7 +566,7 @@ static void retire(struct run *R, struct flow *fl)
 	while (fl->count) {
 		struct inflight *f = &fl->f[fl->head];
 
-		if (!f->send_done || (f->needs_recv && !f->recv_done))
+		if (!f->send_done || (f->needs_recv && !f->recv_done) || (f->await_write && !f->write_done))
 			break;
 		fl->head = (fl->head + 1) % MAX_OUT;
 		fl->count--;
@@ -486,7 +616,7 @@ static void send_cqe(struct run *R, unsigned int node, const struct hca_cqe *c)
 		     c->byte_len);
 		return;
 	}
-	if (f->m.op == TR_WRITE || f->m.op >= TR_READ)
+	if ((f->m.op == TR_WRITE && !f->await_write) || f->m.op >= TR_READ)
 		check_payload(R, f, "send completion");
 	retire(R, fl);
 }
@@ -496,8 +626,9 @@ static void recv_cqe(struct run *R, unsigned int node, const struct hca_cqe *c)
 	struct pair *p = pair_of(R, node, c->qpn);
 	struct flow *fl;
 	struct inflight *f = NULL;
-	bool imm;
-	uint8_t want_op;
+	bool imm, ud;
+	uint8_t want_op, want_flags;
+	uint32_t want_len;
 
 	if (!p) {
 		fail(R, "node %u: receive CQE for unknown QPN 0x%x", node, c->qpn);
@@ -518,23 +649,51 @@ static void recv_cqe(struct run *R, unsigned int node, const struct hca_cqe *c)
 	}
 	f->recv_done = true;
 	imm = f->m.op != TR_SEND;
+	ud = p->qpt == HCA_QPT_UD;
 	want_op = f->m.op == TR_WRITE_IMM ? HCA_WC_OP_RECV_RDMA_WITH_IMM : HCA_WC_OP_RECV;
-	if (c->status != HCA_WC_SUCCESS || c->wqe_index != f->rwqe || c->opcode != want_op ||
-	    c->byte_len != f->m.len || (imm && (c->imm_data != f->imm || !(c->wc_flags & HCA_WC_FLAG_WITH_IMM))) ||
-	    (!imm && (c->wc_flags & HCA_WC_FLAG_WITH_IMM))) {
-		fail(R, "node %u: receive CQE of %s len %u: status %u wqe_index %u (want %u) opcode %u (want %u) "
-			"byte_len %u imm 0x%x (want 0x%x) flags 0x%x",
-		     node, tr_op_name(f->m.op), f->m.len, c->status, c->wqe_index, f->rwqe, c->opcode, want_op,
-		     c->byte_len, c->imm_data, f->imm, c->wc_flags);
+	/* UD: byte_len counts the GRH area, src_qp is the sender's (DETH), IBV_WC_GRH set */
+	want_len = f->m.len + grh_bytes(p);
+	want_flags = (uint8_t)((imm ? HCA_WC_FLAG_WITH_IMM : 0) | (ud ? HCA_WC_FLAG_GRH : 0));
+	if (c->status != HCA_WC_SUCCESS || c->wqe_index != f->rwqe || c->opcode != want_op || c->byte_len != want_len ||
+	    (imm && c->imm_data != f->imm) || (c->wc_flags & (HCA_WC_FLAG_WITH_IMM | HCA_WC_FLAG_GRH)) != want_flags ||
+	    (ud && c->src_qp != p->qp[1 - node]->qpn)) {
+		fail(R, "node %u: receive CQE of %s %s len %u: status %u wqe_index %u (want %u) opcode %u (want %u) "
+			"byte_len %u (want %u) imm 0x%x (want 0x%x) flags 0x%x (want 0x%x) src_qp 0x%x",
+		     node, hca_qp_type_name(p->qpt), tr_op_name(f->m.op), f->m.len, c->status, c->wqe_index, f->rwqe,
+		     c->opcode, want_op, c->byte_len, want_len, c->imm_data, f->imm, c->wc_flags, want_flags, c->src_qp);
 		return;
 	}
 	check_payload(R, f, "receive completion");
 	retire(R, fl);
 }
 
-static bool poll_all(struct run *R)
+/* UC RDMA WRITEs whose send completed: done once every byte is at the responder (quiet: keep waiting). */
+static bool check_uc_writes(struct run *R, bool quiet)
 {
 	bool any = false;
+
+	for (unsigned int k = 0; k < R->c->pairs; k++)
+		for (unsigned int dir = 0; dir < 2; dir++) {
+			struct flow *fl = &R->p[k].flow[dir];
+
+			for (unsigned int i = 0; i < fl->count; i++) {
+				struct inflight *f = &fl->f[(fl->head + i) % MAX_OUT];
+
+				if (f->await_write && f->send_done && !f->write_done &&
+				    check_payload_q(R, f, "UC RDMA WRITE after its send completion", quiet)) {
+					f->write_done = true;
+					any = true;
+				}
+			}
+			if (any)
+				retire(R, fl);
+		}
+	return any;
+}
+
+static bool poll_all(struct run *R)
+{
+	bool any = check_uc_writes(R, true);
 	struct hca_cqe c;
 
 	for (unsigned int i = 0; i < 2; i++) {
@@ -634,6 +793,7 @@ void tr_run(struct tb *tb, const struct tr_cfg *c, struct tr_result *r)
 		if (poll_all(R))
 			progress = true;
 		if (!progress && !tb_step(tb, limit)) {
+			check_uc_writes(R, false);
 			fail(R, "stalled at cycle %" PRIu64 ": %u of %u messages complete, %u posted", tb_now(tb),
 			     r->completed, total, r->posted);
 			break;

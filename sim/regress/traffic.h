@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Traffic for the cosimulation regression (docs/sim.md): RC messages
- * between two engines on sim/tb, several QP pairs in both directions, with
+ * Traffic for the cosimulation regression (docs/sim.md): RC, UC and UD
+ * messages between two engines on sim/tb, several QP pairs in both directions, with
  * end-to-end checks (every completion, every payload byte) that do not
  * depend on the lockstep checker -- two wrong engines that agree would
  * still fail here.
@@ -22,7 +22,8 @@
 enum tr_op { TR_SEND, TR_SEND_IMM, TR_WRITE, TR_WRITE_IMM, TR_READ, TR_FADD, TR_CSWAP, TR_NOPS };
 
 #define TR_MAX_PAIRS 16
-#define TR_MAX_SGE 4
+#define TR_MAX_SGE 16		/* SGEs per WQE the traffic can use (the device's max_sge) */
+#define TR_DEF_SGE 4		/* max_sge by default (the QPs' max_send_sge/max_recv_sge) */
 #define TR_SLOT 65536u		/* bytes per in-flight message slot */
 
 /* One directed message. */
@@ -30,8 +31,8 @@ struct tr_msg {
 	uint8_t pair;		/* QP pair index */
 	uint8_t dir;		/* 0: node 0 -> node 1, 1: node 1 -> node 0 */
 	uint8_t op;		/* enum tr_op */
-	uint8_t nsge;		/* requester SGEs (1..TR_MAX_SGE) */
-	uint8_t rsge;		/* receive SGEs (1..TR_MAX_SGE), SEND only */
+	uint8_t nsge;		/* requester SGEs (1..max_sge) */
+	uint8_t rsge;		/* receive SGEs (1..max_sge), SEND only */
 	bool solicited;
 	uint32_t len;
 };
@@ -40,12 +41,13 @@ struct tr_cfg {
 	uint64_t seed;
 	unsigned int pairs;		/* QP pairs (1..TR_MAX_PAIRS) */
 	uint8_t mtu[TR_MAX_PAIRS];	/* HCA_MTU_* per pair; 0 = chosen by the seed */
+	uint8_t qpt[TR_MAX_PAIRS];	/* HCA_QPT_RC/UC/UD per pair; 0 = RC */
 	unsigned int messages;		/* generated messages (ignored with a list) */
 	const struct tr_msg *list;	/* directed messages, posted in order, or NULL */
 	unsigned int nlist;
 	unsigned int weight[TR_NOPS];	/* opcode mix of generated messages */
 	uint32_t max_len;		/* longest generated message (<= TR_SLOT) */
-	unsigned int max_sge;		/* 1..TR_MAX_SGE */
+	unsigned int max_sge;		/* 1..TR_MAX_SGE: the QPs' SGE capacity, and the generator's most */
 	unsigned int outstanding;	/* in-flight messages per pair and direction (1..8) */
 	bool events;			/* arm CQs, take EQEs and MSI-X interrupts */
 	uint64_t max_cycles;		/* give up after this many cycles (0 = 2^32) */
@@ -61,7 +63,7 @@ struct tr_result {
 	char first_error[256];
 };
 
-/* Defaults: 4 pairs, SEND/WRITE mix without READ or atomics, 64 KiB, 4 SGEs, 4 in flight, events on. */
+/* Defaults: 4 pairs, SEND/WRITE mix without READ or atomics, 64 KiB, TR_DEF_SGE SGEs, 4 in flight, events on. */
 void tr_cfg_default(struct tr_cfg *c);
 /*
  * Parse an opcode mix "send:3,send_imm:1,write:3,write_imm:1,read:0,fadd:0,cswap:0"
@@ -71,6 +73,13 @@ void tr_cfg_default(struct tr_cfg *c);
  */
 int tr_parse_ops(struct tr_cfg *c, const char *s);
 const char *tr_op_name(unsigned int op);
+/*
+ * Parse a QP type list "rc,uc,ud" into c->qpt: pair k gets entry k % n.
+ * A message the pair's type cannot carry is changed to one it can (UD: SEND
+ * or SEND_WITH_IMM of at most one PMTU; UC: no READ or atomics, they become
+ * RDMA WRITE).  0 or -1.
+ */
+int tr_parse_qpts(struct tr_cfg *c, const char *s);
 
 /* Run the traffic on nodes 0 and 1 of `tb` (brought up, nothing else created). */
 void tr_run(struct tb *tb, const struct tr_cfg *c, struct tr_result *r);

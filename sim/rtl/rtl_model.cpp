@@ -30,37 +30,41 @@ const int WB = RTL_W / 8;
 struct impl {
 	VerilatedContext *ctx;
 	Top *top;
-#ifdef RTL_MUTANT
-	// Mutation analysis (sim/coverage.mk, tools/mutate_rtl.py): the model is
-	// a Yosys netlist with every sampled mutation behind `mutsel == id`;
-	// mut_act bit id-1 is 1 in a cycle where mutation id would change its
-	// cell's output.  Collected with no mutant selected: the activated set.
-	std::remove_reference<decltype(Top::mut_act)>::type act;
-#endif
 	VerilatedFstC *fst;
 	int tracing;
 	uint64_t ticks;		/* half cycles, the waveform time base */
 };
 
 #ifdef RTL_MUTANT
-inline void mut_or(QData &a, const QData &b) { a |= b; }
-inline void mut_or(IData &a, const IData &b) { a |= b; }
-template <std::size_t N> inline void mut_or(VlWide<N> &a, const VlWide<N> &b)
-{
-	for (std::size_t w = 0; w < N; w++) a[w] |= b[w];
-}
-inline bool mut_bit(const QData &a, int i) { return (a >> i) & 1; }
-inline bool mut_bit(const IData &a, int i) { return (a >> i) & 1; }
-template <std::size_t N> inline bool mut_bit(const VlWide<N> &a, int i) { return (a[i / 32] >> (i % 32)) & 1; }
+// Mutation analysis (sim/coverage.mk, tools/mutate_rtl.py): the mutated
+// modules are Yosys netlists with every sampled mutation behind
+// `mutsel == id`; they ask the simulator for mutsel at time 0
+// (HCASIM_RTL_MUTANT=ID, 0 = the design as written) and report a mutation
+// whose cell would change its output at a rising clock edge.  Collected with
+// no mutant selected: the activated set (HCASIM_RTL_MUTANT_ACT=FILE).
+bool mut_act[1024];
+}	// namespace
 
+extern "C" int hca_rtl_mutsel()
+{
+	return getenv("HCASIM_RTL_MUTANT") ? atoi(getenv("HCASIM_RTL_MUTANT")) : 0;
+}
+
+extern "C" void hca_rtl_mut_act(int id)
+{
+	if (id > 0 && id < 1024)
+		mut_act[id] = true;
+}
+
+namespace {
 // HCASIM_RTL_MUTANT_ACT=FILE: append the ids of the mutations activated.
-void mut_report(impl *p)
+void mut_report()
 {
 	const char *path = getenv("HCASIM_RTL_MUTANT_ACT");
 	FILE *f = path && *path ? fopen(path, "a") : nullptr;
 	if (!f) return;
-	for (int i = 0; i < (int)sizeof(p->act) * 8; i++)
-		if (mut_bit(p->act, i)) fprintf(f, "%d\n", i + 1);
+	for (int i = 1; i < 1024; i++)
+		if (mut_act[i]) fprintf(f, "%d\n", i);
 	fclose(f);
 }
 #endif
@@ -182,9 +186,6 @@ void m_clock(rtl_model *m, rtl_io *io)
 #endif
 	p->ticks++;
 	sample(p->top, io);
-#ifdef RTL_MUTANT
-	mut_or(p->act, p->top->mut_act);
-#endif
 }
 
 int m_trace_open(rtl_model *m, const char *path)
@@ -228,7 +229,7 @@ void m_destroy(rtl_model *m)
 	impl *p = (impl *)m->impl;
 	m_trace_close(m);
 #ifdef RTL_MUTANT
-	mut_report(p);
+	mut_report();
 #endif
 #if VM_COVERAGE
 	// HCASIM_RTL_COVERAGE=DIR: Verilator coverage of this model (sim/coverage.mk).
@@ -255,11 +256,6 @@ extern "C" rtl_model *CAT(rtl_model_new_, RTL_W)(void)
 	p->ctx = new VerilatedContext;
 	p->ctx->traceEverOn(true);
 	p->top = new Top(p->ctx, "hca");
-#ifdef RTL_MUTANT
-	// HCASIM_RTL_MUTANT=ID selects mutation ID (0 = the design as written).
-	p->top->mutsel = getenv("HCASIM_RTL_MUTANT") ? (unsigned)atoi(getenv("HCASIM_RTL_MUTANT")) : 0u;
-	std::memset(&p->act, 0, sizeof(p->act));
-#endif
 	p->fst = nullptr;
 	p->tracing = 0;
 	p->ticks = 0;

@@ -8,7 +8,11 @@
  * PORT_ERR/PORT_ACTIVE EQEs; SRQ limit crossed by a real UD loopback send ->
  * SRQ_LIMIT_REACHED with the SRQN); CONTEXT.FREE and reset leave the engine
  * with no valid context.
+ *
+ * HCASIM_TB_ENGINE=NAME runs the same device on another engine (the
+ * coverage variant: lockstep, i.e. the firmware over lockstep(model, rtl)).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -17,6 +21,17 @@
 #include "../../model/model.h"
 
 static struct fwt T;
+
+/* Cycles for an EQE and its interrupt to come out (the RTL takes some; the model none). */
+#define SETTLE 1000
+
+/* The engine under the firmware: the model, or HCASIM_TB_ENGINE (as sim/tb). */
+static const char *engine(void)
+{
+	const char *e = getenv("HCASIM_TB_ENGINE");
+
+	return e && *e ? e : "model";
+}
 
 static int ctx_read(unsigned int type, uint32_t index, void *buf, size_t len)
 {
@@ -46,8 +61,8 @@ static void bringup(void)
 {
 	uint32_t st;
 
-	CHECK_EQ(fwt_create(&T, "model", NULL), 0, "device on the model engine");
-	CHECK(hca_backend_find("model") != NULL, "backend \"model\" registered");
+	CHECK(fwt_create(&T, engine(), NULL) == 0, "device on the %s engine", engine());
+	CHECK(hca_backend_find(engine()) != NULL, "backend \"%s\" registered", engine());
 	CHECK_EQ(HCA_FIELD_GET(rd(HCA_INIT_STATUS), HCA_INIT_STATUS_STATE), HCA_DEV_STATE_RESET,
 		 "state before the firmware ran");
 	CHECK_EQ(hca_devctl_reset(T.dc), 0, "reset -> READY");
@@ -200,14 +215,14 @@ static void cmd_done_and_msix(void)
 	wr(HCA_BAR0_MSIX_TABLE + 16 * 5 + HCA_MSIX_VECTOR_CTRL, 0);	/* unmask vector 5 */
 	CHECK_EQ(fwt_eq_create(&T, ctx, 3, 5, HCA_EQ_MASK_CMD_DONE, &eq, &eqn), 0, "command EQ");
 	ring = hostmem_ptr(T.hm, T.last_ring, HCA_EQE_SIZE << 3);
-	fwt_step(&T, 10);
+	fwt_step(&T, SETTLE);
 	e = eqe_at(ring, 3, 0);
 	CHECK(e && e->type == HCA_EQE_TYPE_CMD_DONE, "CMD_DONE of EQ.CREATE in the ring");
 	n0 = e ? e->data : 0;
 	irqs = T.irqs;
 	CHECK(irqs >= 1 && T.last_vector == 5, "MSI-X vector 5 fired (%u, %u)", irqs, T.last_vector);
 	CHECK_EQ(fwt_pd_alloc(&T, ctx, &pd, NULL), 0, "PD");
-	fwt_step(&T, 10);
+	fwt_step(&T, SETTLE);
 	e = eqe_at(ring, 3, 1);
 	CHECK(e && e->type == HCA_EQE_TYPE_CMD_DONE && e->data == n0 + 1, "CMD_DONE of PD.ALLOC, next index");
 	CHECK_EQ(T.irqs, irqs, "EQ disarmed after the first EQE: no interrupt without EQ_ARM");
@@ -229,7 +244,7 @@ static void port_events(void)
 	r2 = hostmem_ptr(T.hm, T.last_ring, HCA_EQE_SIZE << 3);
 	hca_device_mgmt_write(T.dev, HCA_MGMT_PORT_CTRL, 0);
 	hca_device_mgmt_write(T.dev, HCA_MGMT_PORT_CTRL, HCA_MGMT_PORT_CTRL_UP_MASK);
-	fwt_step(&T, 10);
+	fwt_step(&T, SETTLE);
 	for (int i = 0; i < 2; i++) {
 		const struct hca_eqe *r = i ? r2 : r1;
 		x = eqe_at(r, 3, 0);
@@ -324,7 +339,7 @@ static void srq_limit_event(void)
 	}
 	wr(db + HCA_DB_SQ_PI, (1u << 16) | qpn);
 	for (int round = 0; round < 20; round++) {
-		fwt_step(&T, 100);
+		fwt_step(&T, 10 * SETTLE);
 		fwt_loopback(&T);
 	}
 	CHECK(T.tx_frames >= 1, "the SEND left the port");

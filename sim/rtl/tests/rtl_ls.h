@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared set-up of the RTL engine tests that run each scenario on two
- * "lockstep" devices (reference: the C model, DUT: the RTL), so that any
- * difference from the golden model is a divergence: setup() builds the pair
- * (an RC/UC/UD QP pair, send and receive CQs, a 1 MiB MR per node, every
- * frame decoded into t->cap), finish() lets both sides go idle and requires
- * lockstep_finish() to be clean.  `engine` may be set to "rtl" (--engine) to
- * run the RTL alone.
+ * "lockstep" devices (reference: the C model, DUT: the RTL; --engine
+ * rtl|model|lockstep), so that any difference from the golden model is a
+ * divergence: setup_objs() builds per node a PD, a send and a receive CQ and
+ * a 1 MiB MR; setup() adds an RC/UC/UD QP pair; every frame is decoded into
+ * t->cap; finish() lets both sides go idle and requires lockstep_finish() to
+ * be clean.  Used by rtl_errors, rtl_read, rtl_states (and rtl_retry).
  */
 #ifndef HCASIM_SIM_RTL_TESTS_RTL_LS_H
 #define HCASIM_SIM_RTL_TESTS_RTL_LS_H
@@ -30,8 +30,8 @@ static void ls_config(void *ctx, unsigned int node, struct hca_engine_config *ec
 	}
 }
 
-static int setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
-		 unsigned int cq_log)
+/* The testbench, and per node a PD, two CQs of 2^cq_log entries, a 1 MiB MR; no QP. */
+static int setup_objs(struct rt *t, unsigned int cq_log)
 {
 	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config };
 
@@ -45,9 +45,18 @@ static int setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, cons
 		t->pd[i] = tb_pd_alloc(t->n[i]);
 		t->scq[i] = tb_cq_create(t->n[i], cq_log, NULL);
 		t->rcq[i] = tb_cq_create(t->n[i], cq_log, NULL);
-		t->qp[i] = tb_qp_create(t->n[i], type, t->pd[i], t->scq[i], t->rcq[i], NULL, cap);
 		t->mr[i] = tb_mr_reg(t->n[i], t->pd[i], 1 << 20, RT_ACC_ALL);
 	}
+	return 0;
+}
+
+static int setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
+		 unsigned int cq_log)
+{
+	if (setup_objs(t, cq_log))
+		return -1;
+	for (int i = 0; i < 2; i++)
+		t->qp[i] = tb_qp_create(t->n[i], type, t->pd[i], t->scq[i], t->rcq[i], NULL, cap);
 	if (type == HCA_QPT_UD)
 		return tb_qp_ud_ready(t->qp[0], attr) | tb_qp_ud_ready(t->qp[1], attr);
 	return tb_connect_pair(t->qp[0], t->qp[1], attr);
