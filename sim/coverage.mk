@@ -45,6 +45,7 @@ $(foreach t,$(FW_COV_TESTS),$(eval $(call cov_variant,$(t),firmware/tests/test_$
 $(eval $(call cov_variant,rtl_errors,sim/rtl/tests/test_rtl_errors.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
 $(eval $(call cov_variant,rtl_doorbell,sim/rtl/tests/test_rtl_doorbell.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
 $(eval $(call cov_variant,rtl_states,sim/rtl/tests/test_rtl_states.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
+$(eval $(call cov_variant,rtl_read,sim/rtl/tests/test_rtl_read.c,hcalockstep hcartl hcamodel hcaroce hcasim,$(RTL_LDLIBS)))
 
 # make coverage: the make sim plan (RTL DUT, both widths, model as reference),
 # model-only traffic (sim/coverage/model.plan), the coverage variants above,
@@ -129,7 +130,7 @@ $(1): $(2) $(BUILD)/lib/libhcalockstep.a $(BUILD)/lib/libhcacov.a $(BUILD)/lib/l
 endef
 $(eval $(call rtl_variant_prog,$(RTLCOV_BUILD)/cosim,$(COV_COSIM_OBJS),$(RTLCOV_LIB)))
 # The RTL tests of the plan's judge, against the coverage build (same objects as the tests).
-RTLCOV_TESTS := rtl_errors rtl_doorbell rtl_states
+RTLCOV_TESTS := rtl_errors rtl_doorbell rtl_states rtl_read
 $(foreach t,$(RTLCOV_TESTS),$(eval $(RTLCOV_BUILD)/$(t): $(BUILD)/san/sim/rtl/tests/test_$(t).o $(BUILD)/lib/libhcalockstep-san.a \
 	$(RTLCOV_LIB) $(BUILD)/lib/libhcamodel-san.a $(BUILD)/lib/libhcaroce-san.a $(BUILD)/lib/libhcasim-san.a ; \
 	$$(CC) $$(SAN_FLAGS) -o $$@ $$^ $(RTL_LDLIBS) -lm))

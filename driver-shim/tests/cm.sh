@@ -17,7 +17,8 @@
 # dropping 10 % of all frames (still connects, RC recovers).  Every CM MAD in
 # the captures is checked with tshark: decoded as InfiniBand CM (UD SEND to
 # QP1 from QP1, Q_Key 0x80010000, P_Key 0xffff), nothing malformed.
-# CM_RTL=1 adds ib_write_bw -R on the rtl backend (shim_cm_rtl).
+# CM_RTL=1 runs rping (as above) and ib_write_bw -R on the rtl backend instead
+# (shim_cm_rtl).
 cd "$(dirname "$0")/../.." || exit 1
 . driver-shim/tests/lib.sh
 . driver-shim/tests/cm_checks.sh
@@ -49,26 +50,31 @@ cm_pair() {
 }
 
 # ---- rping (READ + WRITE) -------------------------------------------------------------
-apps() {
+rping_run() {
+local r="rping${CM_RTL:+ (rtl)}"
 start_switch --quiet || exit 1
 cm_pair rping -s -a 10.0.0.1 -v -- rping -c -a 10.0.0.1 -C 100 -v -V
 stop_switch
-ok "$CLI_RC" "rping -c -C 100: client exit $CLI_RC"
-ok "$SRV_RC" "rping -s: server exit $SRV_RC"
-check_rping_lines "$CLI_LOG" 100 "rping client"
-n=$(grep -c "^server ping data: rdma-ping-" "$SRV_LOG"); [ "$n" -eq 100 ]; ok $? "rping server printed $n of 100 pings"
-n=$(count_op "$SW_PCAP" 12 10.0.0.1); [ "$n" -eq 100 ]; ok $? "rping: $n RDMA READ requests from the server, want 100"
-n=$(count_op "$SW_PCAP" 10 10.0.0.1); [ "$n" -eq 100 ]; ok $? "rping: $n RDMA WRITE ONLY from the server, want 100"
+ok "$CLI_RC" "$r -c -C 100: client exit $CLI_RC"
+ok "$SRV_RC" "$r -s: server exit $SRV_RC"
+check_rping_lines "$CLI_LOG" 100 "$r client"
+n=$(grep -c "^server ping data: rdma-ping-" "$SRV_LOG"); [ "$n" -eq 100 ]; ok $? "$r server printed $n of 100 pings"
+n=$(count_op "$SW_PCAP" 12 10.0.0.1); [ "$n" -eq 100 ]; ok $? "$r: $n RDMA READ requests from the server, want 100"
+n=$(count_op "$SW_PCAP" 10 10.0.0.1); [ "$n" -eq 100 ]; ok $? "$r: $n RDMA WRITE ONLY from the server, want 100"
 seq=$(mads "$SW_PCAP" | awk '{ printf "%s/%s ", $1, $2 }')
 [ "$seq" = "0x0010/10.0.0.2 0x0013/10.0.0.1 0x0014/10.0.0.2 0x0015/10.0.0.2 0x0016/10.0.0.1 " ]
-ok $? "rping: REQ REP RTU DREQ DREP on the wire, in order ($seq)"
+ok $? "$r: REQ REP RTU DREQ DREP on the wire, in order ($seq)"
 svc=$(tshark -r "$SW_PCAP" -Y infiniband.cm.req -T fields -e infiniband.cm.req.serviceid.protocol \
       -e infiniband.cm.req.serviceid.dport -e infiniband.cm.req.ip_cm.sip4 -e infiniband.cm.req.ip_cm.dip4 \
       -e infiniband.cm.req.prim_localgid_ipv4 -e infiniband.cm.req.prim_remotegid_ipv4 2>/dev/null)
 [ "$(echo $svc)" = "0x06 0x1c06 10.0.0.2 10.0.0.1 10.0.0.2 10.0.0.1" ]
-ok $? "rping: REQ for RDMA IP CM service TCP port 7174, IP CM header and GIDs ($(echo $svc))"
-check_mads "$SW_PCAP" "rping"
+ok $? "$r: REQ for RDMA IP CM service TCP port 7174, IP CM header and GIDs ($(echo $svc))"
+check_mads "$SW_PCAP" "$r"
 [ "$CLI_RC$SRV_RC" = 00 ] || show_logs
+}
+
+apps() {
+rping_run
 
 # ---- rdma_server / rdma_client (synchronous ids) --------------------------------------
 start_switch --quiet || exit 1
@@ -217,7 +223,9 @@ check_mads "$SW_PCAP" "rping, 10 % loss"
 }
 
 if [ -n "${CM_RTL:-}" ]; then
-  SRV_OPTS="--backend rtl" CLI_OPTS="--backend rtl" perftest ib_write_bw
+  export SRV_OPTS="--backend rtl" CLI_OPTS="--backend rtl"
+  rping_run
+  perftest ib_write_bw
 else
   apps
   perftest ib_send_bw ib_write_bw

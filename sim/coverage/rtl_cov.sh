@@ -16,7 +16,7 @@ dat=$(cd "$out/dat" && pwd)
 {
   for ((i = 0; i < jobs; i++)); do echo "$b/cosim --plan $plan --shard $i/$jobs --out $out/sim"; done
   for w in 64 512; do
-    echo "$b/rtl_errors --width $w --engine lockstep"; echo "$b/rtl_doorbell --width $w"; echo "$b/rtl_states --width $w"
+    echo "$b/rtl_errors --width $w --engine lockstep"; echo "$b/rtl_doorbell --width $w"; echo "$b/rtl_states --width $w"; echo "$b/rtl_read --width $w"
   done
 } | HCASIM_RTL_COVERAGE=$dat ASAN_OPTIONS=detect_leaks=0 parallel -j "$jobs" --joblog "$out/joblog" > "$out/jobs.log" 2>&1
 verilator_coverage --write "$out/merged.dat" "$dat"/*.dat > /dev/null

@@ -25,6 +25,7 @@ list="$out/logs/jobs.txt"
     echo "HCASIM_COV=$func $bin/rtl_errors --width $w"
     echo "HCASIM_COV=$func $bin/rtl_doorbell --width $w"
     echo "HCASIM_COV=$func $bin/rtl_states --width $w"
+    echo "HCASIM_COV=$func $bin/rtl_read --width $w"
     echo "$(dirname "$cosim")/rxfuzz --frames 3000 --seed 5 --width $w --cov $func"
   done
   # firmware commands (device level; the fw_* tests use a fake engine that

@@ -4,7 +4,7 @@
 #
 #   interop.sh short            one ibv_rc_pingpong each way and rping with the guest as
 #                               server, model backend (make test)
-#   interop.sh full [BACKEND]   everything BACKEND implements (default model; rping: model only)
+#   interop.sh full [BACKEND]   everything, on BACKEND (default model)
 #   interop.sh lossy [BACKEND]  ibv_rc_pingpong -c and rping both ways, the switch dropping 2 %
 #
 # One guest (tests/interop/mkguest.sh image, booted under TCG) runs rxe0 on
@@ -247,20 +247,15 @@ full)
   for srv in guest hca; do
     perftest "write_bw_${srv}_server" ib_write_bw "$srv" 65536 "${INTEROP_BW_ITERS:-50}" write ack
     perftest "send_bw_${srv}_server" ib_send_bw "$srv" 65536 "${INTEROP_BW_ITERS:-50}" send ack
-    if [ "$BACKEND" = model ]; then	# the RTL does not implement READ and atomics yet
-      # perftest's requester asks for as many outstanding READs/atomics as the
-      # responder offers (max_rd_atomic = the peer's out_reads); rxe offers 128,
-      # hcasim takes at most 16 (max_qp_rd_atom) and refuses more, as rxe and
-      # mlx5 do: the rxe side offers 16 (docs/interop.md).
-      perftest "read_bw_${srv}_server" ib_read_bw "$srv" 65536 "${INTEROP_BW_ITERS:-50}" read_req read_resp -o 16
-      perftest "atomic_bw_${srv}_server" ib_atomic_bw "$srv" 8 "${INTEROP_BW_ITERS:-50}" atomic atomic_ack -o 16
-    fi
+    # perftest's requester asks for as many outstanding READs/atomics as the
+    # responder offers (max_rd_atomic = the peer's out_reads); rxe offers 128,
+    # hcasim takes at most 16 (max_qp_rd_atom) and refuses more, as rxe and
+    # mlx5 do: the rxe side offers 16 (docs/interop.md).
+    perftest "read_bw_${srv}_server" ib_read_bw "$srv" 65536 "${INTEROP_BW_ITERS:-50}" read_req read_resp -o 16
+    perftest "atomic_bw_${srv}_server" ib_atomic_bw "$srv" 8 "${INTEROP_BW_ITERS:-50}" atomic atomic_ack -o 16
   done
-  # rping needs RDMA READ, which the RTL does not have yet (docs/interop.md).
-  if [ "$BACKEND" = model ]; then
-    rping_pair rping_guest_server guest "$RPING_COUNT"
-    rping_pair rping_hca_server hca "$RPING_COUNT"
-  fi
+  rping_pair rping_guest_server guest "$RPING_COUNT"
+  rping_pair rping_hca_server hca "$RPING_COUNT"
   ;;
 lossy)
   pingpong rc_lossy_guest_server ibv_rc_pingpong guest 4096 "${INTEROP_LOSSY_ITERS:-100}" 1024 send
