@@ -11,18 +11,24 @@
 // slice).  An ACK covers its PSN, a NAK (any kind) the PSNs before it:
 // COMPST_ACK_WQE/COMPST_ACK_THROUGH walk the outstanding table from SQ_CI,
 // moving UNA and completing (hca_complete_send) every WQE whose last PSN is
-// covered; COMPST_ACK_DONE: UNA = PSN_NEXT when nothing is left, the QP
-// stays busy when something moved.  COMPST_CHECK_NAK: an error NAK (invalid
-// request, remote access, remote operational) completes the WQE holding its
-// PSN with REM_*_ERR (older WQEs still outstanding complete with
-// WR_FLUSH_ERR first; COMPST_NAK_WQE/COMPST_NAK_FAIL) and moves the QP to
-// ERR (hca_qp_err).
-// RNR and PSN-sequence NAKs do nothing more yet.  COMPST_RETIRE: a WQE that
-// failed locally retires (hca_comp_retire); COMPST_END.
-// Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retire.
-// Future: READ responses, atomic ACKs, go-back-N on PSN-sequence NAKs, RNR
-// wait and the retry/ACK timers belong here (COMPST_CHECK_PSN,
-// COMPST_CHECK_NAK).
+// covered; COMPST_ACK_DONE: UNA = PSN_NEXT when nothing is left; when
+// something moved (model/comp.c progress): fresh retry budgets (TXS_RETRY,
+// TXS_RNR from the QPC), the last NAK retry forgotten (TXS_NAKV), the ACK
+// timer restarted (unless an RNR wait runs; hca_timers) and the QP kept
+// busy.  COMPST_CHECK_NAK: an RNR NAK or a PSN-sequence NAK goes back
+// (hca_comp_retry, COMPST_WAIT_RETRY: RETRY_RNR from the NAK's PSN with its
+// timer code, RETRY_NAK_SEQ from UNA); an error NAK (invalid request, remote
+// access, remote operational) completes the WQE holding its PSN with
+// REM_*_ERR (older WQEs still outstanding complete with WR_FLUSH_ERR first;
+// COMPST_NAK_WQE/COMPST_NAK_FAIL) and moves the QP to ERR (hca_qp_err).
+// COMPST_RETIRE: a WQE that failed locally retires (hca_comp_retire);
+// COMPST_END.
+// Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retry,
+// hca_comp_retire.
+// Future: READ responses and atomic ACKs belong here (COMPST_CHECK_PSN); a
+// READ/atomic still missing its response when an ACK or NAK covers it is an
+// implicit NAK: hca_comp_retry with RETRY_IMPLICIT from its first missing
+// PSN (docs/rtl.md "Where the next features go").
 module hca_comp #(
     parameter int LOG_MAX_QP = 8,
     parameter int LOG_OUTS   = 5
@@ -45,9 +51,15 @@ module hca_comp #(
     input  logic        is_rc,
     input  logic [23:0] p_psn,
     input  logic [7:0]  p_aeth_syn,
+    input  logic [4:0]  timeout,
+    input  logic [2:0]  retry_cnt,
+    input  logic [2:0]  rnr_retry,
     output logic [`TXS_W-1:0] txs_wm,
     output logic [`TXS_W-1:0] txs_wv,
     output logic        s_busy_set,
+    // hca_timers
+    output logic        tm_set,
+    output logic [1:0]  tm_kind,
     // outstanding table read port
     output logic        ow_re,
     output logic [LOG_MAX_QP+LOG_OUTS-1:0] ow_raddr,
@@ -64,6 +76,12 @@ module hca_comp #(
     output logic        qe_has,
     output logic [7:0]  qe_evt,
     input  logic        qe_done,
+    // hca_comp_retry
+    output logic        ry_req,
+    output logic [1:0]  ry_kind,
+    output logic [23:0] ry_psn,
+    output logic [4:0]  ry_code,
+    input  logic        ry_done,
     // hca_comp_retire
     output logic        rt_req,
     input  logic        rt_done
@@ -74,7 +92,8 @@ module hca_comp #(
     COMPST_IDLE, COMPST_CHECK_QP, COMPST_CHECK_PSN,
     COMPST_ACK_WQE, COMPST_ACK_THROUGH, COMPST_WAIT_ACKED_CQE, COMPST_ACK_DONE,
     COMPST_CHECK_NAK, COMPST_NAK_WQE, COMPST_NAK_FAIL, COMPST_WAIT_NAK_CQE, COMPST_WAIT_FLUSH_CQE,
-    COMPST_NAK_ERR, COMPST_WAIT_QP_ERR, COMPST_RETIRE, COMPST_WAIT_RETIRE, COMPST_END
+    COMPST_NAK_ERR, COMPST_WAIT_QP_ERR, COMPST_RETIRE, COMPST_WAIT_RETIRE, COMPST_END,
+    COMPST_WAIT_RETRY
   } st_t;
   st_t state_q, state;
   always_comb begin
@@ -86,6 +105,7 @@ module hca_comp #(
       COMPST_WAIT_FLUSH_CQE: if (sc_done) state = COMPST_NAK_WQE;
       COMPST_WAIT_QP_ERR:    if (qe_done) state = COMPST_RETIRE;
       COMPST_WAIT_RETIRE:    if (rt_done) state = COMPST_END;
+      COMPST_WAIT_RETRY:     if (ry_done) state = COMPST_RETIRE;
       default: ;
     endcase
   end
@@ -94,7 +114,8 @@ module hca_comp #(
   assign qe_has  = 1'b0;
   assign qe_evt  = 8'h0;
   assign rt_req  = state == COMPST_WAIT_RETIRE;
-  assign dbg_act = state != COMPST_IDLE && !sc_req && !qe_req && !rt_req;
+  assign ry_req  = state == COMPST_WAIT_RETRY;
+  assign dbg_act = state != COMPST_IDLE && !sc_req && !qe_req && !rt_req && !ry_req;
   assign dbg_st  = 8'(state);
 
   logic [15:0] sq_ci, sq_head;
@@ -117,10 +138,11 @@ module hca_comp #(
       state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       sc_ow <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
       cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0;
+      tm_set <= 1'b0; tm_kind <= '0; ry_kind <= '0; ry_psn <= '0; ry_code <= '0;
     end else if (srst) begin
-      state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
     end else if (ce) begin
-      done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       state_q <= state;
       case (state)
         COMPST_CHECK_QP:
@@ -162,13 +184,31 @@ module hca_comp #(
         end
         COMPST_ACK_DONE: begin
           if (sq_ci == sq_head) `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, psn_next)
-          if (cp_moved) s_busy_set <= 1'b1;
+          if (cp_moved) begin
+            // progress: fresh retry budgets, the ACK timer restarted
+            `HCA_WSET(txs_wm, txs_wv, `TXS_RETRY_O, 3, retry_cnt)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_RNR_O, 3, rnr_retry)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_NAKV_O, 1, 1'b0)
+            if (txs[`TXS_TMR_O +: 2] != `TMR_RNR && qp_st != QPS_ERR) begin
+              tm_set  <= 1'b1;
+              tm_kind <= (sq_ci != sq_head && !ow_rdata[`OW_ERR_O] && timeout != 5'd0) ? `TMR_ACK : `TMR_NONE;
+              `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2,
+                        (sq_ci != sq_head && !ow_rdata[`OW_ERR_O] && timeout != 5'd0) ? `TMR_ACK : `TMR_NONE)
+            end
+            s_busy_set <= 1'b1;
+          end
           state_q <= COMPST_CHECK_NAK;
         end
         COMPST_CHECK_NAK:
-          // error NAKs fail the WQE holding their PSN (model/comp.c nak_error);
-          // RNR and PSN-sequence NAKs: retry (not yet: timers and go-back-N)
-          if (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_NAK) && qp_st != QPS_ERR &&
+          // RNR and PSN-sequence NAKs go back (model/comp.c retry); error
+          // NAKs fail the WQE holding their PSN (model/comp.c nak_error)
+          if (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_RNR_NAK)) begin
+            ry_kind <= `RETRY_RNR; ry_psn <= p_psn; ry_code <= p_aeth_syn[4:0];
+            state_q <= COMPST_WAIT_RETRY;
+          end else if (p_aeth_syn == {3'(`HCA_AETH_TYPE_NAK), 5'(`HCA_AETH_NAK_PSN_SEQ_ERR)}) begin
+            ry_kind <= `RETRY_NAK_SEQ; ry_psn <= una; ry_code <= '0;
+            state_q <= COMPST_WAIT_RETRY;
+          end else if (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_NAK) && qp_st != QPS_ERR &&
               (p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_INVALID_REQUEST) ||
                p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR) ||
                p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_REMOTE_OP_ERR))) begin

@@ -37,7 +37,10 @@ module hca_qpc_view (
     output logic [7:0]    tclass,
     output logic [23:0]   dest_qpn,
     output logic [7:0]    sgid_index,
-    output logic [4:0]    min_rnr_timer
+    output logic [4:0]    min_rnr_timer,
+    output logic [4:0]    timeout,        // local ACK timeout exponent (0 = no timer)
+    output logic [2:0]    retry_cnt,
+    output logic [2:0]    rnr_retry       // 7 = infinite
 );
   localparam logic [7:0] QPT_RC = 8'(`HCA_QPT_RC), QPT_UC = 8'(`HCA_QPT_UC), QPT_UD = 8'(`HCA_QPT_UD);
 
@@ -62,6 +65,9 @@ module hca_qpc_view (
   assign dest_qpn = cfg[8*`HCA_QPC_DEST_QPN_OFF +: 24];
   assign sgid_index = cfg[8*`HCA_QPC_SGID_INDEX_OFF +: 8];
   assign min_rnr_timer = cfg[8*`HCA_QPC_MIN_RNR_TIMER_OFF +: 5];
+  assign timeout   = cfg[8*`HCA_QPC_TIMEOUT_OFF +: 5];
+  assign retry_cnt = cfg[8*`HCA_QPC_RETRY_CNT_OFF +: 3];
+  assign rnr_retry = cfg[8*`HCA_QPC_RNR_RETRY_OFF +: 3];
 
   always_comb begin
     log_sq_stride = (cfg[8*`HCA_QPC_LOG_SQ_STRIDE_OFF +: 8] < 8'(`HCA_WQE_LOG_MIN_SQ_STRIDE)) ?

@@ -503,7 +503,7 @@ struct rtl_opts {
 };
 
 static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit",
-					 NULL };
+					 "nak_code", "retx_psn", "ack_timer", "rnr_timer", NULL };
 
 #define RTL_LAT_MAX 1000000u	/* cycles (4 ms): beyond any host memory */
 
@@ -671,9 +671,13 @@ static void rtl_advance(struct hca_engine *e, uint64_t cycles)
 	if (end < r->now)
 		end = UINT64_MAX;
 	while (r->now < end) {
-		if (idle(r)) {
-			warp(r, end - r->now);
-			break;
+		/* idle: skip to the end, but never past a timer deadline (the RTL
+		 * finds a passed deadline by itself within 2^LOG_MAX_QP cycles) */
+		if (idle(r) && r->io.next_timer > r->now) {
+			uint64_t to = r->io.next_timer < end ? r->io.next_timer : end;
+
+			warp(r, to - r->now);
+			continue;
 		}
 		cycle(r);
 	}
@@ -686,14 +690,19 @@ static uint64_t rtl_now(struct hca_engine *e)
 
 /*
  * A busy RTL acts on its next clock edge: now + 1 (advancing by 0 cycles
- * would do nothing, unlike the untimed model).  Idle: UINT64_MAX -- the RTL
- * has no timers yet.
+ * would do nothing, unlike the untimed model).  Idle: the earliest
+ * transport timer deadline (the next_timer port: a lower bound, exact
+ * after a full timer scan), UINT64_MAX when no timer runs.
  */
 static uint64_t rtl_next_event(struct hca_engine *e)
 {
 	struct rtl_engine *r = to_rtl(e);
 
-	return idle(r) ? UINT64_MAX : r->now + 1;
+	if (!idle(r))
+		return r->now + 1;
+	if (r->io.next_timer == UINT64_MAX)
+		return UINT64_MAX;
+	return r->io.next_timer > r->now ? r->io.next_timer : r->now + 1;
 }
 
 static int rtl_fw_irq(struct hca_engine *e)

@@ -16,67 +16,9 @@
  *
  *   rtl_errors [--width 64|512] [--engine rtl|lockstep]
  */
-#include "rtl_t.h"
-#include "lockstep.h"
+#include "rtl_ls.h"
 
 extern void hca_model_engine_register(void);
-
-static const char *engine = "lockstep";
-
-static void ls_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
-{
-	rt_engine_config(ctx, node, ec);
-	if (!strcmp(engine, "lockstep"))
-		ec->options = "quiet=1";
-}
-
-static int setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
-		 unsigned int cq_log)
-{
-	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config };
-
-	memset(t, 0, sizeof(*t));
-	t->tb = tb_create(&c);
-	if (!t->tb)
-		return -1;
-	tb_set_filter(t->tb, rt_cap_filter, &t->cap);
-	for (int i = 0; i < 2; i++) {
-		t->n[i] = tb_node(t->tb, (unsigned int)i);
-		t->pd[i] = tb_pd_alloc(t->n[i]);
-		t->scq[i] = tb_cq_create(t->n[i], cq_log, NULL);
-		t->rcq[i] = tb_cq_create(t->n[i], cq_log, NULL);
-		t->qp[i] = tb_qp_create(t->n[i], type, t->pd[i], t->scq[i], t->rcq[i], NULL, cap);
-		t->mr[i] = tb_mr_reg(t->n[i], t->pd[i], 1 << 20, RT_ACC_ALL);
-	}
-	if (type == HCA_QPT_UD)
-		return tb_qp_ud_ready(t->qp[0], attr) | tb_qp_ud_ready(t->qp[1], attr);
-	return tb_connect_pair(t->qp[0], t->qp[1], attr);
-}
-
-/* End of a scenario: run idle, the lockstep engines must finish clean. */
-static void finish(struct rt *t, const char *what)
-{
-	tb_run(t->tb, RT_WAIT);
-	for (int i = 0; i < 2; i++) {
-		struct hca_engine *e = t->n[i]->eng;
-
-		if (lockstep_is(e)) {
-			const struct sb_divergence *d;
-
-			CHECK(lockstep_finish(e, what), "%s: node %d matches the model", what, i);
-			d = lockstep_divergence(e);
-			if (d)
-				printf("---- %s, node %d:\n%s\n", what, i, d->report);
-		}
-	}
-	for (int i = 0; i < 2; i++) {
-		free(t->scq[i]);
-		free(t->rcq[i]);
-		free(t->qp[i]);
-		free(t->mr[i]);
-	}
-	tb_destroy(t->tb);
-}
 
 static int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
 {
@@ -106,7 +48,7 @@ static void remote_access(void)
 	struct tb_qp_attr a;
 
 	/* bad rkey */
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	tb_evt_clear(t.n[0]);
 	tb_evt_clear(t.n[1]);
 	s = rt_sge(t.mr[0], 0, 300);
@@ -123,28 +65,28 @@ static void remote_access(void)
 	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_ERR, "responder QP in ERR");
 	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_QP_ACCESS_ERR, t.qp[1]->qpn), 1, "QP_ACCESS_ERR at the responder");
 	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_TX_NAK), 1, "one NAK");
-	finish(&t, "bad rkey");
+	rl_finish(&t, "bad rkey");
 
 	/* the responder QP lacks REMOTE_WRITE */
 	tb_qp_attr_default(&a);
 	a.access = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ;
-	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, &a, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 8);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR, "no REMOTE_WRITE: REM_ACCESS_ERR");
-	finish(&t, "QP without REMOTE_WRITE");
+	rl_finish(&t, "QP without REMOTE_WRITE");
 
 	/* out of the MR's bounds */
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 4096);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				 .raddr = t.mr[1]->va + (1 << 20) - 100, .rkey = t.mr[1]->rkey };
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR, "bounds: REM_ACCESS_ERR");
 	CHECK(t.mr[1]->buf[(1 << 20) - 1] == 0, "nothing written");
-	finish(&t, "WRITE beyond the MR");
+	rl_finish(&t, "WRITE beyond the MR");
 }
 
 static void recv_too_short(void)
@@ -154,7 +96,7 @@ static void recv_too_short(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	tb_evt_clear(t.n[1]);
 	s = rt_sge(t.mr[0], 0, 3000);
 	r = rt_sge(t.mr[1], 0, 2000);
@@ -166,7 +108,7 @@ static void recv_too_short(void)
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_INV_REQ_ERR, "sender: REM_INV_REQ_ERR (status %u)",
 	      c.status);
 	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_QP_REQ_ERR, t.qp[1]->qpn), 1, "QP_REQ_ERR");
-	finish(&t, "SEND longer than the receive WQE");
+	rl_finish(&t, "SEND longer than the receive WQE");
 }
 
 static void recv_bad_key(void)
@@ -176,7 +118,7 @@ static void recv_bad_key(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 100);
 	r = rt_sge(t.mr[1], 0, 200);
 	r.lkey ^= 0x300;
@@ -186,7 +128,7 @@ static void recv_bad_key(void)
 	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_LKEY,
 	      "receive SGE with a bad key: LOC_PROT_ERR/LKEY (status %u vendor %u)", c.status, c.vendor_err);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR, "sender: REM_ACCESS_ERR");
-	finish(&t, "receive SGE with a bad key");
+	rl_finish(&t, "receive SGE with a bad key");
 }
 
 /* ---------------------------------------------------------------- requester */
@@ -200,7 +142,7 @@ static void local_errors(void)
 	uint64_t tx0;
 
 	/* bad lkey: nothing sent, LOC_PROT_ERR/LKEY, QP to ERR */
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	tx0 = tb_stat(t.n[0], HCA_STAT_TX_FRAMES);
 	s = rt_sge(t.mr[0], 0, 100);
 	s.lkey ^= 0x500;
@@ -211,18 +153,18 @@ static void local_errors(void)
 	      "bad lkey: LOC_PROT_ERR/LKEY even unsignaled (status %u vendor %u)", c.status, c.vendor_err);
 	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_TX_FRAMES), tx0, "nothing sent");
 	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "QP to ERR");
-	finish(&t, "bad lkey");
+	rl_finish(&t, "bad lkey");
 
 	/* out of bounds, PD mismatch (another PD's MR) */
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], (1 << 20) - 10, 100);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_BOUNDS,
 	      "SGE beyond its MR: LOC_PROT_ERR/BOUNDS (vendor %u)", c.vendor_err);
-	finish(&t, "SGE out of bounds");
+	rl_finish(&t, "SGE out of bounds");
 
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	{
 		uint32_t pd2 = tb_pd_alloc(t.n[0]);
 		struct tb_mr *m2 = tb_mr_reg(t.n[0], pd2, 4096, RT_ACC_ALL);
@@ -234,10 +176,10 @@ static void local_errors(void)
 		      "another PD's MR: LOC_PROT_ERR/PD (vendor %u)", c.vendor_err);
 		free(m2);
 	}
-	finish(&t, "PD mismatch");
+	rl_finish(&t, "PD mismatch");
 
 	/* malformed WQEs: wqe_index, num_sge beyond the stride, unknown opcode */
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	{
 		uint8_t wqe[64];
 		struct hca_wqe_ctrl_seg *ctl = (struct hca_wqe_ctrl_seg *)wqe;
@@ -251,9 +193,9 @@ static void local_errors(void)
 		      "wrong wqe_index: LOC_QP_OP_ERR/BAD_WQE (status %u vendor %u)", c.status, c.vendor_err);
 		CHECK_EQ(c.wqe_index, 0, "reported at the engine's index");
 	}
-	finish(&t, "wrong wqe_index");
+	rl_finish(&t, "wrong wqe_index");
 
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	{
 		uint8_t wqe[64];
 		struct hca_wqe_ctrl_seg *ctl = (struct hca_wqe_ctrl_seg *)wqe;
@@ -265,10 +207,10 @@ static void local_errors(void)
 		tb_post_send_raw(t.qp[0], wqe, sizeof(wqe));
 		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_QP_OP_ERR, "num_sge beyond the stride");
 	}
-	finish(&t, "num_sge beyond the stride");
+	rl_finish(&t, "num_sge beyond the stride");
 
 	/* a signaled good WRITE, then a bad one: the good one completes first */
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 5000);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
@@ -277,7 +219,7 @@ static void local_errors(void)
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == 0, "earlier WQE completes first");
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.wqe_index == 1, "then the failed one");
-	finish(&t, "failed WQE behind a good one");
+	rl_finish(&t, "failed WQE behind a good one");
 }
 
 static void gather_fault(void)
@@ -289,7 +231,7 @@ static void gather_fault(void)
 	struct hca_mrc m;
 	uint64_t iova;
 
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	/* an MR whose second page is not mapped in the IOMMU */
 	tb_alloc(t.n[0], 4096, &iova);
 	memset(&m, 0, sizeof(m));
@@ -310,7 +252,7 @@ static void gather_fault(void)
 	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) >= 1, "DMA_FAULT counted");
 	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO) & 0xff01,
 		 HCA_DMA_CLIENT_PAYLOAD << 8, "first fault: payload read");
-	finish(&t, "gather DMA fault");
+	rl_finish(&t, "gather DMA fault");
 }
 
 /* ---------------------------------------------------------------- completions */
@@ -328,7 +270,7 @@ static void cq_overflow(void)
 	 * model retransmit */
 	tb_qp_attr_default(&a);
 	a.timeout = 0;
-	setup(&t, HCA_QPT_RC, &a, NULL, 2);
+	rl_setup(&t, HCA_QPT_RC, &a, NULL, 2);
 	tb_evt_clear(t.n[1]);
 	s = rt_sge(t.mr[0], 0, 16);
 	r = rt_sge(t.mr[1], 0, 64);
@@ -354,7 +296,7 @@ static void cq_overflow(void)
 		}
 		CHECK(cqerr == 1 && fatal == 1, "CQ_ERR and QP_FATAL (%d, %d)", cqerr, fatal);
 	}
-	finish(&t, "CQ overflow");
+	rl_finish(&t, "CQ overflow");
 }
 
 static void flush_by_firmware(void)
@@ -364,7 +306,7 @@ static void flush_by_firmware(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	/* receives posted on node 0, sends posted while the peer is gone */
 	r = rt_sge(t.mr[0], 0, 64);
 	tb_post_recv(t.qp[0], &r, 1);
@@ -387,7 +329,7 @@ static void flush_by_firmware(void)
 	/* newly posted work on an ERR QP is flushed too */
 	tb_post_recv(t.qp[0], &r, 1);
 	CHECK(wait_cqe(t.rcq[0], &c) && c.status == HCA_WC_WR_FLUSH_ERR && c.wqe_index == 2, "late receive flushed");
-	finish(&t, "ERR by firmware");
+	rl_finish(&t, "ERR by firmware");
 }
 
 static void duplicates_and_comm_est(void)
@@ -400,7 +342,7 @@ static void duplicates_and_comm_est(void)
 
 	/* node 1 stays in RTR: COMM_EST on the first packet */
 	tb_qp_attr_default(&a);
-	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, &a, NULL, 10);
 	tb_qp_modify(t.qp[1], HCA_QPS_RTR, 0);
 	tb_evt_clear(t.n[1]);
 	s = rt_sge(t.mr[0], 0, 64);
@@ -413,7 +355,7 @@ static void duplicates_and_comm_est(void)
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS, "second receive");
 	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_COMM_EST, t.qp[1]->qpn), 1, "COMM_EST once");
-	finish(&t, "COMM_EST");
+	rl_finish(&t, "COMM_EST");
 }
 
 static void duplicate_requests(void)
@@ -428,7 +370,7 @@ static void duplicate_requests(void)
 	size_t flen = 0;
 	uint32_t dup0;
 
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 32);
 	r = rt_sge(t.mr[1], 0, 64);
 	tb_post_recv(t.qp[1], &r, 1);
@@ -453,7 +395,7 @@ static void duplicate_requests(void)
 	CHECK(!tb_cq_poll(t.rcq[1], &c), "duplicate not executed (no second receive completion)");
 	CHECK(t.cap.n >= 3 && t.cap.src[t.cap.n - 1] == 1 && t.cap.pkt[t.cap.n - 1].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE,
 	      "duplicate re-ACKed");
-	finish(&t, "duplicate request");
+	rl_finish(&t, "duplicate request");
 }
 
 static void arming(void)
@@ -465,7 +407,7 @@ static void arming(void)
 	struct tb_send_wr w;
 	struct tb_eq *eq;
 	struct tb_cq *cq;
-	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+	struct tb_config cfg = { .engine = rl_engine, .nodes = 2, .engine_config = rl_config };
 	uint64_t irq0;
 
 	memset(&t, 0, sizeof(t));
@@ -508,7 +450,7 @@ static void arming(void)
 	tb_run(t.tb, RT_WAIT);
 	CHECK(!tb_eq_poll(eq, &e), "disarmed: no second event");
 	free(eq);
-	finish(&t, "CQ arming");
+	rl_finish(&t, "CQ arming");
 }
 
 /* ---------------------------------------------------------------- UC / UD / SRQ */
@@ -533,7 +475,7 @@ static void uc(void)
 
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_256;
-	setup(&t, HCA_QPT_UC, &a, NULL, 10);
+	rl_setup(&t, HCA_QPT_UC, &a, NULL, 10);
 	rt_fill(t.mr[0]->buf, 8192, 11);
 	s = rt_sge(t.mr[0], 0, 1000);
 	r = rt_sge(t.mr[1], 0, 4096);
@@ -579,7 +521,7 @@ static void uc(void)
 		CHECK(!memcmp(t.mr[1]->buf + 100, t.mr[0]->buf + 100, 156), "first packet of the damaged message");
 		CHECK(clean, "nothing written after the gap");
 	}
-	finish(&t, "UC");
+	rl_finish(&t, "UC");
 }
 
 static void ud(void)
@@ -589,7 +531,7 @@ static void ud(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 
-	setup(&t, HCA_QPT_UD, NULL, NULL, 10);
+	rl_setup(&t, HCA_QPT_UD, NULL, NULL, 10);
 	rt_fill(t.mr[0]->buf, 4096, 21);
 	s = rt_sge(t.mr[0], 0, 500);
 	r = rt_sge(t.mr[1], 0, 2048);
@@ -615,7 +557,7 @@ static void ud(void)
 	tb_run(t.tb, RT_WAIT);
 	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_RX_DROP_QKEY), 1, "Q_Key mismatch dropped");
 	CHECK(!tb_cq_poll(t.rcq[1], &c), "no completion for the dropped datagram");
-	finish(&t, "UD");
+	rl_finish(&t, "UD");
 }
 
 static void srq(void)
@@ -625,7 +567,7 @@ static void srq(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 	struct tb_srq *q;
-	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+	struct tb_config cfg = { .engine = rl_engine, .nodes = 2, .engine_config = rl_config };
 
 	memset(&t, 0, sizeof(t));
 	t.tb = tb_create(&cfg);
@@ -654,7 +596,7 @@ static void srq(void)
 		      "SRQ receive %d", i);
 	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_SRQ_LIMIT_REACHED, q->srqn), 1, "SRQ_LIMIT_REACHED once");
 	free(q);
-	finish(&t, "SRQ");
+	rl_finish(&t, "SRQ");
 }
 
 /*
@@ -673,7 +615,7 @@ static void doorbell_storm(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 	struct tb_eq *eq[2];
-	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+	struct tb_config cfg = { .engine = rl_engine, .nodes = 2, .engine_config = rl_config };
 	unsigned int done[2] = { 0, 0 }, events = 0;
 	const unsigned int n = 12;
 
@@ -715,7 +657,7 @@ static void doorbell_storm(void)
 	CHECK(done[0] == n && done[1] == n, "doorbell storm: all %u sends and receives completed (%u, %u)", n,
 	      done[0], done[1]);
 	CHECK(events > 0, "doorbell storm: completion events raised (%u)", events);
-	finish(&t, "doorbell storm");
+	rl_finish(&t, "doorbell storm");
 	free(eq[0]);
 	free(eq[1]);
 }
@@ -731,9 +673,9 @@ static void doorbell_storm(void)
  */
 static void qp_reuse_after_reset(void)
 {
-	const char *saved = engine;
+	const char *saved = rl_engine;
 
-	engine = "rtl";
+	rl_engine = "rtl";
 	for (unsigned int d = 0; d < 400; d += 37) {
 		struct rt t;
 		struct hca_cqe c;
@@ -741,7 +683,7 @@ static void qp_reuse_after_reset(void)
 		struct tb_send_wr w;
 		unsigned int sends = 0;
 
-		setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+		rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 		s = rt_sge(t.mr[0], 0, 16384);
 		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
 					 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
@@ -776,9 +718,9 @@ static void qp_reuse_after_reset(void)
 			if (t.cap.src[i] == 0 && t.cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE)
 				sends += t.cap.pkt[i].opcode == HCA_BTH_OP_RC_SEND_ONLY && t.cap.pkt[i].psn == 0x5000;
 		CHECK(sends == 1, "d=%u: one SEND_ONLY at PSN 0x5000 after the reset (%u)", d, sends);
-		finish(&t, "QP reused after reset");
+		rl_finish(&t, "QP reused after reset");
 	}
-	engine = saved;
+	rl_engine = saved;
 }
 
 /* ---------------------------------------------------------------- context commands */
@@ -798,7 +740,7 @@ static void modify_during_item(void)
 	a.rq_psn = 0x5000;	/* both directions start at 0x5000 (as tb_connect_pair) */
 	for (unsigned int d = 0; d < 12; d++) {
 		struct rt t;
-		struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+		struct tb_config cfg = { .engine = rl_engine, .nodes = 2, .engine_config = rl_config };
 		struct tb_qp *q;
 		struct tb_node *pn;
 		struct hca_cqe c;
@@ -877,19 +819,17 @@ static void modify_during_item(void)
 		CHECK(wait_cqe(t.rcq[0], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 100,
 		      "d=%u: receive at the loaded ePSN", d);
 		CHECK(wait_cqe(t.scq[1], &c) && c.status == HCA_WC_SUCCESS, "d=%u: peer's SEND acknowledged", d);
-		finish(&t, "context write during an item");
+		rl_finish(&t, "context write during an item");
 	}
 }
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
-			engine = argv[++i];
+	rl_args(argc, argv);
 	rt_args(argc, argv);
 	hca_model_engine_register();
 	hca_lockstep_engine_register();
-	printf("engine %s\n", engine);
+	printf("engine %s\n", rl_engine);
 	remote_access();
 	recv_too_short();
 	recv_bad_key();

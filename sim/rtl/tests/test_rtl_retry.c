@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NAKs, go-back-N retransmission, the ACK timer and the RNR wait of the RTL,
+ * each scenario on two "lockstep" devices (reference: the C model, DUT: the
+ * RTL; docs/sim.md section 2 "Retransmissions" for how retransmitted frames
+ * are compared) and checked on its own against the IB rules (Vol 1 9.7.5,
+ * docs/wire.md 3-4) by reading the frames off the wire with the codec.  The
+ * RTL counterparts of model/tests/test_model_retry.c and test_model_nak.c
+ * (their SEND/WRITE scenarios; READ and atomics are not in the RTL yet):
+ *   RNR retry exhaustion (RNR_RETRY_EXC_ERR, then the flush) and infinite
+ *   RNR retry; the RNR wait from the NAK's timer code (min_rnr_timer);
+ *   ACK timeout and resend after 2^(timeout+10) cycles, the timer restarted
+ *   by the retry; retry exhaustion (RETRY_EXC_ERR, flush, QP in ERR, no
+ *   async event); timeout 0 = no timer; a PSN sequence NAK (one per gap)
+ *   and go-back-N from the missing PSN; NAK remote operational error (the
+ *   responder's receive queue faults); NAK invalid request for crafted
+ *   requests (opcode sequence, lengths).
+ *
+ *   rtl_retry [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [--only NAME]
+ */
+#include "rtl_ls.h"
+
+extern void hca_model_engine_register(void);
+
+#define AETH_NAK_SYN(code) (0x60 | (code))
+#define AETH_RNR_SYN(t) (0x20 | (t))
+
+/* The RTL finds a passed deadline within 2^LOG_MAX_QP cycles and then needs
+ * its step, the WQE and the frame: a resend leaves this much after it. */
+#define RETX_SLACK 2048u
+
+static struct rt t;
+
+/* drop rule: frames from `src` with `opcode` (-1 any) and `psn` (-1 any), the first `times` (-1 all) */
+static struct {
+	unsigned int src;
+	int opcode, psn, times;
+} rule;
+
+static int drop_rule(struct rt_cap *c, unsigned int src, const struct roce_pkt *p)
+{
+	(void)c;
+	if (src != rule.src || (rule.opcode >= 0 && p->opcode != rule.opcode) ||
+	    (rule.psn >= 0 && p->psn != (uint32_t)rule.psn) || rule.times == 0)
+		return 0;
+	if (rule.times > 0)
+		rule.times--;
+	return 1;
+}
+
+static void set_rule(unsigned int src, int opcode, int psn, int times)
+{
+	rule.src = src;
+	rule.opcode = opcode;
+	rule.psn = psn;
+	rule.times = times;
+	t.cap.drop = drop_rule;
+}
+
+static unsigned int cap_count(unsigned int src, int opcode, int syndrome)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < t.cap.n; i++)
+		if (t.cap.src[i] == src && (opcode < 0 || t.cap.pkt[i].opcode == opcode) &&
+		    (syndrome < 0 || t.cap.pkt[i].aeth.syndrome == syndrome))
+			k++;
+	return k;
+}
+
+static int cap_find(unsigned int src, int opcode, int syndrome)
+{
+	for (unsigned int i = 0; i < t.cap.n; i++)
+		if (t.cap.src[i] == src && (opcode < 0 || t.cap.pkt[i].opcode == opcode) &&
+		    (syndrome < 0 || t.cap.pkt[i].aeth.syndrome == syndrome))
+			return (int)i;
+	return -1;
+}
+
+static void post_send(uint32_t len)
+{
+	struct tb_sge s = rt_sge(t.mr[0], 0, len);
+	struct tb_send_wr wr = { .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+
+	tb_post_send(t.qp[0], &wr);
+}
+
+static void dump_cap(void)
+{
+	for (unsigned int i = 0; i < t.cap.n; i++)
+		printf("  @%llu node%u op 0x%02x psn 0x%06x syn 0x%02x%s\n", (unsigned long long)t.cap.when[i],
+		       t.cap.src[i], t.cap.pkt[i].opcode, t.cap.pkt[i].psn, t.cap.pkt[i].aeth.syndrome,
+		       t.cap.dropped[i] ? " dropped" : "");
+}
+
+static int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
+{
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	r = tb_cq_wait(cq, c, RT_WAIT);
+	if (!r && getenv("RTL_RETRY_DUMP"))	/* debugging: the frames so far */
+		dump_cap();
+	return r;
+}
+
+static void setup_attr(void (*f)(struct tb_qp_attr *a))
+{
+	struct tb_qp_attr a;
+
+	tb_qp_attr_default(&a);
+	if (f)
+		f(&a);
+	rl_setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	rule.times = 0;
+}
+
+/* ---------------------------------------------------------------- RNR */
+
+static void a_rnr2(struct tb_qp_attr *a)
+{
+	a->rnr_retry = 2;
+	a->min_rnr_timer = 1;
+}
+
+static void rnr_exhaustion(void)
+{
+	struct hca_cqe c;
+
+	setup_attr(a_rnr2);
+	for (int i = 0; i < 3; i++)
+		post_send(100);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_RNR_RETRY_EXC_ERR,
+	      "RNR_RETRY_EXC_ERR (%s)", hca_wc_status_name(c.status));
+	CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_RNR, "vendor RNR");
+	CHECK_EQ(c.wqe_index, 0, "the first WQE");
+	for (int i = 1; i < 3; i++) {
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_WR_FLUSH_ERR, "flush %d", i);
+		CHECK_EQ(c.wqe_index, i, "flush order");
+	}
+	tb_run(t.tb, RT_WAIT);
+	/* each round: #0 an RNR NAK, #1 a PSN sequence NAK, #2 dropped silently */
+	CHECK_EQ(cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1), 3 * 3, "1 + rnr_retry rounds of 3 SENDs");
+	CHECK_EQ(cap_count(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_RNR_SYN(1)), 3, "an RNR NAK per round");
+	CHECK_EQ(cap_count(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_NAK_SYN(0)), 3, "a PSN NAK per round");
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_RETRANSMIT), 2, "two RNR restarts");
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "requester ERR");
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "responder unaffected");
+	rl_finish(&t, "RNR exhaustion");
+}
+
+static void a_rnr7(struct tb_qp_attr *a)
+{
+	a->rnr_retry = 7;
+	a->min_rnr_timer = 1;
+}
+
+static void rnr_infinite(void)
+{
+	struct hca_cqe c;
+	struct tb_sge r;
+
+	setup_attr(a_rnr7);
+	post_send(100);
+	while (cap_count(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_RNR_SYN(1)) < 20 && tb_step(t.tb, RT_WAIT))
+		;
+	CHECK(!tb_cq_poll(t.scq[0], &c), "still retrying after 20 RNR NAKs");
+	r = rt_sge(t.mr[1], 0, 100);
+	tb_post_recv(t.qp[1], &r, 1);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "rnr_retry 7 is infinite");
+	CHECK(tb_stat(t.n[0], HCA_STAT_RETRANSMIT) >= 20, "a restart per RNR NAK");
+	rl_finish(&t, "RNR infinite");
+}
+
+static void a_rnr4(struct tb_qp_attr *a)
+{
+	a->min_rnr_timer = 4;		/* 40 us = HCA_RNR_CYCLES_4 */
+}
+
+static void rnr_wait(void)
+{
+	struct hca_cqe c;
+	struct tb_sge r;
+	int i, j = -1;
+
+	setup_attr(a_rnr4);
+	rt_fill(t.mr[0]->buf, 500, 8);
+	post_send(500);
+	while (cap_count(1, HCA_BTH_OP_RC_ACKNOWLEDGE, -1) == 0 && tb_step(t.tb, RT_WAIT))
+		;
+	i = cap_find(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_RNR_SYN(4));
+	CHECK(i >= 0 && t.cap.pkt[i].psn == 0x123, "RNR NAK with timer code 4 for PSN 0x123");
+	r = rt_sge(t.mr[1], 0, 500);
+	tb_post_recv(t.qp[1], &r, 1);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "SEND succeeds after the RNR wait");
+	CHECK(wait_cqe(t.rcq[1], &c) && c.byte_len == 500 && rt_check(t.mr[1]->buf, 500, 8), "received");
+	CHECK_EQ(cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1), 2, "sent twice");
+	for (unsigned int k = 0; k < t.cap.n; k++)
+		if (t.cap.src[k] == 0 && t.cap.pkt[k].opcode == HCA_BTH_OP_RC_SEND_ONLY)
+			j = (int)k;
+	/* the NAK reaches the requester 250 cycles (the wire) after it left */
+	if (i >= 0 && j >= 0)
+		CHECK(t.cap.when[j] >= t.cap.when[i] + 250 + HCA_RNR_CYCLES_4 &&
+		      t.cap.when[j] <= t.cap.when[i] + 250 + HCA_RNR_CYCLES_4 + RETX_SLACK,
+		      "resend %llu cycles after the NAK, want 250 + %u + up to %u",
+		      (unsigned long long)(t.cap.when[j] - t.cap.when[i]), HCA_RNR_CYCLES_4, RETX_SLACK);
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_TX_NAK), 1, "one RNR NAK counted");
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "RNR does not change the responder state");
+	rl_finish(&t, "RNR wait");
+}
+
+/* ---------------------------------------------------------------- ACK timer */
+
+static void a_timeout8(struct tb_qp_attr *a)
+{
+	a->timeout = 8;
+	a->retry_cnt = 3;
+}
+
+static void timeout_retry(void)
+{
+	uint64_t period = 1ull << (8 + HCA_TIMER_ACK_SHIFT);
+	int first = -1, second = -1, third = -1;
+	struct hca_cqe c;
+	struct tb_sge r;
+
+	setup_attr(a_timeout8);
+	set_rule(0, HCA_BTH_OP_RC_SEND_ONLY, -1, 2);	/* lose the first two transmissions */
+	r = rt_sge(t.mr[1], 0, 100);
+	tb_post_recv(t.qp[1], &r, 1);
+	rt_fill(t.mr[0]->buf, 100, 3);
+	post_send(100);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "success after 2 timeouts (%s, vendor %u)",
+	      hca_wc_status_name(c.status), c.vendor_err);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.byte_len == 100, "delivered");
+	CHECK(!tb_cq_poll(t.rcq[1], &c), "exactly once");
+	CHECK(rt_check(t.mr[1]->buf, 100, 3), "payload");
+	for (unsigned int i = 0; i < t.cap.n; i++)
+		if (t.cap.src[i] == 0 && t.cap.pkt[i].opcode == HCA_BTH_OP_RC_SEND_ONLY)
+			first < 0 ? (first = (int)i) : second < 0 ? (second = (int)i) : (third = (int)i);
+	CHECK(third >= 0, "three transmissions");
+	if (third >= 0) {
+		uint64_t d1 = t.cap.when[second] - t.cap.when[first], d2 = t.cap.when[third] - t.cap.when[second];
+
+		CHECK(d1 >= period && d1 <= period + RETX_SLACK, "resend %llu cycles after, want 2^(timeout+10) = %llu",
+		      (unsigned long long)d1, (unsigned long long)period);
+		CHECK(d2 >= period && d2 <= period + RETX_SLACK, "timer restarted by the retry: %llu cycles",
+		      (unsigned long long)d2);
+	}
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_RETRANSMIT), 2, "two restarts");
+	rl_finish(&t, "ACK timeout");
+}
+
+static void a_timeout5(struct tb_qp_attr *a)
+{
+	a->timeout = 5;
+	a->retry_cnt = 3;
+}
+
+static void retry_exhaustion(void)
+{
+	struct hca_cqe c;
+	unsigned int k = 0;
+	uint8_t ty;
+	uint32_t el;
+
+	setup_attr(a_timeout5);
+	set_rule(0, -1, -1, -1);	/* the wire loses everything node 0 sends */
+	for (int i = 0; i < 4; i++)
+		post_send(3000);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_RETRY_EXC_ERR, "RETRY_EXC_ERR (%s)",
+	      hca_wc_status_name(c.status));
+	CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_TIMEOUT, "vendor TIMEOUT");
+	CHECK_EQ(c.wqe_index, 0, "oldest WQE");
+	for (int i = 1; i < 4; i++) {
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_WR_FLUSH_ERR, "flush %d", i);
+		CHECK_EQ(c.wqe_index, i, "in order");
+		CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_FLUSH, "vendor FLUSH");
+	}
+	CHECK(tb_run(t.tb, RT_WAIT), "idle: no timer left");
+	for (unsigned int i = 0; i < t.cap.n; i++)
+		k += t.cap.src[i] == 0 && t.cap.pkt[i].psn == 0x123;
+	CHECK_EQ(k, 4, "PSN 0x123 sent 1 + retry_cnt times");
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_RETRANSMIT), 3, "three go-back-N restarts");
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "QP in ERR");
+	k = 0;
+	while (tb_evt_pop(t.n[0], &ty, &el))
+		k += el == t.qp[0]->qpn && ty != HCA_EVENT_COMM_EST;
+	CHECK_EQ(k, 0, "no async event (the error has a completion)");
+	rl_finish(&t, "retry exhaustion");
+}
+
+static void a_timeout0(struct tb_qp_attr *a)
+{
+	a->timeout = 0;
+}
+
+static void timeout_zero_is_infinite(void)
+{
+	setup_attr(a_timeout0);
+	set_rule(0, -1, -1, -1);
+	post_send(10);
+	CHECK(tb_run(t.tb, 1ull << 40), "nothing scheduled: no ACK timer");
+	CHECK_EQ(cap_count(0, -1, -1), 1, "sent once, never retried");
+	CHECK(!tb_cq_poll(t.scq[0], NULL), "no completion");
+	rl_finish(&t, "timeout 0");
+}
+
+/* ---------------------------------------------------------------- NAKs */
+
+static void nak_psn_seq(void)
+{
+	struct hca_cqe c;
+	struct tb_sge s;
+	int nak, back = -1;
+	unsigned int ooo = 0;
+
+	setup_attr(NULL);
+	set_rule(0, -1, 0x126, 1);
+	rt_fill(t.mr[0]->buf, 10240, 5);
+	s = rt_sge(t.mr[0], 0, 10240);
+	{
+		struct tb_send_wr wr = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+					 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+
+		tb_post_send(t.qp[0], &wr);
+	}
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "WRITE with a lost packet");
+	tb_run(t.tb, RT_WAIT);
+	CHECK(rt_check(t.mr[1]->buf, 10240, 5), "data complete after go-back-N");
+	CHECK_EQ(cap_count(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_NAK_SYN(HCA_AETH_NAK_PSN_SEQ_ERR)), 1,
+		 "exactly one PSN sequence NAK");
+	nak = cap_find(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_NAK_SYN(0));
+	CHECK(nak >= 0 && t.cap.pkt[nak].psn == 0x126, "the NAK names the missing PSN");
+	/* the requester went back to 0x126: the first frame after the lost one whose PSN is not larger */
+	for (unsigned int i = 0, last = 0; i < t.cap.n; i++) {
+		if (t.cap.src[i] != 0)
+			continue;
+		if (last && t.cap.pkt[i].psn <= last && back < 0)
+			back = (int)i;
+		if (back < 0 && t.cap.pkt[i].psn > 0x126)
+			ooo++;
+		last = t.cap.pkt[i].psn;
+	}
+	CHECK(back >= 0 && t.cap.pkt[back].psn == 0x126, "go-back-N from PSN 0x126 (%x)",
+	      back >= 0 ? t.cap.pkt[back].psn : 0);
+	CHECK(ooo >= 1, "packets after the lost one arrived out of sequence");
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_RX_SEQ_ERR), ooo, "each of them counted out of sequence");
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_RETRANSMIT), 1, "one go-back-N restart");
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "responder still RTS");
+	CHECK_EQ(tb_qp_query(t.qp[1]).rq_psn_expected, 0x12d, "ePSN after the message");
+	rl_finish(&t, "PSN sequence NAK");
+}
+
+static void nak_remote_op(void)
+{
+	struct hca_cqe c;
+	struct tb_sge s, r;
+
+	/* the responder's RQ ring is not mapped: the receive WQE fetch faults */
+	setup_attr(NULL);
+	t.qp[1]->qpc.rq_base = 0x7700000000ull;
+	tb_qp_modify(t.qp[1], HCA_QPS_RTS, 0);
+	s = rt_sge(t.mr[0], 0, 10);
+	r = rt_sge(t.mr[1], 0, 10);
+	tb_post_recv(t.qp[1], &r, 1);
+	{
+		struct tb_send_wr wr = { .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+
+		tb_post_send(t.qp[0], &wr);
+	}
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_OP_ERR && c.vendor_err == HCA_VENDOR_ERR_NAK_REM_OP,
+	      "RQ fetch fault: REM_OP_ERR (%s)", hca_wc_status_name(c.status));
+	tb_run(t.tb, RT_WAIT);
+	CHECK_EQ(cap_count(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_NAK_SYN(HCA_AETH_NAK_REMOTE_OP_ERR)), 1,
+		 "one NAK remote operational error");
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "requester in ERR");
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_ERR, "responder in ERR");
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_DMA_FAULT), 1, "fault counted");
+	rl_finish(&t, "NAK remote operational error");
+}
+
+/* Hand-built requests a well-behaved requester never sends: NAK invalid request. */
+static void nak_crafted(uint8_t opcode, uint32_t paylen, uint32_t reth_len, const char *what)
+{
+	static uint8_t buf[8192], payload[4096];
+	struct roce_pkt p;
+	struct tb_node *a, *b;
+	size_t n;
+	int i;
+
+	setup_attr(NULL);
+	memset(t.mr[1]->buf, 0x77, 8192);
+	memset(payload, 1, sizeof(payload));
+	a = t.n[0];
+	b = t.n[1];
+	roce_pkt_init(&p, opcode);
+	p.dqpn = t.qp[1]->qpn;
+	p.psn = 0x123;
+	p.ackreq = true;
+	p.reth.va = t.mr[1]->va;
+	p.reth.rkey = t.mr[1]->rkey;
+	p.reth.len = reth_len;
+	memcpy(p.dmac, b->mac, 6);
+	memcpy(p.smac, a->mac, 6);
+	p.sip = a->ip;
+	p.dip = b->ip;
+	p.sport = 0xC000;
+	n = roce_build(&p, payload, paylen, buf, sizeof(buf));
+	CHECK(n > 0, "%s: built", what);
+	b->ops->rx_frame(b->eng, buf, n);
+	tb_run(t.tb, RT_WAIT);
+	i = cap_find(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_NAK_SYN(HCA_AETH_NAK_INVALID_REQUEST));
+	CHECK(i >= 0 && t.cap.pkt[i].psn == 0x123, "%s: NAK invalid request for PSN 0x123", what);
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_ERR, what);
+	CHECK(t.mr[1]->buf[0] == 0x77 && t.mr[1]->buf[4096] == 0x77, "%s: memory untouched", what);
+	rl_finish(&t, what);
+}
+
+static const char *only;
+
+static bool want(const char *name)
+{
+	return !only || !strcmp(only, name);
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+	rl_args(argc, argv);
+	rt_args(argc, argv);
+	hca_model_engine_register();
+	hca_lockstep_engine_register();
+	printf("engine %s\n", rl_engine);
+	if (want("rnr_exhaustion"))
+		rnr_exhaustion();
+	if (want("rnr_infinite"))
+		rnr_infinite();
+	if (want("rnr_wait"))
+		rnr_wait();
+	if (want("timeout_retry"))
+		timeout_retry();
+	if (want("retry_exhaustion"))
+		retry_exhaustion();
+	if (want("timeout_zero"))
+		timeout_zero_is_infinite();
+	if (want("nak_psn_seq"))
+		nak_psn_seq();
+	if (want("nak_remote_op"))
+		nak_remote_op();
+	if (want("nak_crafted")) {
+		nak_crafted(HCA_BTH_OP_RC_SEND_MIDDLE, 1024, 0, "SEND MIDDLE without FIRST");
+		nak_crafted(HCA_BTH_OP_RC_RDMA_WRITE_LAST, 100, 0, "WRITE LAST without FIRST");
+		nak_crafted(HCA_BTH_OP_RC_SEND_FIRST, 100, 0, "SEND FIRST shorter than the PMTU");
+		nak_crafted(HCA_BTH_OP_RC_RDMA_WRITE_ONLY, 50, 100, "WRITE ONLY payload != DMA length");
+		nak_crafted(HCA_BTH_OP_RC_SEND_ONLY, 1028, 0, "SEND ONLY longer than the PMTU");
+	}
+	return check_done();
+}
