@@ -24,9 +24,10 @@
 // the bit).
 //
 // Harness view: `next_dl` is a lower bound of every armed deadline (all ones
-// when none): it drops at once when a timer is armed and is raised to the
-// true minimum after every 2^LOG_MAX_QP consecutive engine cycles (a full
-// scan; a warp restarts the count).  The harness never skips idle time past
+// when none is armed): it drops at once when a timer is armed and is raised
+// to the true minimum after every 2^LOG_MAX_QP consecutive engine cycles (a
+// full scan; a warp restarts the count), and to all ones at once when the
+// last timer is disarmed.  The harness never skips idle time past
 // it (sim/rtl/rtl_engine.c), so skipping never changes when a timer fires.
 // Planted-bug hooks ack_timer (an ACK deadline that is never reached) and
 // rnr_timer (the RNR wait ignores the NAK's timer code: always code 1).
@@ -100,12 +101,15 @@ module hca_timers #(
   // the scan
   logic [NQP-1:0] tv;
   logic [63:0] acc;                        // minimum over this scan window
+  logic [63:0] lb;                         // lower bound of the armed deadlines
   logic [LOG_MAX_QP:0] cnt;                // engine cycles in this window
   logic        hit, jump;
   logic [63:0] vis;
   assign hit  = tv[sq] && sd <= cycle;
   assign vis  = tv[sq] ? sd : NEVER;
   assign jump = !ce && cycle_nx != cycle;  // a time warp
+
+  assign next_dl = (|tv) ? lb : NEVER;
 
   function automatic [63:0] min64(input [63:0] a, input [63:0] b);
     min64 = (a < b) ? a : b;
@@ -118,19 +122,19 @@ module hca_timers #(
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      tv <= '0; due <= '0; acc <= NEVER; cnt <= '0; next_dl <= NEVER;
+      tv <= '0; due <= '0; acc <= NEVER; cnt <= '0; lb <= NEVER;
     end else if (srst) begin
-      tv <= '0; due <= '0; acc <= NEVER; cnt <= '0; next_dl <= NEVER;
+      tv <= '0; due <= '0; acc <= NEVER; cnt <= '0; lb <= NEVER;
     end else if (ce) begin : scan
       logic [63:0] a;
       a = min64(acc, vis);
       if (arm) a = min64(a, dl);
       if (cnt == (LOG_MAX_QP+1)'(NQP - 1)) begin
-        next_dl <= arm ? min64(a, dl) : a;
+        lb  <= a;
         acc <= NEVER;
         cnt <= '0;
       end else begin
-        if (arm) next_dl <= min64(next_dl, dl);
+        if (arm) lb <= (|tv) ? min64(lb, dl) : dl;
         acc <= a;
         cnt <= cnt + 1'b1;
       end

@@ -14,7 +14,9 @@
  *   async event); timeout 0 = no timer; a PSN sequence NAK (one per gap)
  *   and go-back-N from the missing PSN; NAK remote operational error (the
  *   responder's receive queue faults); NAK invalid request for crafted
- *   requests (opcode sequence, lengths).
+ *   requests (opcode sequence, lengths); skipping idle time up to the next
+ *   timer deadline gives the same frames at the same cycles as clocking
+ *   every cycle.
  *
  *   rtl_retry [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [--only NAME]
  */
@@ -417,6 +419,61 @@ static void nak_crafted(uint8_t opcode, uint32_t paylen, uint32_t reth_len, cons
 	rl_finish(&t, what);
 }
 
+/*
+ * Skipping idle time changes nothing (ARCHITECTURE contract 9): an ACK
+ * timeout and an RNR wait on plain "rtl" engines, once with idle time
+ * skipped up to the next timer deadline (the default) and once clocked
+ * cycle by cycle (rtl option warp=0): every frame on the wire, with its
+ * cycle, must be the same.
+ */
+static void a_warp(struct tb_qp_attr *a)
+{
+	a->timeout = 3;			/* 2^13 cycles */
+	a->min_rnr_timer = 1;
+}
+
+static unsigned int warp_run(const char *opts, struct rt_cap *out)
+{
+	const char *se = rl_engine, *so = rt_options;
+	struct hca_cqe c;
+	struct tb_sge r;
+	unsigned int ok = 0;
+
+	rl_engine = "rtl";
+	rt_options = opts;
+	setup_attr(a_warp);
+	set_rule(0, HCA_BTH_OP_RC_SEND_ONLY, 0x123, 1);		/* the first SEND is lost once: ACK timeout */
+	r = rt_sge(t.mr[1], 0, 100);
+	tb_post_recv(t.qp[1], &r, 1);
+	post_send(100);
+	post_send(100);						/* no receive yet: RNR NAKs */
+	tb_run_for(t.tb, 30000);
+	tb_post_recv(t.qp[1], &r, 1);
+	ok += wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS;
+	ok += wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS;
+	memcpy(out, &t.cap, sizeof(*out));
+	rl_finish(&t, "warp");
+	rl_engine = se;
+	rt_options = so;
+	return ok;
+}
+
+static void warp_exact(void)
+{
+	static struct rt_cap a, b;
+	unsigned int same = 0;
+
+	CHECK_EQ(warp_run(rt_options, &a), 2, "idle time skipped: both SENDs complete");
+	CHECK_EQ(warp_run("warp=0", &b), 2, "every cycle clocked: both SENDs complete");
+	CHECK(a.n == b.n && a.n > 4, "the same number of frames (%u, %u)", a.n, b.n);
+	for (unsigned int i = 0; i < a.n && i < b.n; i++)
+		same += a.src[i] == b.src[i] && a.when[i] == b.when[i] && a.len[i] == b.len[i] &&
+			a.pkt[i].opcode == b.pkt[i].opcode && a.pkt[i].psn == b.pkt[i].psn &&
+			a.pkt[i].aeth.syndrome == b.pkt[i].aeth.syndrome;
+	CHECK_EQ(same, a.n, "every frame the same, at the same cycle");
+	CHECK(cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1) >= 4, "a timeout and an RNR wait happened");
+}
+
 static const char *only;
 
 static bool want(const char *name)
@@ -450,6 +507,8 @@ int main(int argc, char **argv)
 		nak_psn_seq();
 	if (want("nak_remote_op"))
 		nak_remote_op();
+	if (want("warp_exact"))
+		warp_exact();
 	if (want("nak_crafted")) {
 		nak_crafted(HCA_BTH_OP_RC_SEND_MIDDLE, 1024, 0, "SEND MIDDLE without FIRST");
 		nak_crafted(HCA_BTH_OP_RC_RDMA_WRITE_LAST, 100, 0, "WRITE LAST without FIRST");
