@@ -123,9 +123,15 @@ test: deps-check
 test-build: all $(foreach t,$(TESTS),$(TEST_DEPS_$(t)))
 
 # Parts add their benchmark / long-regression targets to these lists.
-# After the benches, PNG plots of their CSV tables in build/bench/ (tools/plot_bench.py).
+# After every bench: PNG plots of their CSV tables in build/bench/
+# (tools/plot_bench.py), then the line-rate table (issue 12) from what they
+# printed (tools/bench_summary.py, logs in build/bench/*.log).
 bench: deps-check $(BENCH_TARGETS)
 	@$(PYTHON) tools/plot_bench.py $(BUILD)/bench
+	@$(PYTHON) tools/bench_summary.py $(BUILD)/bench
+.PHONY: bench-summary
+bench-summary:
+	@$(PYTHON) tools/bench_summary.py $(BUILD)/bench
 # make regress runs each target like make test runs a program: one line per
 # target (its output in build/regress-logs/TARGET.log), progress on a
 # terminal, JUnit XML in build/test-results/regress.xml; a target without a
@@ -147,7 +153,8 @@ print-%:
 
 # Each fragment appends "target|description" entries to HELP.
 HELP += "all|build everything that exists" "test|run the whole suite (installs packages first)" \
-        "lint|static checks" "deps|install missing Debian packages" "gen|regenerate spec outputs" "clean|remove build/"
+        "lint|static checks" "deps|install missing Debian packages" "gen|regenerate spec outputs" "clean|remove build/" \
+        "bench-summary|the line-rate table (targets, PASS/MISS) from the last make bench's outputs in build/bench/"
 .PHONY: help
 help:
 	@for h in $(HELP); do printf '  make %-10s %s\n' "$${h%%|*}" "$${h#*|}"; done

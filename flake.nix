@@ -22,6 +22,7 @@
               verilator yosys gtkwave iproute2 parallel
               systemc
               rdma-core perftest   # libibverbs, librdmacm + its utilities (rping, ucmatose, ...)
+              isa-l
               wireshark-cli
               (python3.withPackages (ps: [ ps.scapy ps.matplotlib ]))
               clang llvmPackages.compiler-rt

@@ -20,10 +20,16 @@
 #define BUS_IOVA_BASE 0x100000000ull	/* first IOVA handed out: 4 GiB */
 #define BUS_RXQ_MAX 4096		/* frames queued for the device before dropping */
 #define BUS_FAULT_REPORT_MAX 16		/* faults printed individually */
+/* Delivered frames' buffers are kept for reuse (no malloc/free per frame):
+ * up to BUS_RX_SPARE of them, each at least BUS_RX_BUF bytes (a PMTU-4096
+ * frame with every header). */
+#define BUS_RX_SPARE 256
+#define BUS_RX_BUF 4352
 
 struct rx_frame {
 	struct rx_frame *next;
 	size_t len;
+	size_t cap;
 	uint8_t data[];
 };
 
@@ -45,11 +51,15 @@ struct shim_bus {
 
 	/* frames */
 	shim_bus_tx_fn tx_fn;
+	shim_bus_tx_flush_fn tx_flush;
 	void *tx_arg;
+	int tx_pending;			/* frames went to tx_fn during this step */
 	pthread_mutex_t rx_lock;
 	struct rx_frame *rx_head, *rx_tail;
 	unsigned int rx_count;
 	uint64_t rx_dropped;
+	struct rx_frame *rx_spare;	/* free buffers */
+	unsigned int rx_nspare;
 
 	/* device-thread wake-up and progress */
 	int wake_fd;
@@ -98,8 +108,10 @@ static void host_tx_frame(void *host, const uint8_t *frame, size_t len)
 {
 	struct shim_bus *bus = host;
 
-	if (bus->tx_fn)
+	if (bus->tx_fn) {
 		bus->tx_fn(bus->tx_arg, frame, len);
+		bus->tx_pending = 1;
+	}
 }
 
 static void host_interrupt(void *host, unsigned int vector)
@@ -219,6 +231,10 @@ void shim_bus_close(struct shim_bus *bus)
 		close(bus->wake_fd);
 	while ((f = bus->rx_head)) {
 		bus->rx_head = f->next;
+		free(f);
+	}
+	while ((f = bus->rx_spare)) {
+		bus->rx_spare = f->next;
 		free(f);
 	}
 	pthread_mutex_destroy(&bus->step_lock);
@@ -390,33 +406,101 @@ void shim_bus_set_tx(struct shim_bus *bus, shim_bus_tx_fn fn, void *arg)
 	pthread_mutex_unlock(&bus->lock);
 }
 
-int shim_bus_rx(struct shim_bus *bus, const uint8_t *frame, size_t len)
+void shim_bus_set_tx_flush(struct shim_bus *bus, shim_bus_tx_flush_fn flush)
 {
-	struct rx_frame *f;
+	pthread_mutex_lock(&bus->lock);
+	bus->tx_flush = flush;
+	pthread_mutex_unlock(&bus->lock);
+}
+
+/* Queue frames[0..n): how many were queued; *full says the queue had no room. */
+static unsigned int rx_queue(struct shim_bus *bus, const struct iovec *frames, unsigned int n,
+			     int *full)
+{
+	struct rx_frame *head = NULL, **tail = &head, *last = NULL, *spare = NULL;
+	unsigned int room, k = 0;
 
 	pthread_mutex_lock(&bus->rx_lock);
-	if (bus->rx_count >= BUS_RXQ_MAX) {
-		bus->rx_dropped++;
-		pthread_mutex_unlock(&bus->rx_lock);
-		return -ENOBUFS;
+	room = bus->rx_count >= BUS_RXQ_MAX ? 0 : BUS_RXQ_MAX - bus->rx_count;
+	/* take the spare buffers these frames need */
+	for (unsigned int i = 0; i < n && i < room && bus->rx_spare; i++) {
+		struct rx_frame *f = bus->rx_spare;
+
+		bus->rx_spare = f->next;
+		bus->rx_nspare--;
+		f->next = spare;
+		spare = f;
 	}
 	pthread_mutex_unlock(&bus->rx_lock);
-	f = malloc(sizeof(*f) + len);
-	if (!f)
-		return -ENOMEM;
-	f->next = NULL;
-	f->len = len;
-	memcpy(f->data, frame, len);
+	*full = room < n;
+	/* The copies are made outside the lock: the stepper is not held up by them. */
+	for (; k < n && k < room; k++) {
+		size_t len = frames[k].iov_len;
+		struct rx_frame *f = spare;
+
+		if (f && f->cap >= len) {
+			spare = f->next;
+		} else {
+			size_t cap = len > BUS_RX_BUF ? len : BUS_RX_BUF;
+
+			f = malloc(sizeof(*f) + cap);
+			if (!f)
+				break;
+			f->cap = cap;
+		}
+		f->next = NULL;
+		f->len = len;
+		memcpy(f->data, frames[k].iov_base, len);
+		*tail = last = f;
+		tail = &f->next;
+	}
+	while (spare) {		/* not needed after all */
+		struct rx_frame *f = spare;
+
+		spare = f->next;
+		free(f);
+	}
 	pthread_mutex_lock(&bus->rx_lock);
-	if (bus->rx_tail)
-		bus->rx_tail->next = f;
-	else
-		bus->rx_head = f;
-	bus->rx_tail = f;
-	bus->rx_count++;
+	bus->rx_dropped += n - k;
+	if (head) {
+		if (bus->rx_tail)
+			bus->rx_tail->next = head;
+		else
+			bus->rx_head = head;
+		bus->rx_tail = last;
+		bus->rx_count += k;
+	}
 	pthread_mutex_unlock(&bus->rx_lock);
-	shim_bus_poke(bus);
-	return 0;
+	if (k)
+		shim_bus_poke(bus);
+	return k;
+}
+
+unsigned int shim_bus_rx_batch(struct shim_bus *bus, const struct iovec *frames, unsigned int n)
+{
+	int full;
+
+	return rx_queue(bus, frames, n, &full);
+}
+
+int shim_bus_rx(struct shim_bus *bus, const uint8_t *frame, size_t len)
+{
+	struct iovec v = { .iov_base = (void *)(uintptr_t)frame, .iov_len = len };
+	int full;
+
+	if (rx_queue(bus, &v, 1, &full))
+		return 0;
+	return full ? -ENOBUFS : -ENOMEM;
+}
+
+unsigned int shim_bus_rx_room(struct shim_bus *bus)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&bus->rx_lock);
+	n = bus->rx_count >= BUS_RXQ_MAX ? 0 : BUS_RXQ_MAX - bus->rx_count;
+	pthread_mutex_unlock(&bus->rx_lock);
+	return n;
 }
 
 unsigned int shim_bus_rx_pending(struct shim_bus *bus)
@@ -433,7 +517,8 @@ unsigned int shim_bus_rx_pending(struct shim_bus *bus)
 
 static int deliver_rx(struct shim_bus *bus)
 {
-	struct rx_frame *list, *f;
+	struct rx_frame *list, *f, *keep = NULL, *keep_tail = NULL;
+	unsigned int nkeep = 0;
 	int n = 0;
 
 	pthread_mutex_lock(&bus->rx_lock);
@@ -441,23 +526,47 @@ static int deliver_rx(struct shim_bus *bus)
 	bus->rx_head = bus->rx_tail = NULL;
 	bus->rx_count = 0;
 	pthread_mutex_unlock(&bus->rx_lock);
+	if (!list)
+		return 0;
 	while ((f = list)) {
 		list = f->next;
 		bus->be->rx_frame(bus->dev, f->data, f->len);
-		free(f);
 		n++;
+		if (f->cap <= BUS_RX_BUF && nkeep < BUS_RX_SPARE) {
+			f->next = keep;
+			keep = f;
+			keep_tail = keep_tail ? keep_tail : f;
+			nkeep++;
+		} else {
+			free(f);
+		}
+	}
+	if (keep) {
+		pthread_mutex_lock(&bus->rx_lock);
+		if (bus->rx_nspare < BUS_RX_SPARE) {
+			keep_tail->next = bus->rx_spare;
+			bus->rx_spare = keep;
+			bus->rx_nspare += nkeep;
+			keep = NULL;
+		}
+		pthread_mutex_unlock(&bus->rx_lock);
+		while ((f = keep)) {
+			keep = f->next;
+			free(f);
+		}
 	}
 	return n;
 }
 
-int shim_bus_step(struct shim_bus *bus, uint64_t cycles)
+/* shim_bus_step with the step lock held (released on return). */
+static int step_locked(struct shim_bus *bus, uint64_t cycles)
 {
+	shim_bus_tx_flush_fn flush;
 	shim_bus_irq_fn fn;
 	uint64_t fired;
-	void *arg;
+	void *arg, *tx_arg;
 	int did;
 
-	pthread_mutex_lock(&bus->step_lock);
 	pthread_mutex_lock(&bus->lock);
 	did = deliver_rx(bus) > 0;
 	if (!cycles && (did || bus->be->next_event(bus->dev) <= bus->be->now(bus->dev)))
@@ -470,7 +579,14 @@ int shim_bus_step(struct shim_bus *bus, uint64_t cycles)
 	bus->irq_pending = 0;
 	fn = bus->irq_fn;
 	arg = bus->irq_arg;
+	flush = bus->tx_pending ? bus->tx_flush : NULL;
+	tx_arg = bus->tx_arg;
+	bus->tx_pending = 0;
 	pthread_mutex_unlock(&bus->lock);
+
+	/* Frames transmitted during the step leave now, before the handler runs. */
+	if (flush)
+		flush(tx_arg);
 
 	/* The handler runs without the bus lock (it rings doorbells) but under the
 	 * step lock: the device does not run meanwhile, so what it wrote is stable. */
@@ -492,6 +608,19 @@ int shim_bus_step(struct shim_bus *bus, uint64_t cycles)
 	if (did)
 		shim_bus_notify_progress(bus);
 	return did;
+}
+
+int shim_bus_step(struct shim_bus *bus, uint64_t cycles)
+{
+	pthread_mutex_lock(&bus->step_lock);
+	return step_locked(bus, cycles);
+}
+
+int shim_bus_try_step(struct shim_bus *bus, uint64_t cycles)
+{
+	if (pthread_mutex_trylock(&bus->step_lock))
+		return -1;
+	return step_locked(bus, cycles);
 }
 
 uint64_t shim_bus_now(struct shim_bus *bus)

@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "hcasim/backend.h"
 
@@ -34,6 +35,9 @@ struct hostmem_fault;
 
 /* Frames the device transmits (called with the bus lock held, inside a step). */
 typedef void (*shim_bus_tx_fn)(void *arg, const uint8_t *frame, size_t len);
+/* After each step that transmitted (bus lock released, step lock held): a
+ * transmitter that batches frames sends them now. */
+typedef void (*shim_bus_tx_flush_fn)(void *arg);
 /* Interrupt handler for a vector (called after the step, without the bus lock,
  * while no other thread can step the device). */
 typedef void (*shim_bus_irq_fn)(void *arg, unsigned int vector);
@@ -81,11 +85,17 @@ void shim_bus_dma_bytes(struct shim_bus *bus, uint64_t *rd, uint64_t *wr);
 int shim_bus_irq_fd(struct shim_bus *bus, unsigned int vector);
 void shim_bus_set_irq_handler(struct shim_bus *bus, shim_bus_irq_fn fn, void *arg);
 void shim_bus_set_tx(struct shim_bus *bus, shim_bus_tx_fn fn, void *arg);
+/* flush (or NULL) runs with the tx function's arg. */
+void shim_bus_set_tx_flush(struct shim_bus *bus, shim_bus_tx_flush_fn flush);
 
 /* Queue a received frame for the device (any thread; delivered at the next step). */
 int shim_bus_rx(struct shim_bus *bus, const uint8_t *frame, size_t len);
-/* Frames queued and not yet delivered. */
+/* The same for n frames at once (one lock round trip, one wake-up): how many
+ * were queued (the rest dropped: queue full or out of memory, counted). */
+unsigned int shim_bus_rx_batch(struct shim_bus *bus, const struct iovec *frames, unsigned int n);
+/* Frames queued and not yet delivered; room left in the queue. */
 unsigned int shim_bus_rx_pending(struct shim_bus *bus);
+unsigned int shim_bus_rx_room(struct shim_bus *bus);
 
 /*
  * One step: deliver queued frames, advance the device by `cycles` (0 = do
@@ -95,6 +105,8 @@ unsigned int shim_bus_rx_pending(struct shim_bus *bus);
  * or an interrupt fired, else 0.
  */
 int shim_bus_step(struct shim_bus *bus, uint64_t cycles);
+/* shim_bus_step() unless another thread is stepping the device (-1). */
+int shim_bus_try_step(struct shim_bus *bus, uint64_t cycles);
 uint64_t shim_bus_now(struct shim_bus *bus);
 /* The same, for the tx and DMA callbacks, which run with the bus lock held. */
 uint64_t shim_bus_now_locked(struct shim_bus *bus);

@@ -32,13 +32,15 @@
 #include "shim.h"
 
 /* Timing and limits of the CM (docs/shim.md explains the choice). */
-#define CM_RESPONSE_TIMEOUT 15	/* 4.096 us * 2^15 = 134 ms: REQ/REP/DREQ/SIDR_REQ resent after it */
+#define CM_RESPONSE_TIMEOUT 15	/* 4.096 us * 2^15 = 134 ms: our CM answers within it; the active
+				 * side resends REQ/DREQ/SIDR_REQ after it (the passive side
+				 * resends its REP/DREQ after the REQ's Local CM Response Timeout) */
 #define CM_MAX_RETRIES 15	/* resends before giving up (Linux: CMA_MAX_CM_RETRIES) */
 #define CM_MRA_TIMEOUT 18	/* service timeout of our MRAs: 1.07 s more */
-#define CM_QP_TIMEOUT 14	/* RC QP local ACK timeout: 67 ms */
+#define CM_QP_TIMEOUT 14	/* a round trip on the path (2 x packet life time): 67 ms; a QP's
+				 * local ACK timeout adds the responder's ACK delay (cm_ack_timeout) */
 #define CM_MIN_RNR_TIMER 12	/* 0.64 ms */
 #define CM_HOP_LIMIT 64		/* IPv4 TTL of the connection's packets */
-#define CM_TARGET_ACK_DELAY 15
 #define CM_UDP_QKEY 0x01234567u	/* RDMA_UDP_QKEY: the Q_Key of rdma_cm UD QPs */
 
 extern pthread_mutex_t cm_lock;
@@ -67,6 +69,7 @@ struct cm_dev {
 	uint64_t guid;			/* node GUID, as verbs keeps it */
 	enum ibv_mtu mtu;		/* active MTU of the port */
 	uint8_t max_rd_atom, max_init_rd_atom;
+	uint8_t ack_delay;		/* local CA ACK delay (ibv_query_device): REP Target ACK Delay */
 };
 
 /* Open every device and start its agent (idempotent, like librdmacm's init). 0 or errno. */
@@ -126,7 +129,11 @@ struct cm_id {
 	uint32_t lip, rip;		/* host order; lip 0: wildcard */
 	uint16_t lport, rport;		/* host order */
 	uint8_t tos;
-	uint8_t qp_timeout;		/* RDMA_OPTION_ID_ACK_TIMEOUT or CM_QP_TIMEOUT */
+	uint8_t qp_timeout;		/* the RC QP's local ACK timeout: RDMA_OPTION_ID_ACK_TIMEOUT, else
+					 * from the REQ (passive) or the REP's Target ACK Delay (active) */
+	uint8_t qp_timeout_set;		/* the application set it (RDMA_OPTION_ID_ACK_TIMEOUT) */
+	uint8_t resp_timeout;		/* how long the peer's CM takes to answer (CM encoding):
+					 * our requests are resent after it */
 	struct ibv_sa_path_rec path;
 	/* the connection */
 	uint32_t local_id, remote_id;	/* communication IDs (SIDR: request ID in both) */
@@ -134,7 +141,10 @@ struct cm_id {
 	uint8_t rgid[16];		/* the peer's port GID: where our MADs go */
 	uint32_t qpn;			/* our QPN as announced (id->qp or conn_param.qp_num) */
 	uint32_t rqpn, rqkey;
-	uint32_t lpsn, rpsn;		/* starting PSNs: ours, the peer's */
+	/* Starting PSNs (REQ/REP): the one we announce is our receive queue's
+	 * first expected PSN, the peer's our send queue's first PSN (IB spec
+	 * 12.6.5/12.6.8, as Linux ib_cm: rq_psn = own message's, sq_psn = the peer's). */
+	uint32_t lpsn, rpsn;
 	uint8_t resp_res, init_depth;	/* our QP's max_dest_rd_atomic, max_rd_atomic */
 	uint8_t retry_count, rnr_retry;	/* for our QP's RTS */
 	uint8_t peer_resp_res, peer_init_depth;	/* what the REQ offered (accept defaults) */

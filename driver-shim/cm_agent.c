@@ -228,6 +228,7 @@ static int agent_open(struct cm_dev *d, struct shim_device *sd)
 	d->mtu = pa.active_mtu;
 	d->max_rd_atom = (uint8_t)(da.max_qp_rd_atom > 255 ? 255 : da.max_qp_rd_atom);
 	d->max_init_rd_atom = (uint8_t)(da.max_qp_init_rd_atom > 255 ? 255 : da.max_qp_init_rd_atom);
+	d->ack_delay = da.local_ca_ack_delay > 31 ? 31 : da.local_ca_ack_delay;
 	d->pd = ibv_alloc_pd(d->ctx);
 	d->cch = d->pd ? ibv_create_comp_channel(d->ctx) : NULL;
 	if (!d->cch)

@@ -337,6 +337,16 @@ int cm_ip_hdr_parse(const uint8_t hdr[CM_IP_HDR_LEN], uint32_t *src_ip, uint16_t
 	return 0;
 }
 
+unsigned int cm_ack_timeout(unsigned int rtt, unsigned int delay)
+{
+	uint64_t want = (1ull << (rtt > 31 ? 31 : rtt)) + (1ull << (delay > 31 ? 31 : delay));
+	unsigned int t = 0;
+
+	while (t < 31 && (1ull << t) < want)
+		t++;
+	return t;
+}
+
 unsigned int cm_timeout_ms(unsigned int t)
 {
 	uint64_t us = (4096ull << (t > 31 ? 31 : t)) / 1000;

@@ -134,5 +134,13 @@ int cm_ip_hdr_parse(const uint8_t hdr[CM_IP_HDR_LEN], uint32_t *src_ip, uint16_t
 
 /* 4.096 us * 2^t, in milliseconds (at least 1): the CM's timeout encoding. */
 unsigned int cm_timeout_ms(unsigned int t);
+/*
+ * The local ACK timeout that covers a round trip of 4.096 us * 2^rtt and a
+ * responder's ACK delay of 4.096 us * 2^delay: the smallest t (at most 31)
+ * with 2^t >= 2^rtt + 2^delay (IB spec 9.7.6.1.3: 2 x PacketLifeTime + the
+ * target's ACK delay; the REQ's Primary Local ACK Timeout and the REP's
+ * Target ACK Delay, 12.6.5/12.6.8, carry its parts).
+ */
+unsigned int cm_ack_timeout(unsigned int rtt, unsigned int delay);
 
 #endif /* HCASIM_SHIM_CM_MAD_H */

@@ -14,7 +14,8 @@
  *   DISCONNECTED
  *
  * UD port spaces use SIDR_REQ/SIDR_REP instead.  Requests (REQ, REP, DREQ,
- * SIDR_REQ) are resent every CM_RESPONSE_TIMEOUT until answered, at most
+ * SIDR_REQ) are resent every CM_RESPONSE_TIMEOUT (the passive side: every
+ * Local CM Response Timeout of the REQ) until answered, at most
  * CM_MAX_RETRIES times; then the id reports UNREACHABLE (or DISCONNECTED
  * for a DREQ).  Duplicates are answered from the id's state: a resent REP
  * gets the RTU again, a DREQ for a finished connection gets a DREP, a
@@ -129,7 +130,7 @@ static void resend(struct cm_id *c)
 
 static void arm(struct cm_id *c)
 {
-	c->deadline = cm_now_ms() + cm_timeout_ms(CM_RESPONSE_TIMEOUT);
+	c->deadline = cm_now_ms() + cm_timeout_ms(c->resp_timeout);
 	c->retries = CM_MAX_RETRIES;
 	cm_kick();
 }
@@ -255,7 +256,8 @@ int cm_connect(struct cm_id *c, const struct rdma_conn_param *p)
 	memcpy(m.remote_gid, c->rgid, 16);
 	m.traffic_class = c->tos;
 	m.hop_limit = CM_HOP_LIMIT;
-	m.local_ack_timeout = c->qp_timeout;
+	/* the passive side's QP timeout: a round trip and our ACK delay (or the application's) */
+	m.local_ack_timeout = c->qp_timeout_set ? c->qp_timeout : cm_ack_timeout(CM_QP_TIMEOUT, d->ack_delay);
 	cm_ip_hdr_pack(m.pdata, c->lip, c->lport, c->rip);
 	ret = copy_pdata(&m, CM_IP_HDR_LEN, p ? p->private_data : NULL, p ? p->private_data_len : 0);
 	if (ret)
@@ -310,7 +312,7 @@ int cm_accept(struct cm_id *c, const struct rdma_conn_param *p)
 	m.psn = c->lpsn;
 	m.resp_res = c->resp_res;
 	m.init_depth = c->init_depth;
-	m.target_ack_delay = CM_TARGET_ACK_DELAY;
+	m.target_ack_delay = d->ack_delay;
 	m.flow_control = c->flow_control;
 	m.rnr_retry = min8(p ? p->rnr_retry_count : 7, 7);
 	m.srq = c->srq;
@@ -559,6 +561,12 @@ static void recv_req(struct cm_dev *d, const struct cm_msg *m)
 	c->flow_control = m->flow_control;
 	c->mtu = min8(m->mtu, d->mtu);
 	c->tos = m->traffic_class;
+	/* IB spec 12.6.5 (REQ): the active side says how long it takes to answer our REP
+	 * (Local CM Response Timeout) and which local ACK timeout our QP wants
+	 * (Primary Local ACK Timeout: a round trip plus its ACK delay) */
+	c->resp_timeout = m->local_cm_timeout;
+	if (m->local_ack_timeout)
+		c->qp_timeout = m->local_ack_timeout;
 	c->state = CM_REQ_RCVD;
 	e = cm_event_new(l, RDMA_CM_EVENT_CONNECT_REQUEST, 0);
 	if (!e) {
@@ -596,6 +604,9 @@ static void recv_rep(const struct cm_msg *m)
 	c->init_depth = min8(c->init_depth, m->resp_res);
 	c->resp_res = min8(c->resp_res, m->init_depth);
 	c->rnr_retry = m->rnr_retry;
+	/* our QP waits a round trip plus the responder's ACK delay (IB spec 9.7.6.1.3) */
+	if (!c->qp_timeout_set)
+		c->qp_timeout = (uint8_t)cm_ack_timeout(CM_QP_TIMEOUT, m->target_ack_delay);
 	c->flags |= CM_F_CONN;
 	c->state = CM_REP_RCVD;
 	if (!c->id.qp) {
@@ -652,7 +663,7 @@ static void recv_mra(const struct cm_msg *m)
 		    (c->state == CM_REP_SENT && m->msg == CM_MSG_REP)))
 		return;
 	/* the peer needs longer: wait its service timeout on top of ours */
-	c->deadline = cm_now_ms() + cm_timeout_ms(m->service_timeout) + cm_timeout_ms(CM_RESPONSE_TIMEOUT);
+	c->deadline = cm_now_ms() + cm_timeout_ms(m->service_timeout) + cm_timeout_ms(c->resp_timeout);
 	cm_kick();
 }
 
@@ -848,7 +859,7 @@ uint64_t cm_timers(uint64_t now)
 		if (c->deadline <= now) {
 			if (c->retries) {
 				c->retries--;
-				c->deadline = now + cm_timeout_ms(CM_RESPONSE_TIMEOUT);
+				c->deadline = now + cm_timeout_ms(c->resp_timeout);
 				resend(c);
 			} else {
 				c->deadline = 0;

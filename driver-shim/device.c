@@ -60,6 +60,23 @@ static void fill_ibdev(struct shim_device *d)
 	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path), "%s/%s", SHIM_SYSFS_IB, d->cfg.name);
 }
 
+/* Where the device thread's time went (HCASIM_DEBUG=1; make bench-shim reads it). */
+static void print_thread_stats(const struct shim_device *d)
+{
+	uint64_t tx = 0, rx = 0, txc = 0, rxc = 0;
+
+	if (d->link) {
+		shim_link_counters(d->link, &tx, &rx);
+		shim_link_calls(d->link, &txc, &rxc);
+	}
+	shim_dbg(1, "%s: device thread: cpu %.3f s, %llu loops, %llu steps, %llu sleeps; "
+		 "link: %llu frames out in %llu sends, %llu in over %llu receives",
+		 d->cfg.name, (double)d->thr_cpu_ns / 1e9, (unsigned long long)d->thr_loops,
+		 (unsigned long long)d->thr_steps, (unsigned long long)d->thr_sleeps,
+		 (unsigned long long)tx, (unsigned long long)txc, (unsigned long long)rx,
+		 (unsigned long long)rxc);
+}
+
 /*
  * Process exit with HCAs still up (the usual case under LD_PRELOAD): let them
  * finish the work in hand (shim_device_quiesce), stop the device threads so
@@ -91,6 +108,7 @@ static void shim_atexit(void)
 			if (pthread_timedjoin_np(d->thread, NULL, &t))
 				continue;
 			d->thread_running = 0;
+			print_thread_stats(d);
 		}
 		if (d->pcap) {
 			pcap_writer_close(d->pcap);
@@ -213,9 +231,27 @@ static void dev_tx(void *arg, const uint8_t *frame, size_t len)
 		shim_segment_send(d->segment, d->bus, frame, len, shim_bus_now_locked(d->bus));
 }
 
+/* Frames dev_tx queued on the switch link during a step leave together. */
+static void dev_tx_flush(void *arg)
+{
+	struct shim_device *d = arg;
+
+	if (d->link)
+		shim_link_flush(d->link);
+}
+
 /* ---- threaded mode: the device thread ------------------------------------------- */
 
 #define CYCLES_PER_MS (HCA_CLK_HZ / 1000)
+/*
+ * An application that polled an empty CQ this recently is busy-polling: its
+ * polls do the device's work (shim_device_poll_help), so the device thread
+ * leaves that to them -- no wake-up per doorbell, no race for the socket --
+ * and only looks every POLLER_NAP_MS for work nobody took (an application
+ * that stopped polling and waits on a file descriptor instead).
+ */
+#define POLLER_WINDOW_NS 100000ull
+#define POLLER_NAP_MS 1
 /* Cycles a busy timed engine is clocked per step of the device thread. */
 #define SHIM_BUSY_BATCH 16
 
@@ -260,20 +296,25 @@ static void *device_thread(void *arg)
 	int read_link = 1;
 	const uint64_t batch = SHIM_BUSY_BATCH;
 
+	struct timespec cpu;
+
 	while (!atomic_load(&d->stop)) {
 		uint64_t now, ne, wall;
 		struct pollfd p[2];
 		int np = 0, ms;
 
-		/* The socket is read when poll() said so, and every 16 busy steps. */
+		d->thr_loops++;
+		/* The socket is read when poll() said so (again while a read leaves
+		 * more: one batch per step), and every 16 busy steps. */
 		if (d->link && (read_link || (++busy & 15) == 0)) {
 			shim_link_poll(d->link);
-			read_link = 0;
+			read_link = shim_link_rx_more(d->link);
 		}
 		now = shim_bus_now(d->bus);
 		ne = shim_bus_next_event(d->bus);
 		if (ne <= now || shim_bus_rx_pending(d->bus)) {
 			shim_bus_step(d->bus, 0);
+			d->thr_steps++;
 			continue;
 		}
 		if (ne == now + 1) {
@@ -281,6 +322,7 @@ static void *device_thread(void *arg)
 			 * edge.  Clock it a few cycles per step (fewer lock round trips;
 			 * frames and doorbells wait at most that long). */
 			shim_bus_step(d->bus, batch);
+			d->thr_steps++;
 			continue;
 		}
 		wall = c0 + (wall_ns() - w0) / ns_per_cycle;
@@ -289,9 +331,17 @@ static void *device_thread(void *arg)
 			if (ne <= wall)
 				continue;
 		}
-		/* Frames that came while we were busy: take them before sleeping. */
-		if (d->link && shim_link_poll(d->link))
+		/* Frames that came while we were busy wake poll() at once (the
+		 * socket is readable); those read but not handed over yet do not. */
+		if (read_link)
 			continue;
+		if (wall_ns() - atomic_load(&d->polled_ns) < POLLER_WINDOW_NS) {
+			/* the application's polls do the work; nap (see POLLER_WINDOW_NS) */
+			poll(NULL, 0, POLLER_NAP_MS);
+			d->thr_sleeps++;
+			read_link = d->link != NULL;
+			continue;
+		}
 		/* Idle until the next deadline (at least 1 ms: coarse, cheap) or a poke. */
 		if (ne == UINT64_MAX)
 			ms = 100;
@@ -308,14 +358,18 @@ static void *device_thread(void *arg)
 		shim_bus_set_sleeping(d->bus, 1);
 		/* Work that came in before the announcement did not poke: look again. */
 		if (!shim_bus_rx_pending(d->bus) &&
-		    shim_bus_next_event(d->bus) > shim_bus_now(d->bus) && !atomic_load(&d->stop))
+		    shim_bus_next_event(d->bus) > shim_bus_now(d->bus) && !atomic_load(&d->stop)) {
 			poll(p, (nfds_t)np, ms);
+			d->thr_sleeps++;
+		}
 		shim_bus_set_sleeping(d->bus, 0);
 		if (p[0].revents)
 			shim_bus_clear_wake(d->bus);
 		if (np > 1 && p[1].revents)
 			read_link = 1;
 	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+	d->thr_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
 	return NULL;
 }
 
@@ -457,6 +511,27 @@ void shim_device_quiesce(struct shim_device *d, unsigned int max_ms)
 	}
 	shim_dbg(2, "%s: waited %llu us for the device to finish its work%s", d->cfg.name,
 		 (unsigned long long)((wall_ns() - t0) / 1000), dev_busy(d) ? " (still busy)" : "");
+}
+
+int shim_device_poll_help(struct shim_device *d)
+{
+	static int off = -1;
+	uint64_t now, ne;
+
+	if (off < 0)
+		off = getenv("HCASIM_POLL_HELP") && !strcmp(getenv("HCASIM_POLL_HELP"), "0");
+	if (off || !d->up || !d->thread_running)
+		return 0;
+	atomic_store(&d->polled_ns, wall_ns());
+	if (d->link)
+		shim_link_poll(d->link);
+	now = shim_bus_now(d->bus);
+	ne = shim_bus_next_event(d->bus);
+	if (ne <= now || shim_bus_rx_pending(d->bus))
+		return shim_bus_try_step(d->bus, 0) > 0;
+	if (ne == now + 1)	/* a busy timed engine: clocked as the device thread would */
+		return shim_bus_try_step(d->bus, SHIM_BUSY_BATCH) > 0;
+	return 0;
 }
 
 /* Some cooperative device has work at its current cycle. */
@@ -654,6 +729,7 @@ int shim_device_up(struct shim_device *d)
 		}
 	}
 	shim_bus_set_tx(d->bus, dev_tx, d);
+	shim_bus_set_tx_flush(d->bus, dev_tx_flush);
 	shim_bus_set_irq_handler(d->bus, shim_irq, d);
 	if (d->mode == SHIM_MODE_THREADED) {
 		atomic_store(&d->stop, 0);
@@ -692,6 +768,7 @@ void shim_device_down(struct shim_device *d)
 		shim_bus_poke(d->bus);
 		pthread_join(d->thread, NULL);
 		d->thread_running = 0;
+		print_thread_stats(d);
 	}
 	if (d->bus)
 		shim_hw_close(d);

@@ -14,6 +14,8 @@ CFLAGS_driver-shim := -Isim -Imodel -Idriver-shim -Itests
 # Unit tests that need no live device.
 $(eval $(call hca_test,shim_bus,driver-shim/tests/test_bus.c,hcashim hcasim))
 LDLIBS_shim_bus := -lpthread
+$(eval $(call hca_test,shim_link,driver-shim/tests/test_link.c,hcashim hcasim))
+LDLIBS_shim_link := -lpthread
 
 # Link order of a program holding a live simulated HCA.
 SHIM_LINK := hcashim hcadev hcafw hcalockstep hcamodel hcasim hcaroce
@@ -32,7 +34,7 @@ $(eval $(call hca_test,shim_threaded,driver-shim/tests/test_threaded.c $(SHIM_TE
 LDLIBS_shim_threaded := -lpthread
 $(eval $(call hca_test,shim_verbs_ex,driver-shim/tests/test_verbs_ex.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_verbs_ex := -lpthread
-$(eval $(call hca_test,shim_cm_api,driver-shim/tests/test_cm.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+$(eval $(call hca_test,shim_cm_api,driver-shim/tests/test_cm.c driver-shim/tests/test_cm_wire.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_cm_api := -lpthread
 
 # ---- the preloadable shared library --------------------------------------------------
@@ -62,7 +64,7 @@ $(SHIM_SO): $(patsubst %.c,$(BUILD)/pic/%.o,$(SHIM_SRCS)) $(BUILD)/pic/libhcasim
 	@mkdir -p $(@D)
 	$(CC) -shared -o $@ $(foreach m,$(SHIM_MAP),-Wl,--version-script=$(m)) -Wl,-z,defs -Wl,-soname,libhcasim-verbs.so \
 		$(filter %.o,$^) -Wl,-u,hca_rtl_engine_register $(RTL_PIC_LIB) $(BUILD)/pic/libhcasim-deps.a \
-		$(RTL_LDLIBS) -lpthread -lm
+		$(RTL_LDLIBS) $(ISAL_LDLIBS) -lpthread -lm
 ALL_TARGETS += $(SHIM_SO)
 
 # ---- the hcasim command ---------------------------------------------------------------
@@ -96,6 +98,7 @@ $(eval $(call shim_script_test,shim_options,options.sh))
 $(eval $(call shim_script_test,shim_gid,gid.sh))
 $(eval $(call shim_script_test,shim_lockstep,lockstep.sh))
 $(eval $(call shim_script_test,shim_rtl,rtl.sh))
+$(eval $(call shim_script_test,shim_rtl_perftest,rtl_perftest.sh))
 $(eval $(call shim_script_test,shim_cm,cm.sh))
 $(eval $(call shim_script_test,shim_cm_rtl,cm.sh))
 TEST_CMD_shim_cm_rtl := CM_RTL=1 HCASIM=$(HCASIM_BIN) bash driver-shim/tests/cm.sh
@@ -104,14 +107,19 @@ TEST_CMD_shim_cm_rtl := CM_RTL=1 HCASIM=$(HCASIM_BIN) bash driver-shim/tests/cm.
 .PHONY: demo bench-shim regress-shim
 demo: deps-check $(SHIM_RUNTIME)
 	@BUILD=$(BUILD) bash driver-shim/demo.sh
-bench-shim: $(SHIM_RUNTIME)
-	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/bench.sh
+# The socket floor (driver-shim/tests/sockfloor.c), printed first by bench-shim.
+$(BUILD)/bench/sockfloor: $(BUILD)/obj/driver-shim/tests/sockfloor.o
+	@mkdir -p $(@D); $(CC) -o $@ $^
+bench-shim: $(SHIM_RUNTIME) $(BUILD)/bench/sockfloor
+	@set -o pipefail; mkdir -p $(BUILD)/bench; \
+	SOCKFLOOR=$(BUILD)/bench/sockfloor HCASIM=$(HCASIM_BIN) bash driver-shim/tests/bench.sh | \
+	tee $(BUILD)/bench/shim.log
 regress-shim: $(SHIM_RUNTIME)
 	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/regress.sh
 BENCH_TARGETS += bench-shim
 REGRESS_TARGETS += regress-shim
 HELP += "demo|two simulated HCAs (lockstep: RTL checked against the model) run ibv_rc_pingpong and ib_write_bw (pcaps, waveform in build/demo/; DEMO_BACKEND=model|rtl|lockstep)" \
-        "bench-shim|ib_write_bw bandwidth through the driver shim (64 B, 64 KiB)"
+        "bench-shim|ib_write_bw through the driver shim (64 B, 64 KiB; batched and one frame per message; CPU per message)"
 
 .PHONY: lint-shim
 lint-shim:

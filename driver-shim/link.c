@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,23 @@
 
 #define LINK_SOCKBUF (4 << 20)
 #define LINK_ANSWERS 16
+/*
+ * A socket message, not a byte, is what a frame costs here.  Frames
+ * transmitted during a device step are packed into txbuf and leave when the
+ * step ends (shim_link_flush): as FRAMES messages of up to HCASW_MAX_MSG
+ * bytes when the switch's WELCOME said it takes them, else one FRAME
+ * message each; either way up to LINK_BATCH messages per sendmmsg().  The receive
+ * side takes up to LINK_RX_MSGS messages per recvmmsg() and hands their
+ * frames to the bus only as far as its queue has room: the rest stays in
+ * rxbuf (and in the socket, whose filling is the switch's congestion) until
+ * the device has taken what it got.  A poll reads once: the device steps
+ * between reads, on a working set of at most LINK_RX_MSGS messages.
+ */
+#define LINK_BATCH 32
+#define LINK_RX_MSGS 8
+#define LINK_MSG_MAX (sizeof(struct hcasw_hdr) + HCASW_MAX_MSG)
+#define LINK_TXBUF (256 << 10)	/* bytes of messages held before sending */
+#define LINK_RX_CHUNK 64	/* frames handed to the bus at once */
 #define LINK_WELCOME_MS 5000	/* the switch answers a HELLO at once; this is for a hung one */
 
 struct link_answer {
@@ -34,14 +52,30 @@ struct shim_link {
 	int fd;
 	int dead;
 	int welcome;		/* 0 waiting for WELCOME, 1 accepted, -errno refused */
+	int eof;		/* 1: the switch closed the connection, 2: said so */
 	char refusal[128];	/* the switch's reason */
 	struct shim_bus *bus;
-	pthread_mutex_t send_lock;
-	pthread_mutex_t lock;	/* answers, counters */
+	pthread_mutex_t send_lock;	/* the socket's send side, txbuf */
+	pthread_mutex_t rx_lock;	/* the socket's receive side, rxbuf */
+	pthread_mutex_t lock;		/* answers, counters */
 	pthread_cond_t cond;
 	struct link_answer ans[LINK_ANSWERS];
-	uint64_t tx, rx;
-	uint8_t *rxbuf;
+	uint64_t tx, rx;		/* frames */
+	uint64_t tx_calls, rx_calls;	/* sendmmsg/recvmmsg calls that moved frames */
+	uint8_t *rxbuf;			/* LINK_RX_MSGS messages of LINK_MSG_MAX */
+	/* hand-over of the messages in rxbuf (under rx_lock) */
+	unsigned int rx_n, rx_i;	/* messages read, the next one to hand over */
+	size_t rx_off;			/* in message rx_i: the next FRAMES record; 1: FRAME taken */
+	size_t rx_len[LINK_RX_MSGS];
+	atomic_int rx_more;		/* messages not handed over, or the last read filled rxbuf */
+	int batch;			/* 0: one FRAME per message, sent at once (HCASIM_LINK_BATCH=0) */
+	atomic_int peer_frames;		/* the switch takes FRAMES (its WELCOME said so) */
+	/* messages waiting for the flush (under send_lock) */
+	uint8_t *txbuf;
+	size_t tx_used;
+	unsigned int tx_n;
+	struct iovec tx_iov[LINK_BATCH];
+	unsigned int tx_frames[LINK_BATCH];	/* frames in each */
 };
 
 static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t len)
@@ -102,8 +136,10 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 	}
 	strcpy(sa.sun_path, path);
 	l = calloc(1, sizeof(*l));
-	if (!l || !(l->rxbuf = malloc(sizeof(struct hcasw_hdr) + HCASW_MAX_FRAME))) {
+	if (!l || !(l->rxbuf = malloc(LINK_RX_MSGS * LINK_MSG_MAX)) || !(l->txbuf = malloc(LINK_TXBUF))) {
 		snprintf(err, errlen, "out of memory");
+		if (l)
+			free(l->rxbuf);
 		free(l);
 		return NULL;
 	}
@@ -115,15 +151,20 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 		if (l->fd >= 0)
 			close(l->fd);
 		free(l->rxbuf);
+		free(l->txbuf);
 		free(l);
 		return NULL;
 	}
 	setsockopt(l->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	setsockopt(l->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	pthread_mutex_init(&l->send_lock, NULL);
+	pthread_mutex_init(&l->rx_lock, NULL);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	memcpy(hello.mac, mac, 6);
+	/* HCASIM_LINK_BATCH=0: the per-frame behaviour (a measurement knob, make bench-shim) */
+	l->batch = !getenv("HCASIM_LINK_BATCH") || strcmp(getenv("HCASIM_LINK_BATCH"), "0");
+	hello.flags = l->batch ? HCASW_HELLO_FRAMES : 0;
 	hello.ipv4[0] = (uint8_t)(ipv4 >> 24);
 	hello.ipv4[1] = (uint8_t)(ipv4 >> 16);
 	hello.ipv4[2] = (uint8_t)(ipv4 >> 8);
@@ -153,11 +194,14 @@ void shim_link_close(struct shim_link *l)
 {
 	if (!l)
 		return;
+	shim_link_flush(l);
 	close(l->fd);
 	pthread_mutex_destroy(&l->send_lock);
+	pthread_mutex_destroy(&l->rx_lock);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->cond);
 	free(l->rxbuf);
+	free(l->txbuf);
 	free(l);
 }
 
@@ -166,18 +210,119 @@ int shim_link_fd(const struct shim_link *l)
 	return l->fd;
 }
 
+/* Send the messages in txbuf (send_lock held): 0 or a negative errno (the link is dead). */
+static int flush_locked(struct shim_link *l)
+{
+	struct mmsghdr m[LINK_BATCH];
+	unsigned int done = 0, n = l->tx_n;
+	uint64_t calls = 0, frames = 0;
+	int err = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &l->tx_iov[i], .msg_iovlen = 1 } };
+	while (done < n && !l->dead) {
+		int k = sendmmsg(l->fd, m + done, n - done, MSG_NOSIGNAL);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			if (err == EPIPE || err == ECONNRESET) {
+				shim_err("switch connection lost: %s", strerror(err));
+				l->dead = 1;
+			}
+			break;
+		}
+		done += (unsigned int)k;
+		calls++;
+	}
+	for (unsigned int i = 0; i < done; i++)
+		frames += l->tx_frames[i];
+	l->tx_n = 0;
+	l->tx_used = 0;
+	pthread_mutex_lock(&l->lock);
+	l->tx += frames;
+	l->tx_calls += calls;
+	pthread_mutex_unlock(&l->lock);
+	return l->dead ? -EPIPE : -err;
+}
+
+void shim_link_flush(struct shim_link *l)
+{
+	pthread_mutex_lock(&l->send_lock);
+	if (l->tx_n)
+		flush_locked(l);
+	pthread_mutex_unlock(&l->send_lock);
+}
+
+/* Start a message of type at the end of txbuf (flushing first if it is full): its iovec. */
+static struct iovec *tx_open(struct shim_link *l, uint16_t type, size_t need, int *err)
+{
+	struct hcasw_hdr h = { .type = type };
+	size_t at = (l->tx_used + 7) & ~(size_t)7;	/* headers 8-byte aligned */
+	uint8_t *p;
+
+	if (l->tx_n == LINK_BATCH || at + sizeof(h) + need > LINK_TXBUF) {
+		*err = flush_locked(l);
+		if (*err)
+			return NULL;
+		at = 0;
+	}
+	p = l->txbuf + at;
+	memcpy(p, &h, sizeof(h));
+	l->tx_used = at + sizeof(h);
+	l->tx_frames[l->tx_n] = 0;
+	l->tx_iov[l->tx_n] = (struct iovec){ .iov_base = p, .iov_len = sizeof(h) };
+	return &l->tx_iov[l->tx_n++];
+}
+
 int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len)
 {
-	int ret;
+	struct iovec *v = NULL;
+	struct hcasw_hdr h;
+	size_t body, add;
+	int ret = 0;
 
 	if (len > HCASW_MAX_FRAME)
 		return -EMSGSIZE;
-	ret = send_msg(l, HCASW_FRAME, frame, len);
-	if (!ret) {
-		pthread_mutex_lock(&l->lock);
-		l->tx++;
-		pthread_mutex_unlock(&l->lock);
+	if (l->dead)
+		return -EPIPE;
+	pthread_mutex_lock(&l->send_lock);
+	if (atomic_load(&l->peer_frames)) {
+		/* a record in the open FRAMES message, or in a new one */
+		add = hcasw_rec_size(len);
+		if (l->tx_n) {
+			v = &l->tx_iov[l->tx_n - 1];
+			if (v->iov_len - sizeof(h) + add > HCASW_MAX_MSG ||
+			    l->tx_used + add > LINK_TXBUF)
+				v = NULL;
+		}
+		if (!v)
+			v = tx_open(l, HCASW_FRAMES, add, &ret);
+		if (v) {
+			body = v->iov_len - sizeof(h);
+			hcasw_frames_put((uint8_t *)v->iov_base + sizeof(h), &body, HCASW_MAX_MSG,
+					 frame, len);
+		}
+	} else {
+		add = len;
+		v = tx_open(l, HCASW_FRAME, add, &ret);
+		if (v) {
+			memcpy((uint8_t *)v->iov_base + sizeof(h), frame, len);
+			body = len;
+		}
 	}
+	if (v) {
+		memcpy(&h, v->iov_base, sizeof(h));
+		h.len = (uint32_t)body;
+		memcpy(v->iov_base, &h, sizeof(h));
+		v->iov_len = sizeof(h) + body;
+		l->tx_used += add;
+		l->tx_frames[l->tx_n - 1]++;
+		if (!l->batch)
+			ret = flush_locked(l);
+	}
+	pthread_mutex_unlock(&l->send_lock);
 	return ret;
 }
 
@@ -200,56 +345,149 @@ static void got_answer(struct shim_link *l, const struct hcasw_resolve *r)
 	pthread_mutex_unlock(&l->lock);
 }
 
-int shim_link_poll(struct shim_link *l)
+/*
+ * Hand over the messages in rxbuf from where the last hand-over stopped:
+ * frames to the bus while its queue has room, LINK_RX_CHUNK per call,
+ * answers and the WELCOME as they come.  The frames handed over; *blocked
+ * when the queue filled before the end (the position is kept: the next poll
+ * resumes there).
+ */
+static unsigned int hand_over(struct shim_link *l, int *blocked)
 {
-	int n = 0;
+	struct iovec f[LINK_RX_CHUNK];
+	unsigned int n = 0, total = 0, room = shim_bus_rx_room(l->bus);
 
-	while (!l->dead) {
-		ssize_t got = recv(l->fd, l->rxbuf, sizeof(struct hcasw_hdr) + HCASW_MAX_FRAME,
-				   MSG_DONTWAIT);
-		struct hcasw_hdr h;
+	*blocked = 0;
+	while (l->rx_i < l->rx_n && !*blocked) {
+		const uint8_t *msg = l->rxbuf + (size_t)l->rx_i * LINK_MSG_MAX;
+		const uint8_t *body = msg + sizeof(struct hcasw_hdr);
+		size_t got = l->rx_len[l->rx_i];
+		struct hcasw_hdr h = { 0 };
 
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				shim_err("switch connection: %s", strerror(errno));
-				l->dead = 1;
+		if (got >= sizeof(h))
+			memcpy(&h, msg, sizeof(h));
+		if (got < sizeof(h) || h.len != got - sizeof(h)) {
+			/* truncated or malformed: ignored */
+		} else if (h.type == HCASW_FRAME || h.type == HCASW_FRAMES) {
+			for (;;) {
+				const uint8_t *fr = body;
+				size_t off = l->rx_off, flen = h.len;
+
+				if (h.type == HCASW_FRAME) {
+					if (off || h.len > HCASW_MAX_FRAME)
+						break;
+					off = 1;
+				} else if (!(fr = hcasw_frames_next(body, h.len, &off, &flen))) {
+					break;
+				}
+				if (n == LINK_RX_CHUNK || n == room) {
+					if (n)
+						total += shim_bus_rx_batch(l->bus, f, n);
+					n = 0;
+					room = shim_bus_rx_room(l->bus);
+					if (!room) {
+						*blocked = 1;
+						break;
+					}
+				}
+				f[n++] = (struct iovec){ .iov_base = (void *)(uintptr_t)fr, .iov_len = flen };
+				l->rx_off = off;
 			}
-			break;
-		}
-		if (got == 0) {
-			if (l->welcome >= 0)	/* (a refusal was reported already) */
-				shim_err("switch closed the connection");
-			l->dead = 1;
-			break;
-		}
-		if ((size_t)got < sizeof(h))
-			continue;
-		memcpy(&h, l->rxbuf, sizeof(h));
-		if (h.len != (size_t)got - sizeof(h))
-			continue;	/* truncated or malformed: ignore */
-		if (h.type == HCASW_FRAME) {
-			shim_bus_rx(l->bus, l->rxbuf + sizeof(h), h.len);
-			pthread_mutex_lock(&l->lock);
-			l->rx++;
-			pthread_mutex_unlock(&l->lock);
-			n++;
 		} else if (h.type == HCASW_WELCOME && h.len == sizeof(struct hcasw_welcome)) {
 			struct hcasw_welcome w;
 
-			memcpy(&w, l->rxbuf + sizeof(h), sizeof(w));
+			memcpy(&w, body, sizeof(w));
 			w.reason[sizeof(w.reason) - 1] = '\0';
 			snprintf(l->refusal, sizeof(l->refusal), "%s", w.reason);
+			atomic_store(&l->peer_frames,
+				     !w.status && l->batch && (w.flags & HCASW_WELCOME_FRAMES));
 			l->welcome = w.status ? -(w.status > 0 ? w.status : EPROTO) : 1;
 		} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
 			struct hcasw_resolve r;
 
-			memcpy(&r, l->rxbuf + sizeof(h), sizeof(r));
+			memcpy(&r, body, sizeof(r));
 			got_answer(l, &r);
 		}
+		if (!*blocked) {
+			l->rx_i++;
+			l->rx_off = 0;
+		}
 	}
-	return n;
+	/* (the frames point into rxbuf: handed over before it is read into again) */
+	if (n)
+		total += shim_bus_rx_batch(l->bus, f, n);
+	return total;
+}
+
+/* Read up to LINK_RX_MSGS messages into rxbuf (everything before was handed over). */
+static int read_batch(struct shim_link *l)
+{
+	struct mmsghdr m[LINK_RX_MSGS];
+	struct iovec iov[LINK_RX_MSGS];
+	int got;
+
+	for (unsigned int i = 0; i < LINK_RX_MSGS; i++) {
+		iov[i] = (struct iovec){ .iov_base = l->rxbuf + i * LINK_MSG_MAX, .iov_len = LINK_MSG_MAX };
+		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
+	do
+		got = recvmmsg(l->fd, m, LINK_RX_MSGS, MSG_DONTWAIT, NULL);
+	while (got < 0 && errno == EINTR);
+	l->rx_n = l->rx_i = 0;
+	l->rx_off = 0;
+	atomic_store(&l->rx_more, got == LINK_RX_MSGS);
+	if (got < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			shim_err("switch connection: %s", strerror(errno));
+			l->dead = 1;
+		}
+		return 0;
+	}
+	for (int i = 0; i < got; i++) {
+		if (m[i].msg_len == 0)	/* end of file */
+			break;
+		l->rx_len[l->rx_n++] = m[i].msg_len;
+	}
+	if (l->rx_n < (unsigned int)got || got == 0) {
+		l->dead = 1;
+		l->eof = 1;	/* said after the hand-over: a refusal (WELCOME) comes first */
+	}
+	return (int)l->rx_n;
+}
+
+int shim_link_poll(struct shim_link *l)
+{
+	unsigned int total;
+	uint64_t calls = 0;
+	int blocked;
+
+	pthread_mutex_lock(&l->rx_lock);
+	/* first what an earlier poll could not hand over, then one read */
+	total = hand_over(l, &blocked);
+	if (!blocked && !l->dead && read_batch(l)) {
+		calls++;
+		total += hand_over(l, &blocked);
+	}
+	if (l->rx_i < l->rx_n)
+		atomic_store(&l->rx_more, 1);
+	if (l->eof == 1) {
+		if (l->welcome >= 0)	/* (a refusal is reported by shim_link_connect) */
+			shim_err("switch closed the connection");
+		l->eof = 2;
+	}
+	pthread_mutex_unlock(&l->rx_lock);
+	if (total || calls) {
+		pthread_mutex_lock(&l->lock);
+		l->rx += total;
+		l->rx_calls += calls;
+		pthread_mutex_unlock(&l->lock);
+	}
+	return (int)total;
+}
+
+int shim_link_rx_more(struct shim_link *l)
+{
+	return atomic_load(&l->rx_more);
 }
 
 int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsigned int timeout_ms)
@@ -308,6 +546,14 @@ void shim_link_counters(const struct shim_link *l, uint64_t *tx, uint64_t *rx)
 	pthread_mutex_lock((pthread_mutex_t *)&l->lock);
 	*tx = l->tx;
 	*rx = l->rx;
+	pthread_mutex_unlock((pthread_mutex_t *)&l->lock);
+}
+
+void shim_link_calls(const struct shim_link *l, uint64_t *tx_calls, uint64_t *rx_calls)
+{
+	pthread_mutex_lock((pthread_mutex_t *)&l->lock);
+	*tx_calls = l->tx_calls;
+	*rx_calls = l->rx_calls;
 	pthread_mutex_unlock((pthread_mutex_t *)&l->lock);
 }
 

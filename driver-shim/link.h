@@ -30,14 +30,27 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 				    const char *name, struct shim_bus *bus, char *err, size_t errlen);
 void shim_link_close(struct shim_link *l);
 int shim_link_fd(const struct shim_link *l);
-/* Send one frame (blocking: the switch never blocks, so this cannot deadlock). */
+/*
+ * Queue one frame for the switch; it leaves at the next shim_link_flush()
+ * (or when the batch is full).  Sending blocks while the socket is full: the
+ * switch never blocks, so this cannot deadlock.
+ */
 int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len);
-/* Read every message available now: frames go to the bus, answers are kept. */
+/* Send the queued frames (one system call per LINK_BATCH frames). */
+void shim_link_flush(struct shim_link *l);
+/*
+ * Read what the switch sent (one batch of messages): frames go to the bus as
+ * far as its queue has room, answers are kept.  The frames handed over.
+ */
 int shim_link_poll(struct shim_link *l);
+/* The last poll left messages to hand over, or read a full batch: poll again. */
+int shim_link_rx_more(struct shim_link *l);
 /* Ask the switch for the MAC of ipv4 (host order): 0, -ENOENT (unknown), -ETIMEDOUT, -EIO. */
 int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsigned int timeout_ms);
 /* Frames sent and received over the link. */
 void shim_link_counters(const struct shim_link *l, uint64_t *tx, uint64_t *rx);
+/* The system calls that carried them (sendmmsg, recvmmsg). */
+void shim_link_calls(const struct shim_link *l, uint64_t *tx_calls, uint64_t *rx_calls);
 
 /*
  * Join the in-process segment `name` (created on first use).  wc: run the

@@ -206,6 +206,7 @@ struct cm_id *cm_id_alloc(struct cm_channel *chan, void *context, enum rdma_port
 	c->id.ps = ps;
 	c->id.qp_type = ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB ? IBV_QPT_UD : IBV_QPT_RC;
 	c->qp_timeout = CM_QP_TIMEOUT;
+	c->resp_timeout = CM_RESPONSE_TIMEOUT;
 	c->next = cm_ids;
 	cm_ids = c;
 	return c;
@@ -689,6 +690,7 @@ int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval,
 		if (optlen != sizeof(uint8_t) || *(uint8_t *)optval > 31)
 			return err(EINVAL);
 		c->qp_timeout = *(uint8_t *)optval;
+		c->qp_timeout_set = 1;
 		return 0;
 	default:
 		return err(ENOSYS);

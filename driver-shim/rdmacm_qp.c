@@ -69,7 +69,7 @@ int cm_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask)
 		memcpy(a->ah_attr.grh.dgid.raw, c->rgid, 16);
 		a->path_mtu = (enum ibv_mtu)c->mtu;
 		a->dest_qp_num = c->rqpn;
-		a->rq_psn = c->rpsn;
+		a->rq_psn = c->lpsn;	/* the Starting PSN we announced: what we expect */
 		*mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 		if (t == IBV_QPT_RC) {
 			a->max_dest_rd_atomic = c->resp_res;
@@ -83,7 +83,7 @@ int cm_qp_attr(struct cm_id *c, struct ibv_qp_attr *a, int *mask)
 			return 0;
 		if (!conn)
 			return EINVAL;
-		a->sq_psn = c->lpsn;
+		a->sq_psn = c->rpsn;	/* the peer's Starting PSN: what it expects */
 		if (t == IBV_QPT_RC) {
 			a->timeout = c->qp_timeout;
 			a->retry_cnt = c->retry_count;

@@ -91,6 +91,11 @@ struct shim_device {
 	pthread_t thread;
 	int thread_running;
 	atomic_int stop;
+	/* wall-clock ns of the last shim_device_poll_help(): an application busy-polling */
+	_Atomic uint64_t polled_ns;
+	/* what the device thread did (HCASIM_DEBUG: printed at exit) */
+	uint64_t thr_loops, thr_steps, thr_sleeps;
+	uint64_t thr_cpu_ns;		/* its CPU time, when it stopped */
 };
 
 /* ---- context ----------------------------------------------------------------- */
@@ -277,6 +282,13 @@ int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms);
  * other traffic); cooperative mode steps the work of the current cycle.
  */
 void shim_device_quiesce(struct shim_device *d, unsigned int max_ms);
+/*
+ * Threaded mode, a caller with nothing to do (an empty ibv_poll_cq): lend its
+ * thread to the device -- take what the switch sent, do the work the device
+ * has at its current cycle -- unless the device thread is at it.  1 if it
+ * did something (else the caller should yield).
+ */
+int shim_device_poll_help(struct shim_device *d);
 /* Cooperative mode: one step of every device of the process (see device.c). */
 enum { SHIM_STEP_IDLE = 0, SHIM_STEP_TIME = 1, SHIM_STEP_WORK = 2 };
 int shim_coop_step(void);

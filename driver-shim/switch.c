@@ -206,6 +206,15 @@ const struct sw_port *sw_port_by_ipv4(uint32_t ipv4)
 
 /* ---- the loop ---------------------------------------------------------------------- */
 
+/* Deliver what is due and send what the port kinds queued for it. */
+static void deliver(uint64_t now)
+{
+	wire_deliver(wire, now);
+	for (unsigned int i = 0; i < SW_MAX_PORTS; i++)
+		if (ports[i].ops && ports[i].ops->flush)
+			ports[i].ops->flush(&ports[i]);
+}
+
 static void serve(void)
 {
 	while (!stop) {
@@ -242,7 +251,7 @@ static void serve(void)
 			else if (who[k]->ops && who[k]->fd == pfd[k].fd)
 				who[k]->ops->input(who[k]);	/* (not closed meanwhile) */
 		}
-		wire_deliver(wire, now_cycles());
+		deliver(now_cycles());
 	}
 }
 
@@ -423,7 +432,7 @@ int hcasim_switch_main(int argc, char **argv)
 	serve();
 
 	/* Deliver what is still in flight, then report. */
-	wire_deliver(wire, UINT64_MAX - 1);
+	deliver(UINT64_MAX - 1);
 	report(wc.pcap_tx);
 	sw_qemu_close(stderr);
 	for (unsigned int i = 0; i < SW_MAX_PORTS; i++)

@@ -15,7 +15,9 @@
  * kind's ops; an input() that reads what the peer sent, passes frames to
  * sw_port_frame_in() (and registrations to sw_port_register(), if the
  * protocol has them) and calls sw_port_close() at end of file; an output()
- * that sends one frame without blocking.
+ * that sends one frame without blocking -- or queues it, if the kind batches
+ * frames per socket message, and then a flush() that the core calls after
+ * each poll round.
  *
  * Lifetime rules (docs/shim.md): a closed port takes everything with it --
  * the MACs learned on it, its registration, the frames in flight toward it
@@ -38,8 +40,13 @@ struct sw_port_ops {
 	/* fd is readable or hung up: take everything the peer sent (never block);
 	 * call sw_port_close() at end of file or on an error. */
 	void (*input)(struct sw_port *p);
-	/* Send one Ethernet frame to the peer without blocking: 0, or -1 (lost). */
+	/* Send one Ethernet frame to the peer without blocking (or queue it for
+	 * flush): 0, or -1 (lost). */
 	int (*output)(struct sw_port *p, const uint8_t *frame, size_t len);
+	/* Optional: send what output() queued, without blocking; the frames it
+	 * cannot send move from p->tx_frames to p->tx_lost.  Called after every
+	 * poll round's deliveries and at exit. */
+	void (*flush)(struct sw_port *p);
 };
 
 struct sw_port {

@@ -280,7 +280,7 @@ int shim_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	if (!done && n) {
 		if (cq->ctx->dev->mode == SHIM_MODE_COOP)
 			shim_coop_step();
-		else
+		else if (!shim_device_poll_help(cq->ctx->dev))
 			/* A busy-polling application must not starve the device thread
 			 * (2 cores, 2 processes each with a poller and a device). */
 			sched_yield();

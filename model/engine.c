@@ -50,8 +50,20 @@ bool model_enabled(const struct model *m)
 
 void model_qp_kick(struct model *m, struct model_qp *qp)
 {
-	(void)m;
+	unsigned int i = (unsigned int)(qp - m->qp);
+
 	qp->busy = true;
+	if (i >= m->qp_hi)
+		m->qp_hi = i + 1;
+}
+
+/* A consumed frame's buffer: kept for the next frame, or freed. */
+static void rx_buf_put(struct model *m, struct model_rxf *f)
+{
+	if (m->rx_nspare < MODEL_RX_SPARE)
+		m->rx_spare[m->rx_nspare++] = *f;
+	else
+		free(f->data);
 }
 
 static void free_rx(struct model *m)
@@ -70,6 +82,7 @@ void model_reset_engine(struct model *m)
 		m->qp[i].qpn = i;
 		model_qp_reset_state(&m->qp[i]);
 	}
+	m->qp_hi = 0;
 	memset(m->cq, 0, sizeof(m->cq));
 	memset(m->srq, 0, sizeof(m->srq));
 	memset(m->eq, 0, sizeof(m->eq));
@@ -137,6 +150,8 @@ static void model_destroy(struct hca_engine *e)
 	for (unsigned int i = 0; i < MODEL_NUM_QP; i++)
 		free(m->qp[i].swq);
 	free_rx(m);
+	while (m->rx_nspare)
+		free(m->rx_spare[--m->rx_nspare].data);
 	free(m->rxq);
 	free(m->inj);
 	free(m);
@@ -185,10 +200,15 @@ static void model_e_rx_frame(struct hca_engine *e, const uint8_t *frame, size_t 
 		m->rxq_head = 0;
 	}
 	f = &m->rxq[(m->rxq_head + m->rxq_count) % m->rxq_cap];
-	f->data = malloc(len);
-	if (!f->data) {
-		snprintf(m->err, sizeof(m->err), "rx frame: out of memory");
-		return;
+	if (m->rx_nspare && m->rx_spare[m->rx_nspare - 1].cap >= len) {
+		*f = m->rx_spare[--m->rx_nspare];
+	} else {
+		f->cap = len > MODEL_RX_BUF ? len : MODEL_RX_BUF;
+		f->data = malloc(f->cap);
+		if (!f->data) {
+			snprintf(m->err, sizeof(m->err), "rx frame: out of memory");
+			return;
+		}
 	}
 	memcpy(f->data, frame, len);
 	f->len = len;
@@ -221,14 +241,14 @@ static void run_work(struct model *m)
 			m->rxq_head = (m->rxq_head + 1) % m->rxq_cap;
 			m->rxq_count--;
 			model_rx_frame(m, f.data, f.len);
-			free(f.data);
+			rx_buf_put(m, &f);
 			did = true;
 		}
 		/* 4. QP passes (a disabled engine does no QP work) */
 		while (model_enabled(m)) {
 			bool pass = false;
 
-			for (unsigned int i = 0; i < MODEL_NUM_QP; i++) {
+			for (unsigned int i = 0; i < m->qp_hi; i++) {
 				struct model_qp *qp = &m->qp[i];
 
 				if (!qp->busy)
@@ -254,7 +274,7 @@ static uint64_t next_deadline(const struct model *m)
 {
 	uint64_t t = MODEL_NO_DEADLINE;
 
-	for (unsigned int i = 0; i < MODEL_NUM_QP; i++) {
+	for (unsigned int i = 0; i < m->qp_hi; i++) {
 		uint64_t d = model_qp_deadline(&m->qp[i]);
 
 		if (d < t)
@@ -265,7 +285,7 @@ static uint64_t next_deadline(const struct model *m)
 
 static void fire_timers(struct model *m)
 {
-	for (unsigned int i = 0; i < MODEL_NUM_QP; i++) {
+	for (unsigned int i = 0; i < m->qp_hi; i++) {
 		struct model_qp *qp = &m->qp[i];
 
 		if (model_qp_deadline(qp) <= m->now)
@@ -314,7 +334,7 @@ static bool has_work(const struct model *m)
 		if (m->eq[i].fire_pending)
 			return true;
 	if (model_enabled(m))
-		for (unsigned int i = 0; i < MODEL_NUM_QP; i++)
+		for (unsigned int i = 0; i < m->qp_hi; i++)
 			if (m->qp[i].busy)
 				return true;
 	return false;

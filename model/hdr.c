@@ -96,6 +96,13 @@ static size_t transport_len(const struct roce_opcode_info *op, uint32_t paylen, 
 	return (size_t)BTH_LEN + op->ext_len + paylen + pad + ICRC_LEN;
 }
 
+size_t roce_payload_offset(uint8_t opcode)
+{
+	const struct roce_opcode_info *op = roce_opcode(opcode);
+
+	return op ? EXT_OFF + op->ext_len : 0;
+}
+
 size_t roce_frame_len(uint8_t opcode, uint32_t paylen)
 {
 	const struct roce_opcode_info *op = roce_opcode(opcode);
@@ -209,9 +216,10 @@ size_t roce_build(struct roce_pkt *p, const void *payload, uint32_t paylen, uint
 	iplen = (uint16_t)(IP_HLEN + UDP_HLEN + tl);
 	flen = ETH_HLEN + iplen;
 
-	/* Payload first: it may overlap buf (a caller building in place). */
+	/* Payload first: it may overlap buf, or already be in place
+	 * (roce_payload_offset: a caller that read it there). */
 	off = EXT_OFF + op->ext_len;
-	if (paylen)
+	if (paylen && payload != buf + off)
 		memmove(buf + off, payload, paylen);
 	memset(buf + off + paylen, 0, pad);
 

@@ -13,16 +13,31 @@
  *
  * The result goes on the wire least-significant byte first, like the
  * Ethernet FCS (docs/wire.md section 1).
+ *
+ * Two implementations of the CRC-32 give the same values:
+ *   ISA-L's crc32_gzip_refl (Debian libisal-dev; carry-less multiply where
+ *     the CPU has it), used by every program linked with -lisal
+ *     ($(ISAL_LDLIBS): the shim, `hcasim`, the bench programs);
+ *   the slicing-by-8 table below, used where ISA-L is not linked (the
+ *     sanitizer test builds, the fuzzer) and kept as the cross-check:
+ *     model_codec compares the two on random buffers and on the RoCEv2
+ *     known-answer frames.
+ * ISA-L is a weak reference, so linking it is a choice of the program, not
+ * a requirement of libhcaroce.
  */
 #include <string.h>
+
+#include <isa-l/crc.h>
 
 #include "roce_hdr.h"
 
 #include "hcasim/hca_spec.h"
 
+#pragma weak crc32_gzip_refl
+
 extern const uint32_t roce_crc32_table[8][256];
 
-uint32_t roce_crc32_update(uint32_t crc, const void *data, size_t len)
+uint32_t roce_crc32_update_table(uint32_t crc, const void *data, size_t len)
 {
 	const uint32_t(*t)[256] = roce_crc32_table;
 	const uint8_t *p = data;
@@ -45,13 +60,35 @@ uint32_t roce_crc32_update(uint32_t crc, const void *data, size_t len)
 	return crc;
 }
 
+uint32_t roce_crc32_update_isal(uint32_t crc, const void *data, size_t len)
+{
+	/* ISA-L takes and returns the complemented register (zlib's convention). */
+	if (!crc32_gzip_refl)
+		return roce_crc32_update_table(crc, data, len);
+	return ~crc32_gzip_refl(~crc, data, len);
+}
+
+uint32_t roce_crc32_update(uint32_t crc, const void *data, size_t len)
+{
+	if (crc32_gzip_refl)
+		return ~crc32_gzip_refl(~crc, data, len);
+	return roce_crc32_update_table(crc, data, len);
+}
+
+const char *roce_crc32_impl(void)
+{
+	return crc32_gzip_refl ? "isa-l" : "table";
+}
+
 /* Bytes from the start of the IPv4 header to the end of the BTH. */
 #define ICRC_HDR_LEN (HCA_WIRE_IPV4_HLEN + HCA_WIRE_UDP_HLEN + HCA_WIRE_BTH_LEN)
+/* The 8 bytes of ones standing for the masked LRH. */
+#define ICRC_LRH_LEN 8
 
 uint32_t roce_icrc(const uint8_t *frame, size_t end)
 {
-	static const uint8_t lrh_mask[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint8_t hdr[ICRC_HDR_LEN];
+	/* The masked LRH and the masked headers, in one buffer: one CRC call. */
+	uint8_t buf[ICRC_LRH_LEN + ICRC_HDR_LEN], *hdr = buf + ICRC_LRH_LEN;
 	const size_t hdr_off = HCA_WIRE_ETH_HLEN;
 	size_t n = 0;
 	uint32_t crc;
@@ -59,7 +96,7 @@ uint32_t roce_icrc(const uint8_t *frame, size_t end)
 	/* A frame too short to hold the headers gets the CRC of what is there. */
 	if (end > hdr_off)
 		n = end - hdr_off < ICRC_HDR_LEN ? end - hdr_off : ICRC_HDR_LEN;
-	memset(hdr, 0xff, sizeof(hdr));
+	memset(buf, 0xff, sizeof(buf));
 	if (n)
 		memcpy(hdr, frame + hdr_off, n);
 	/* IPv4: TOS (1), TTL (8), header checksum (10, 11). */
@@ -73,8 +110,7 @@ uint32_t roce_icrc(const uint8_t *frame, size_t end)
 	/* BTH byte 4: FECN, BECN, resv6. */
 	hdr[HCA_WIRE_IPV4_HLEN + HCA_WIRE_UDP_HLEN + 4] = 0xff;
 
-	crc = roce_crc32_update(0xffffffffu, lrh_mask, sizeof(lrh_mask));
-	crc = roce_crc32_update(crc, hdr, n);
+	crc = roce_crc32_update(0xffffffffu, buf, ICRC_LRH_LEN + n);
 	if (end > hdr_off + ICRC_HDR_LEN)
 		crc = roce_crc32_update(crc, frame + hdr_off + ICRC_HDR_LEN,
 					end - hdr_off - ICRC_HDR_LEN);

@@ -31,7 +31,7 @@ REGRESS_TARGETS += regress-model
 # make bench: model speed (optimised build, no sanitizers).
 $(BUILD)/bench/bench_model: $(BUILD)/obj/model/tests/bench_model.o $(BUILD)/lib/libhcamodel.a \
 		$(BUILD)/lib/libhcaroce.a $(BUILD)/lib/libhcasim.a
-	@mkdir -p $(@D); $(CC) -o $@ $^ -lm
+	@mkdir -p $(@D); $(CC) -o $@ $^ $(ISAL_LDLIBS) -lm
 .PHONY: bench-model
 bench-model: $(BUILD)/bench/bench_model
 	@$(BUILD)/bench/bench_model --seconds 2

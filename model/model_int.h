@@ -187,7 +187,13 @@ struct model_inj {
 struct model_rxf {
 	uint8_t *data;
 	size_t len;
+	size_t cap;		/* bytes allocated at data */
 };
+
+/* Buffers of consumed frames kept for the next ones (no malloc/free churn
+ * per frame): up to MODEL_RX_SPARE, each at least MODEL_RX_BUF bytes. */
+#define MODEL_RX_SPARE 64
+#define MODEL_RX_BUF 4352
 
 struct model {
 	struct hca_host_ops host;
@@ -223,6 +229,10 @@ struct model {
 
 	/* context tables */
 	struct model_qp qp[MODEL_NUM_QP];
+	/* QPs from qp_hi up were never kicked (no context written, no doorbell,
+	 * no frame) since the last reset: idle, no timers.  The per-step scans
+	 * (work, deadlines) stop there instead of visiting all MODEL_NUM_QP. */
+	unsigned int qp_hi;
 	struct model_cq cq[MODEL_NUM_CQ];
 	struct model_srq srq[MODEL_NUM_SRQ];
 	struct model_eq eq[MODEL_NUM_EQ];
@@ -234,9 +244,10 @@ struct model {
 	unsigned int inj_count, inj_cap;
 	struct model_rxf *rxq;	/* received frames, in arrival order */
 	unsigned int rxq_head, rxq_count, rxq_cap;
+	struct model_rxf rx_spare[MODEL_RX_SPARE];
+	unsigned int rx_nspare;
 
 	uint8_t txbuf[MODEL_FRAME_MAX];
-	uint8_t pktbuf[4096];
 };
 
 /* engine.c */
@@ -332,6 +343,9 @@ void model_net_req_hdr(struct model *m, struct model_qp *qp, struct roce_pkt *p,
 void model_net_resp_hdr(struct model *m, struct model_qp *qp, const struct roce_pkt *req,
 			struct roce_pkt *p, uint8_t opcode);
 void model_net_xmit(struct model *m, struct roce_pkt *p, const void *payload, uint32_t len);
+/* Where the payload of a packet of opcode goes in the frame being built:
+ * DMA it there and pass it to model_net_xmit, and it is copied once. */
+uint8_t *model_net_payload_buf(struct model *m, uint8_t opcode);
 uint32_t model_gid_ipv4(const uint8_t gid[16]);
 
 /* recv.c */

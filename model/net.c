@@ -62,6 +62,11 @@ void model_net_resp_hdr(struct model *m, struct model_qp *qp, const struct roce_
 	p->dqpn = qp->cfg.dest_qpn & PSN_MASK;
 }
 
+uint8_t *model_net_payload_buf(struct model *m, uint8_t opcode)
+{
+	return m->txbuf + roce_payload_offset(opcode);
+}
+
 void model_net_xmit(struct model *m, struct roce_pkt *p, const void *payload, uint32_t len)
 {
 	size_t n;

@@ -226,7 +226,8 @@ static bool send_packet(struct model *m, struct model_qp *qp)
 	} else {
 		uint32_t k, psn, off, plen;
 		bool first, last;
-		const uint8_t *payload = m->pktbuf;
+		const uint8_t *payload;
+		uint8_t op;
 
 		/* never resend what is already acknowledged: skip to the oldest unacked PSN */
 		if (rc && w->index == qp->sq_ci &&
@@ -241,14 +242,17 @@ static bool send_packet(struct model *m, struct model_qp *qp)
 
 		if (!window_open(qp, psn))
 			return false;
+		/* the payload is read straight into the frame being built */
+		op = send_opcode(qp, w, first, last);
+		payload = model_net_payload_buf(m, op);
 		if (w->is_inline)
 			payload = w->inline_data + off;
-		else if (model_sge_copy(m, w->sge, w->num_sge, off, m->pktbuf, plen, false)) {
+		else if (model_sge_copy(m, w->sge, w->num_sge, off, model_net_payload_buf(m, op), plen, false)) {
 			wqe_fail(w, HCA_WC_LOC_PROT_ERR, HCA_VENDOR_ERR_DMA_FAULT);
 			model_comp_retire(m, qp);
 			return true;
 		}
-		model_net_req_hdr(m, qp, &p, send_opcode(qp, w, first, last));
+		model_net_req_hdr(m, qp, &p, op);
 		p.psn = psn;
 		p.ackreq = rc && (last || k % HCA_WIRE_ACKREQ_INTERVAL == HCA_WIRE_ACKREQ_INTERVAL - 1);
 		p.se = last && (w->flags & HCA_SEND_SOLICITED) &&

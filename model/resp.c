@@ -138,15 +138,8 @@ static bool read_responses(struct model *m, struct model_qp *qp, const struct ro
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t off = k * pmtu, plen = len - off > pmtu ? pmtu : len - off;
 		struct roce_pkt p;
-		uint8_t op;
+		uint8_t op, *payload;
 
-		if (model_dma_read(m, HCA_DMA_CLIENT_PAYLOAD, iova + off, m->pktbuf, plen)) {
-			if (!replay) {
-				send_ack(m, qp, req, psn_add(psn0, k), AETH_NAK(HCA_AETH_NAK_REMOTE_OP_ERR));
-				model_qp_to_err(m, qp, HCA_EVENT_QP_FATAL);
-			}
-			return false;
-		}
 		if (n == 1)
 			op = HCA_BTH_OP_RC_RDMA_READ_RESPONSE_ONLY;
 		else if (k == 0)
@@ -155,11 +148,20 @@ static bool read_responses(struct model *m, struct model_qp *qp, const struct ro
 			op = HCA_BTH_OP_RC_RDMA_READ_RESPONSE_LAST;
 		else
 			op = HCA_BTH_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		/* read straight into the frame being built */
+		payload = model_net_payload_buf(m, op);
+		if (model_dma_read(m, HCA_DMA_CLIENT_PAYLOAD, iova + off, payload, plen)) {
+			if (!replay) {
+				send_ack(m, qp, req, psn_add(psn0, k), AETH_NAK(HCA_AETH_NAK_REMOTE_OP_ERR));
+				model_qp_to_err(m, qp, HCA_EVENT_QP_FATAL);
+			}
+			return false;
+		}
 		model_net_resp_hdr(m, qp, req, &p, op);
 		p.psn = psn_add(psn0, k);
 		p.aeth.syndrome = AETH_ACK;
 		p.aeth.msn = qp->msn;
-		model_net_xmit(m, &p, m->pktbuf, plen);
+		model_net_xmit(m, &p, payload, plen);
 	}
 	return true;
 }

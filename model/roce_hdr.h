@@ -160,9 +160,19 @@ void roce_pkt_init(struct roce_pkt *p, uint8_t opcode);
 
 /* Frame length roce_build() returns for opcode/paylen, or 0 if it would fail. */
 size_t roce_frame_len(uint8_t opcode, uint32_t paylen);
+/* Where roce_build() puts the payload of opcode in the frame (0: unknown
+ * opcode).  A caller may place the payload there first and pass
+ * buf + roce_payload_offset() as the payload: it is not copied again. */
+size_t roce_payload_offset(uint8_t opcode);
 
 /* Plain IEEE 802.3 CRC-32 update (reflected, no pre/post inversion). */
 uint32_t roce_crc32_update(uint32_t crc, const void *data, size_t len);
+/* The two implementations behind it (model/icrc.c): the slicing-by-8 table,
+ * and ISA-L (the table when the program was not linked with -lisal). */
+uint32_t roce_crc32_update_table(uint32_t crc, const void *data, size_t len);
+uint32_t roce_crc32_update_isal(uint32_t crc, const void *data, size_t len);
+/* "isa-l" or "table": what roce_crc32_update() and roce_icrc() use. */
+const char *roce_crc32_impl(void);
 
 /* 24-bit PSN arithmetic: <0, 0, >0 as a precedes, equals, follows b. */
 static inline int32_t roce_psn_cmp(uint32_t a, uint32_t b)

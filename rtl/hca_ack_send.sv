@@ -1,16 +1,22 @@
 `include "hca_defs.vh"
 
-// ACK/NAK for the request packet being processed (model/resp.c send_ack).
+// A response packet for the request being processed: ACK/NAK, RDMA READ
+// response or atomic ACK (model/resp.c send_ack, read_responses, atomic_ack;
+// rxe prepare_ack_packet).
 //
-// Job (docs/rtl.md "Handshakes"): `req` held with the PSN and the AETH
-// syndrome until `done`.  ACKST_BUILD loads the ACK's header fields
-// (addresses swapped from the request, MSN from the responder state, the
-// QP's traffic class, hop limit and destination QPN); ACKST_WAIT_TX waits
-// for the transmitter (tx_free) and starts the frame (`go`, unless the port
-// is down: the frame is then lost) and counts it (TX_ACK or TX_NAK).  The
-// header fields go to hca_tx_hdr, which shows them to the header generator
-// while `sel` is high (from the build until the framer has taken them).
-// Caller: hca_resp.
+// Job (docs/rtl.md "Handshakes"): `req` held with its arguments until `done`:
+// the BTH opcode, PSN, AETH syndrome and MSN, the AtomicAckETH original
+// value, and a payload (pay_len bytes at host address pay_iova: a READ
+// response's data).  ACKST_BUILD loads the header fields (addresses swapped
+// from the request, the QP's traffic class, hop limit and destination QPN);
+// ACKST_WAIT_TX waits for the transmitter (tx_free); a payload is then read
+// into the transmit buffer behind the header (one hca_dma_rd gather piece,
+// ACKST_WAIT_PAYLOAD; a read fault ends the job with pay_fault and no frame);
+// the frame starts (`go`, unless the port is down: the frame is then lost).
+// ACK/NAK frames count in TX_ACK or TX_NAK.  The header fields go to
+// hca_tx_hdr, which shows them to the header generator while `sel` is high
+// (from the build until the framer has taken them).
+// Callers: hca_resp (ACK/NAK), hca_read_atomic (READ responses, atomic ACKs).
 module hca_ack_send #(
     parameter int LOG_MAX_QP = 8
 ) (
@@ -19,14 +25,19 @@ module hca_ack_send #(
     input  logic        ce,
     input  logic        srst,
     input  logic        req,
+    input  logic [7:0]  opcode,          // HCA_BTH_OP_RC_*
     input  logic [23:0] psn,
     input  logic [7:0]  syn,             // AETH syndrome
+    input  logic [23:0] msn,             // AETH MSN
+    input  logic [63:0] orig,            // AtomicAckETH original value
+    input  logic [63:0] pay_iova,        // payload (READ response)
+    input  logic [15:0] pay_len,
     output logic        done,
+    output logic        pay_fault,       // with done: the payload read faulted, nothing sent
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
     // the item and the received request
     input  logic [LOG_MAX_QP-1:0] qn,
-    input  logic [23:0] msn,
     input  logic [7:0]  tclass,
     input  logic [7:0]  hop_limit,
     input  logic [23:0] dest_qpn,
@@ -37,11 +48,15 @@ module hca_ack_send #(
     input  logic        port_up,
     // hca_tx_hdr
     input  logic        tx_free,
+    input  logic [7:0]  hdr_len,         // of the selected header: the payload's offset
     output logic        sel,
     output logic        go,
+    output logic [7:0]  h_opcode,
     output logic [23:0] h_psn,
     output logic [7:0]  h_aeth_syn,
     output logic [23:0] h_aeth_msn,
+    output logic [63:0] h_orig,
+    output logic [15:0] h_pay_len,
     output logic [47:0] h_dmac,
     output logic [47:0] h_smac,
     output logic [31:0] h_sip,
@@ -50,10 +65,18 @@ module hca_ack_send #(
     output logic [7:0]  h_hop,
     output logic [15:0] h_sport,
     output logic [23:0] h_dqpn,
+    // hca_dma_rd gather: the payload
+    output logic        d_g_push,
+    output logic [63:0] d_g_iova,
+    output logic [15:0] d_g_len,
+    output logic [15:0] d_g_dst,
+    output logic        d_g_close,
+    input  logic        d_g_done,
+    input  logic        d_g_fault,
     // hca_regs
     output logic [`HCA_STAT_COUNT-1:0] s_stat
 );
-  typedef enum logic [1:0] {ACKST_IDLE, ACKST_BUILD, ACKST_WAIT_TX} st_t;
+  typedef enum logic [1:0] {ACKST_IDLE, ACKST_BUILD, ACKST_WAIT_TX, ACKST_WAIT_PAYLOAD} st_t;
   st_t state_q, state;
   always_comb begin
     state = state_q;
@@ -61,23 +84,31 @@ module hca_ack_send #(
   end
   assign dbg_act = state != ACKST_IDLE;
   assign dbg_st  = 8'(state);
-  assign sel     = state == ACKST_WAIT_TX || go;
+  assign sel     = state == ACKST_WAIT_TX || state == ACKST_WAIT_PAYLOAD || go;
+
+  logic [63:0] iova;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      state_q <= ACKST_IDLE; done <= 1'b0; go <= 1'b0; s_stat <= '0;
-      h_psn <= '0; h_aeth_syn <= '0; h_aeth_msn <= '0; h_dmac <= '0; h_smac <= '0; h_sip <= '0; h_dip <= '0;
-      h_tclass <= '0; h_hop <= '0; h_sport <= '0; h_dqpn <= '0;
+      state_q <= ACKST_IDLE; done <= 1'b0; pay_fault <= 1'b0; go <= 1'b0; s_stat <= '0; iova <= '0;
+      h_opcode <= '0; h_psn <= '0; h_aeth_syn <= '0; h_aeth_msn <= '0; h_orig <= '0; h_pay_len <= '0;
+      h_dmac <= '0; h_smac <= '0; h_sip <= '0; h_dip <= '0; h_tclass <= '0; h_hop <= '0; h_sport <= '0;
+      h_dqpn <= '0;
+      d_g_push <= 1'b0; d_g_iova <= '0; d_g_len <= '0; d_g_dst <= '0; d_g_close <= 1'b0;
     end else if (srst) begin
-      state_q <= ACKST_IDLE; done <= 1'b0; go <= 1'b0; s_stat <= '0;
+      state_q <= ACKST_IDLE; done <= 1'b0; go <= 1'b0; s_stat <= '0; d_g_push <= 1'b0; d_g_close <= 1'b0;
     end else if (ce) begin
-      done <= 1'b0; go <= 1'b0; s_stat <= '0;
+      done <= 1'b0; go <= 1'b0; s_stat <= '0; d_g_push <= 1'b0; d_g_close <= 1'b0;
       state_q <= state;
       case (state)
         ACKST_BUILD: begin
+          h_opcode   <= opcode;
           h_psn      <= psn;
           h_aeth_syn <= syn;
           h_aeth_msn <= msn;
+          h_orig     <= orig;
+          h_pay_len  <= pay_len;
+          iova       <= pay_iova;
           h_dmac     <= p_smac;
           h_smac     <= p_dmac;
           h_sip      <= p_dip;
@@ -89,9 +120,27 @@ module hca_ack_send #(
           state_q    <= ACKST_WAIT_TX;
         end
         ACKST_WAIT_TX: if (tx_free) begin
-          if (port_up) go <= 1'b1;
-          if (h_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK)) s_stat[`HCA_STAT_TX_ACK] <= 1'b1;
-          else s_stat[`HCA_STAT_TX_NAK] <= 1'b1;
+          if (h_pay_len != 16'd0) begin
+            // the payload behind the header, one DMA read
+            d_g_push  <= 1'b1;
+            d_g_iova  <= iova;
+            d_g_len   <= h_pay_len;
+            d_g_dst   <= {8'b0, hdr_len};
+            d_g_close <= 1'b1;
+            state_q   <= ACKST_WAIT_PAYLOAD;
+          end else begin
+            if (port_up) go <= 1'b1;
+            if (h_opcode == 8'(`HCA_BTH_OP_RC_ACKNOWLEDGE)) begin
+              if (h_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK)) s_stat[`HCA_STAT_TX_ACK] <= 1'b1;
+              else s_stat[`HCA_STAT_TX_NAK] <= 1'b1;
+            end
+            pay_fault <= 1'b0;
+            done <= 1'b1; state_q <= ACKST_IDLE;
+          end
+        end
+        ACKST_WAIT_PAYLOAD: if (d_g_done) begin
+          if (!d_g_fault && port_up) go <= 1'b1;
+          pay_fault <= d_g_fault;
           done <= 1'b1; state_q <= ACKST_IDLE;
         end
         default: ;

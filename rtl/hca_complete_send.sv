@@ -5,7 +5,8 @@
 // Job (docs/rtl.md "Handshakes"): `req` held with the WQE's outstanding-table
 // entry `ow` (op, flags, length) and the completion status/verr/force until `done`.
 // SCOMPST_RETIRE_WQE retires the WQE (SQ_CI + 1, the transmit cursor moved
-// past it if it was behind) and, when the WQE is signaled (or failed, or
+// past it if it was behind, RD_OUT - 1 for a READ/atomic that did not fail
+// locally, RCVD = 0 for the next WQE at SQ_CI) and, when the WQE is signaled (or failed, or
 // force, or the QP signals all), posts its CQE to the send CQ through
 // hca_cq_post (SCOMPST_WAIT_CQE).  SCOMPST_CHECK_LOST: a lost completion
 // moves the QP to ERR with QP_FATAL (hca_qp_err, the job's last step).
@@ -86,6 +87,8 @@ module hca_complete_send #(
   assign wflags = ow[`OW_FLAGS_O +: 4];
   assign len    = ow[`OW_LEN_O +: 32];
   logic [15:0] sq_ci, tx_wqe;
+  logic [4:0]  rd_out;
+  assign rd_out = txs[`TXS_RD_OUT_O +: 5];
   assign sq_ci  = txs[`TXS_SQ_CI_O +: 16];
   assign tx_wqe = txs[`TXS_TX_WQE_O +: 16];
 
@@ -116,6 +119,10 @@ module hca_complete_send #(
                 (qp_flags & 8'(`HCA_QPC_FLAGS_SQ_SIG_ALL_MASK)) != 0;
           ci  = sq_ci + 16'd1;
           `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_CI_O, 16, ci)
+          `HCA_WSET(txs_wm, txs_wv, `TXS_RCVD_O, 24, 24'd0)
+          if (!ow[`OW_ERR_O] && rd_out != 5'd0 && (op == 3'(`HCA_WR_RDMA_READ) ||
+              op == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP) || op == 3'(`HCA_WR_ATOMIC_FETCH_AND_ADD)))
+            `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, rd_out - 5'd1)
           if ($signed(tx_wqe - ci) < 0) begin
             `HCA_WSET(txs_wm, txs_wv, `TXS_TX_WQE_O, 16, ci)
             `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)

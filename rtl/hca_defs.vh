@@ -69,14 +69,15 @@
 `define TXS_TX_PKT_O     48     // 24 bits: packet index within the cursor WQE
 `define TXS_PSN_NEXT_O   72     // 24
 `define TXS_UNA_O        96     // 24: oldest unacknowledged PSN
-`define TXS_RD_OUT_O     120    // 5: READ/atomic WQEs outstanding (later)
+`define TXS_RD_OUT_O     120    // 5: READ/atomic WQEs started, not completed
 `define TXS_RETRY_O      125    // 3: ACK-timeout / NAK retries left (retry_cnt)
 `define TXS_RNR_O        128    // 3: RNR retries left (rnr_retry; 7 = infinite)
 `define TXS_NAKV_O       131    // 1: a NAK retry from NAK_PSN started, no progress since
 `define TXS_NAK_PSN_O    132    // 24
 `define TXS_DRAIN_O      156    // 1: SQD drain in progress
 `define TXS_TMR_O        157    // 2: the QP's running timer (TMR_*; its deadline is in hca_timers)
-`define TXS_W            160
+`define TXS_RCVD_O       160    // 24: READ/atomic at SQ_CI: responses received and written
+`define TXS_W            184
 
 // TXS_TMR: which transport timer runs (model/comp.c: ack_deadline and
 // rnr_deadline, never both).
@@ -109,7 +110,9 @@
 `define RXS_WR_IOVA_O    220    // 64
 `define RXS_RWQE_ADDR_O  284    // 64: IOVA of the receive WQE (refetch)
 `define RXS_RWQE_LOGS_O  348    // 4: log2 of its stride
-`define RXS_W            352
+`define RXS_RES_V_O      352    // 16: responder resources in use (one bit per entry)
+`define RXS_RES_NEXT_O   368    // 4: the next resource to allocate (model res_next)
+`define RXS_W            372
 
 `define RESP_MSG_NONE    2'd0
 `define RESP_MSG_SEND    2'd1
@@ -126,6 +129,27 @@
 `define OW_NPSN_O   45     // 24
 `define OW_LEN_O    69     // 32
 `define OW_W        104
+
+// Responder resource (hca_read_atomic's table, HCA_CAP_MAX_RD_ATOMIC entries
+// per QP; model/resp.c struct model_res): a READ or atomic request executed,
+// for the replay of its duplicates.  In use: RXS_RES_V.
+`define RES_ATOMIC_O 0      // 1: 0 READ, 1 atomic
+`define RES_FPSN_O   1      // 24
+`define RES_LPSN_O   25     // 24
+`define RES_ORIG_O   49     // 64: atomic: the original value
+`define RES_MSN_O    113    // 24: atomic: the MSN of its ACK
+`define RES_W        144    // 137 used, rounded to bytes
+
+// hca_read_atomic request kinds.
+`define RDAT_READ    2'd0      // a new RDMA READ: resource, responses
+`define RDAT_ATOMIC  2'd1      // a new atomic: execute, resource, atomic ACK
+`define RDAT_DUP     2'd2      // a duplicate READ/atomic: replay from a resource
+
+// hca_dma_rd fetch targets (f_sel).
+`define FSEL_SEND  2'd0        // fetch buffer 0: send WQE (hca_req)
+`define FSEL_RECV  2'd1        // fetch buffer 1: receive WQE (hca_scatter)
+`define FSEL_READ  2'd2        // fetch buffer 2: the READ/atomic WQE at SQ_CI (hca_comp_read)
+`define FSEL_WORD  2'd3        // no buffer: the first 8 bytes only (f_word; atomics)
 
 // hca_eq_post request kinds.
 `define EQP_POST      2'd0     // post an EQE
@@ -155,8 +179,10 @@
 `define JOB_MR_CHECK       8'd13
 `define JOB_CQ_POST        8'd14
 `define JOB_EQ_POST        8'd15
-`define JOB_COMP_RETRY     8'd16
-`define JOB_COMP_TIMER     8'd17
+`define JOB_READ_ATOMIC    8'd16
+`define JOB_COMP_READ      8'd17
+`define JOB_COMP_RETRY     8'd18
+`define JOB_COMP_TIMER     8'd19
 
 // Item-word write (docs/rtl.md "Item words"): a job changes a field of the
 // item's TXS/RXS word, QP state or QPN with a one-cycle registered write, a

@@ -3,9 +3,12 @@
 // DMA read front-end: the engine's two read clients on the one DMA read
 // channel.
 //
-//  * Fetch (WQEs): one read at a time into the fetch buffer fb (flip-flops,
-//    FB_BYTES; beats beyond it are dropped: a send WQE stride can be 1 KiB
-//    but the engine uses its first 64 + 256 bytes).
+//  * Fetch (WQEs): one read at a time into a fetch buffer (flip-flops;
+//    beats beyond it are dropped: a send WQE stride can be 1 KiB but the
+//    engine uses its first 64 + 256 bytes): fb (send WQE, hca_req), fb1
+//    (receive WQE, hca_scatter), fb2 (the READ/atomic WQE whose response
+//    arrived, hca_comp_read), or none (FSEL_WORD: an atomic's 8 bytes).
+//    f_word holds the first 8 bytes of the last fetch whatever its target.
 //  * Gather (packet payload): pieces {iova, len, dst, index} queued by the
 //    sequencer; each is one DMA read with its own tag, several outstanding.
 //    Completions come back in any order by tag (each tag's beats contiguous,
@@ -25,6 +28,7 @@ module hca_dma_rd #(
     parameter int RD_TAGS  = 8,
     parameter int FB_BYTES = 320,       // fetch buffer 0: send WQE (64-byte header + 256)
     parameter int FB1_BYTES = 320,      // fetch buffer 1: receive WQE (16 + 16 SGEs = 272, rounded to words)
+    parameter int FB2_BYTES = 320,      // fetch buffer 2: READ/atomic send WQE (64-byte header + 16 SGEs)
     parameter int TXBUF_AW = 10,        // transmit buffer word address bits
     localparam int WB = DATA_W / 8,
     localparam int TAG_W = $clog2(RD_TAGS + 1)
@@ -35,7 +39,7 @@ module hca_dma_rd #(
     input  logic              srst,
     // fetch
     input  logic              f_start,
-    input  logic              f_sel,         // 0: fb (send WQE), 1: fb1 (receive WQE)
+    input  logic [1:0]        f_sel,         // FSEL_*: fb, fb1, fb2 or none
     input  logic [63:0]       f_addr,
     input  logic [15:0]       f_len,
     output logic              f_busy,
@@ -44,6 +48,8 @@ module hca_dma_rd #(
     output logic              f_err,         // with f_done
     output logic [FB_BYTES*8-1:0] fb,
     output logic [FB1_BYTES*8-1:0] fb1,
+    output logic [FB2_BYTES*8-1:0] fb2,
+    output logic [63:0]       f_word,        // the first 8 bytes of the last fetch
     // gather
     input  logic              g_push,
     input  logic [63:0]       g_iova,
@@ -103,9 +109,11 @@ module hca_dma_rd #(
   localparam logic [TAG_W-1:0] FETCH_TAG = TAG_W'(RD_TAGS);
   localparam int FBW = (FB_BYTES + WB - 1) / WB;   // fetch buffer words
   localparam int FB1W = (FB1_BYTES + WB - 1) / WB;
+  localparam int FB2W = (FB2_BYTES + WB - 1) / WB;
 
   // ------------------------------------------------------------ fetch
-  logic        f_pend, f_issued, f_orphan, f_sel_q;
+  logic        f_pend, f_issued, f_orphan;
+  logic [1:0]  f_sel_q;
   logic [63:0] f_addr_q;
   logic [15:0] f_len_q;
   logic [15:0] f_beat;
@@ -258,7 +266,7 @@ module hca_dma_rd #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       f_pend <= 1'b0; f_issued <= 1'b0; f_orphan <= 1'b0; f_addr_q <= '0; f_len_q <= '0; f_beat <= '0;
-      f_sel_q <= 1'b0; fb1 <= '0;
+      f_sel_q <= '0; fb1 <= '0; fb2 <= '0; f_word <= '0;
       f_done <= 1'b0; f_err <= 1'b0;
       t_busy <= '0; t_orphan <= '0;
       pushed <= '0; finished <= '0; closed <= 1'b0; fault_v <= 1'b0; fault_idx <= '0;
@@ -284,13 +292,17 @@ module hca_dma_rd #(
             if (c_last) f_orphan <= 1'b0;
           end else begin
             if (!c_err) begin
-              if (!f_sel_q) begin
+              if (f_sel_q == `FSEL_SEND) begin
                 for (i = 0; i < FBW; i = i + 1)
                   if (f_beat == 16'(i)) fb[DATA_W*i +: DATA_W] <= c_data;
-              end else begin
+              end else if (f_sel_q == `FSEL_RECV) begin
                 for (i = 0; i < FB1W; i = i + 1)
                   if (f_beat == 16'(i)) fb1[DATA_W*i +: DATA_W] <= c_data;
+              end else if (f_sel_q == `FSEL_READ) begin
+                for (i = 0; i < FB2W; i = i + 1)
+                  if (f_beat == 16'(i)) fb2[DATA_W*i +: DATA_W] <= c_data;
               end
+              if (f_beat == 16'd0) f_word <= c_data[63:0];
               f_beat <= f_beat + 16'd1;
             end
             if (c_last) begin

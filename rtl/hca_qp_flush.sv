@@ -116,6 +116,7 @@ module hca_qp_flush #(
             `HCA_WSET(txs_wm, txs_wv, `TXS_TX_WQE_O, 16, sq_ci)
             `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
             `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, 5'd0)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_RCVD_O, 24, 24'd0)
             `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, txs[`TXS_PSN_NEXT_O +: 24])
             `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_NONE)
             state_q <= (qp_st != QPS_ERR) ? FLUSHST_DONE : FLUSHST_RQ_CUR;

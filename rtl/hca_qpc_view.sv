@@ -40,7 +40,9 @@ module hca_qpc_view (
     output logic [4:0]    min_rnr_timer,
     output logic [4:0]    timeout,        // local ACK timeout exponent (0 = no timer)
     output logic [2:0]    retry_cnt,
-    output logic [2:0]    rnr_retry       // 7 = infinite
+    output logic [2:0]    rnr_retry,      // 7 = infinite
+    output logic [7:0]    max_rd_atomic,       // READ/atomic requests outstanding (0 means 1)
+    output logic [7:0]    max_dest_rd_atomic   // responder resources
 );
   localparam logic [7:0] QPT_RC = 8'(`HCA_QPT_RC), QPT_UC = 8'(`HCA_QPT_UC), QPT_UD = 8'(`HCA_QPT_UD);
 
@@ -68,6 +70,8 @@ module hca_qpc_view (
   assign timeout   = cfg[8*`HCA_QPC_TIMEOUT_OFF +: 5];
   assign retry_cnt = cfg[8*`HCA_QPC_RETRY_CNT_OFF +: 3];
   assign rnr_retry = cfg[8*`HCA_QPC_RNR_RETRY_OFF +: 3];
+  assign max_rd_atomic = cfg[8*`HCA_QPC_MAX_RD_ATOMIC_OFF +: 8];
+  assign max_dest_rd_atomic = cfg[8*`HCA_QPC_MAX_DEST_RD_ATOMIC_OFF +: 8];
 
   always_comb begin
     log_sq_stride = (cfg[8*`HCA_QPC_LOG_SQ_STRIDE_OFF +: 8] < 8'(`HCA_WQE_LOG_MIN_SQ_STRIDE)) ?

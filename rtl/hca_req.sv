@@ -13,7 +13,10 @@
 //     fetches the WQE again if fetch buffer 0 holds another one (and
 //     REQST_PKT_LKEY rechecks its lkeys), REQST_BUILD_HDR computes the PSN,
 //     opcode and header fields (the RC window of HCA_WIRE_MAX_UNACKED_PSNS
-//     may close it), REQST_WAIT_TX waits for the transmit buffer,
+//     may close it; an RDMA READ is one request packet for its PSN range,
+//     from the first response not yet received (RCVD, when it is the WQE at
+//     SQ_CI: a resend from a PSN inside a READ asks for the rest), an atomic
+//     one packet with its AtomicETH), REQST_WAIT_TX waits for the transmit buffer,
 //     REQST_GATHER queues the payload pieces (hca_dma_rd: SGE gather or
 //     inline data), REQST_WAIT_PAYLOAD starts the frame (hca_tx_hdr) once the
 //     payload is in the buffer; a UC/UD WQE completes with its last packet
@@ -21,19 +24,22 @@
 //   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
 //     (a fault: QP to ERR with QP_FATAL), REQST_VALIDATE_WQE checks it
 //     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
-//     message size, UD payload within the PMTU), REQST_CHECK_LKEY checks
-//     every SGE's lkey (hca_mr_check), REQST_GATE waits for the window and
-//     the fence, then reserves its PSNs in the outstanding table; a WQE that
-//     fails is recorded failed (REQST_WQE_ERR) and retires.
+//     an atomic's single 8-byte SGE and 8-byte aligned address, message
+//     size, UD payload within the PMTU), REQST_CHECK_LKEY checks every SGE's
+//     lkey (hca_mr_check; LOCAL_WRITE for READ/atomics), REQST_GATE waits
+//     for the window, the fence and max_rd_atomic (RD_OUT), then reserves its
+//     PSNs in the outstanding table (a READ one per response packet, an
+//     atomic one); a WQE that fails is recorded failed (REQST_WQE_ERR) and
+//     retires.
 // REQST_END keeps the QP busy if the step made progress.  Fetch buffer 0 is
 // a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
 // addresses in tx_iova_r); this module is their only writer.
 // Planted-bug hooks hdr_se (BTH SE inverted on requests) and udp_sport (UDP
 // source port bit 0 inverted on requests).
 // Caller: hca_dispatch.  Calls: hca_qp_flush, hca_comp_retire, hca_mr_check,
-// hca_qp_err, hca_complete_send.  Future: READ and atomic requests (the
-// WQE validation and the fence already count TXS_RD_OUT) and retransmission
-// from a PSN (REQST_BUILD_HDR already resumes a WQE at UNA) belong here.
+// hca_qp_err, hca_complete_send.  Future: retransmission from a PSN
+// (REQST_BUILD_HDR already resumes a SEND/WRITE at UNA and a READ at RCVD)
+// belongs here.
 module hca_req #(
     parameter int LOG_MAX_QP = 8,
     parameter int LOG_OUTS   = 5,
@@ -75,6 +81,7 @@ module hca_req #(
     input  logic [7:0]  tclass,
     input  logic [23:0] dest_qpn,
     input  logic [7:0]  sgid_index,
+    input  logic [7:0]  max_rd_atomic,
     input  logic [15:0] e_qp_sq_pi,
     input  logic [4:0]  timeout,
     output logic [`TXS_W-1:0] txs_wm,
@@ -149,6 +156,8 @@ module hca_req #(
     output logic [31:0] h_imm,
     output logic [31:0] h_qkey,
     output logic [23:0] h_deth_sqp,
+    output logic [63:0] h_swap_add,
+    output logic [63:0] h_compare,
     // hca_qp_flush
     output logic        fl_req,
     input  logic        fl_done,
@@ -226,7 +235,7 @@ module hca_req #(
 
   // requester state fields (TXS)
   logic [15:0] t_sq_ci, t_sq_head, t_tx_wqe;
-  logic [23:0] t_tx_pkt, t_psn_next, t_una;
+  logic [23:0] t_tx_pkt, t_psn_next, t_una, t_rcvd;
   logic [4:0]  t_rd_out;
   assign t_sq_ci    = txs[`TXS_SQ_CI_O +: 16];
   assign t_sq_head  = txs[`TXS_SQ_HEAD_O +: 16];
@@ -235,6 +244,7 @@ module hca_req #(
   assign t_psn_next = txs[`TXS_PSN_NEXT_O +: 24];
   assign t_una      = txs[`TXS_UNA_O +: 24];
   assign t_rd_out   = txs[`TXS_RD_OUT_O +: 5];
+  assign t_rcvd     = txs[`TXS_RCVD_O +: 24];
 
   // registers
   logic        did;                  // the step made progress
@@ -267,7 +277,7 @@ module hca_req #(
   /* verilator lint_off UNUSEDSIGNAL */
   logic [31:0] w_udqpn;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [63:0] w_raddr;
+  logic [63:0] w_raddr, w_cmp_add, w_swap;
   logic [47:0] w_uddmac;
   logic [7:0]  w_udsgid, w_udhop, w_udtc;
   logic [31:0] w_uddip;
@@ -279,6 +289,8 @@ module hca_req #(
   assign w_imm    = fb[8*`HCA_WQE_CTRL_SEG_IMM_DATA_OFF +: 32];
   assign w_raddr  = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_REMOTE_ADDR_OFF) +: 64];
   assign w_rkey   = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_RKEY_OFF) +: 32];
+  assign w_cmp_add = fb[8*(`HCA_WQE_ATOMIC_OFF + `HCA_WQE_ATOMIC_SEG_COMPARE_ADD_OFF) +: 64];
+  assign w_swap    = fb[8*(`HCA_WQE_ATOMIC_OFF + `HCA_WQE_ATOMIC_SEG_SWAP_OFF) +: 64];
   assign w_udqpn  = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_REMOTE_QPN_OFF) +: 32];
   assign w_udqkey = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_REMOTE_QKEY_OFF) +: 32];
   assign w_uddmac = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_DMAC_OFF) +: 48];
@@ -296,7 +308,7 @@ module hca_req #(
   assign gw_len  = fb[8*(64 + 16*gw_i + `HCA_WQE_DATA_SEG_BYTE_COUNT_OFF) +: 32];
 
   // Validation of a fetched send WQE (model/req.c parse_wqe).
-  logic        v_rdat, v_inline, v_opok, v_bad, v_toolong, v_udlong;
+  logic        v_rdat, v_atomic, v_inline, v_opok, v_bad, v_toolong, v_udlong;
   logic [32:0] v_total;
   logic [7:0]  v_maxsge;
   logic [15:0] v_maxinl;
@@ -306,13 +318,13 @@ module hca_req #(
     if (v_maxsge > 8'(`HCA_CAP_MAX_SGE)) v_maxsge = 8'(`HCA_CAP_MAX_SGE);
     v_maxinl = 16'((32'd1 << log_sq_stride) - 32'(`HCA_WQE_HDR_SIZE));
     if (v_maxinl > 16'(`HCA_CAP_MAX_INLINE_DATA)) v_maxinl = 16'(`HCA_CAP_MAX_INLINE_DATA);
-    v_rdat   = w_op == 8'(`HCA_WR_RDMA_READ) || w_op == 8'(`HCA_WR_ATOMIC_CMP_AND_SWP) ||
-               w_op == 8'(`HCA_WR_ATOMIC_FETCH_AND_ADD);
+    v_atomic = w_op == 8'(`HCA_WR_ATOMIC_CMP_AND_SWP) || w_op == 8'(`HCA_WR_ATOMIC_FETCH_AND_ADD);
+    v_rdat   = w_op == 8'(`HCA_WR_RDMA_READ) || v_atomic;
     v_inline = (w_flags & 8'(`HCA_SEND_INLINE)) != 0;
     case (w_op)
       8'(`HCA_WR_SEND), 8'(`HCA_WR_SEND_WITH_IMM): v_opok = 1'b1;
       8'(`HCA_WR_RDMA_WRITE), 8'(`HCA_WR_RDMA_WRITE_WITH_IMM): v_opok = !is_ud;
-      // RDMA READ and atomics are the next slice of the RTL: refused for now
+      8'(`HCA_WR_RDMA_READ), 8'(`HCA_WR_ATOMIC_CMP_AND_SWP), 8'(`HCA_WR_ATOMIC_FETCH_AND_ADD): v_opok = is_rc;
       default: v_opok = 1'b0;
     endcase
     v_total = '0;
@@ -320,8 +332,10 @@ module hca_req #(
       if (8'(i) < w_nsge) v_total = v_total + {1'b0, fb[8*(64 + 16*i) +: 32]};
     if (v_inline)
       v_total = {17'b0, w_inl};
+    // an atomic: one 8-byte SGE, an 8-byte aligned remote address
     v_bad = w_idx != t_sq_head || !v_opok ||
-            (v_inline ? (v_rdat || w_inl > v_maxinl) : (w_nsge > v_maxsge));
+            (v_inline ? (v_rdat || w_inl > v_maxinl) : (w_nsge > v_maxsge)) ||
+            (v_atomic && (w_nsge != 8'd1 || fb[8*64 +: 32] != 32'd8 || w_raddr[2:0] != 3'd0));
     v_toolong = v_total > 33'(`HCA_CAP_MAX_MSG_SZ);
     v_udlong  = is_ud && v_total > {1'b0, pmtu};
   end
@@ -384,6 +398,7 @@ module hca_req #(
       h_opcode <= '0; h_se <= 1'b0; h_ackreq <= 1'b0; h_psn <= '0; h_dqpn <= '0; h_pay_len <= '0;
       h_dmac <= '0; h_smac <= '0; h_tclass <= '0; h_hop <= '0; h_sip <= '0; h_dip <= '0; h_sport <= '0;
       h_va <= '0; h_rkey <= '0; h_rlen <= '0; h_imm <= '0; h_qkey <= '0; h_deth_sqp <= '0;
+      h_swap_add <= '0; h_compare <= '0;
     end else if (srst) begin
       // ENGINE_CTRL.RESET / CTRL.RESET: back to idle; the cache forgotten
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
@@ -433,9 +448,14 @@ module hca_req #(
 
         // ---- start the WQE at SQ_HEAD (model/req.c start_wqe)
         REQST_FETCH_WQE:
-          if (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head)
+          if (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head) begin
+            // validated before (gated): its entry again from fetch buffer 0
+            ow <= '0;
+            ow[`OW_OP_O +: 3]    <= w_op[2:0];
+            ow[`OW_FLAGS_O +: 4] <= w_flags[3:0];
+            ow[`OW_LEN_O +: 32]  <= v_total[31:0];
             state_q <= REQST_GATE;
-          else begin
+          end else begin
             tw_v      <= 1'b0;
             d_f_start <= 1'b1;
             d_f_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
@@ -513,14 +533,18 @@ module hca_req #(
           state_q <= REQST_END;
         end
         REQST_GATE:
-          if (((w_flags & 8'(`HCA_SEND_FENCE)) != 0 && t_rd_out != 5'd0) || win_closed(t_psn_next))
+          if (((w_flags & 8'(`HCA_SEND_FENCE)) != 0 && t_rd_out != 5'd0) ||
+              (v_rdat && {3'b0, t_rd_out} >= ((max_rd_atomic == 8'd0) ? 8'd1 : max_rd_atomic)) ||
+              win_closed(t_psn_next))
             state_q <= REQST_END;            // gated: waits for acknowledgements
           else begin : start
             /* verilator lint_off UNUSEDSIGNAL */
             logic [31:0] n;
             /* verilator lint_on UNUSEDSIGNAL */
-            n = (ow[`OW_LEN_O +: 32] == 32'h0) ? 32'd1 :
+            // PSNs: packets (SEND/WRITE), response packets (READ), 1 (atomic)
+            n = (ow[`OW_LEN_O +: 32] == 32'h0 || v_atomic) ? 32'd1 :
                 ((ow[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
+            if (v_rdat) `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, t_rd_out + 5'd1)
             ow_we    <= 1'b1;
             ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
             ow_wdata <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
@@ -576,22 +600,29 @@ module hca_req #(
           /* verilator lint_off UNUSEDSIGNAL */
           logic [31:0] off, rem, plen, len;
           /* verilator lint_on UNUSEDSIGNAL */
-          logic        first, last, se;
+          logic        first, last, se, rd, atm;
           logic [2:0]  wop;
           logic [15:0] sport;
           fpsn = ow[`OW_FPSN_O +: 24];
           npsn = ow[`OW_NPSN_O +: 24];
           len  = ow[`OW_LEN_O +: 32];
           wop  = ow[`OW_OP_O +: 3];
+          rd   = wop == 3'(`HCA_WR_RDMA_READ);
+          atm  = wop == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP) || wop == 3'(`HCA_WR_ATOMIC_FETCH_AND_ADD);
           k    = t_tx_pkt;
-          if (is_rc && t_tx_wqe == t_sq_ci && psn_lt(fpsn + k, t_una))
-            k = t_una - fpsn;
+          if (rd)
+            k = (t_tx_wqe == t_sq_ci) ? t_rcvd : 24'd0;   // the responses still missing
+          else if (atm)
+            k = 24'd0;
+          else if (is_rc && t_tx_wqe == t_sq_ci && psn_lt(fpsn + k, t_una))
+            k = t_una - fpsn;                              // never resend what is acknowledged
           psn  = fpsn + k;
           off  = {8'b0, k} << pmtu_log;
           rem  = len - off;
           plen = (rem > pmtu) ? pmtu : rem;
+          if (rd || atm) plen = 32'h0;                     // requests without payload
           first = (k == 24'd0);
-          last  = (k + 24'd1 == npsn);
+          last  = rd || atm || (k + 24'd1 == npsn);
           pk_k <= k; pk_off <= off; pk_plen <= plen[15:0]; pk_last <= last;
           if (win_closed(psn))
             state_q <= REQST_END;                                   // window closed
@@ -600,14 +631,23 @@ module hca_req #(
                     (wop == 3'(`HCA_WR_SEND) || wop == 3'(`HCA_WR_SEND_WITH_IMM) ||
                      wop == 3'(`HCA_WR_RDMA_WRITE_WITH_IMM));
             sport = 16'(`HCA_WIRE_UDP_SPORT_BASE) | ({{(16-LOG_MAX_QP){1'b0}}, qn} & 16'(`HCA_WIRE_UDP_SPORT_MASK));
-            h_opcode  <= send_opcode(qp_type, wop, first, last);
+            if (rd)
+              h_opcode <= 8'(`HCA_BTH_OP_RC_RDMA_READ_REQUEST);
+            else if (atm)
+              h_opcode <= (wop == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP)) ? 8'(`HCA_BTH_OP_RC_COMPARE_SWAP) :
+                                                                   8'(`HCA_BTH_OP_RC_FETCH_ADD);
+            else
+              h_opcode <= send_opcode(qp_type, wop, first, last);
             h_psn     <= psn;
             h_ackreq  <= is_rc && (last || k[4:0] == 5'(`HCA_WIRE_ACKREQ_INTERVAL - 1));
             h_se      <= `HCA_BUG(hdr_se, se, !se);
             h_pay_len <= plen[15:0];
-            h_va      <= w_raddr;
+            h_va      <= rd ? w_raddr + {32'b0, off} : w_raddr;
             h_rkey    <= w_rkey;
-            h_rlen    <= len;
+            h_rlen    <= rd ? rem : len;
+            // AtomicETH: CMP_SWP swap / compare, FETCH_ADD add / 0
+            h_swap_add <= (wop == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP)) ? w_swap : w_cmp_add;
+            h_compare  <= (wop == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP)) ? w_cmp_add : 64'h0;
             h_imm     <= w_imm;
             h_smac    <= port_mac;
             h_sport   <= `HCA_BUG(udp_sport, sport, sport ^ 16'h0001);

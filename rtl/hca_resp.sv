@@ -7,16 +7,20 @@
 // (parsed by hca_rx_parse, QP words loaded by hca_dispatch, frame and QP
 // checks done by hca_recv).
 //   RC (rc_responder): RESPST_CHECK_PSN -- duplicates are re-ACKed with
-//     ePSN - 1 (RX_DUP; a duplicate READ/atomic is dropped: no replay yet),
-//     a PSN gap gets one PSN-sequence NAK (RX_SEQ_ERR); RESPST_CHECK_OP --
-//     opcode sequence and lengths (wire.md 4.2: NAK invalid request), access
-//     (NAK remote access), READ and atomics (NAK invalid request: not in
-//     this slice), a receive WQE taken when a SEND starts or a WRITE with
+//     ePSN - 1 (RX_DUP; a duplicate READ/atomic is replayed from the
+//     responder resources: hca_read_atomic, RESPST_WAIT_RDAT_END), a PSN gap
+//     gets one PSN-sequence NAK (RX_SEQ_ERR); RESPST_CHECK_OP -- opcode
+//     sequence and lengths (wire.md 4.2: NAK invalid request), access (NAK
+//     remote access), a receive WQE taken when a SEND starts or a WRITE with
 //     immediate arrives (hca_scatter take; none: RNR NAK with the QP's
 //     min_rnr_timer; fetch fault: NAK remote operational; malformed: error
 //     CQE and NAK); RESPST_CHECK_LEN -- SEND longer than the receive WQE (LEN
-//     error CQE, NAK invalid request), RETH rkey check (hca_mr_check: NAK
-//     remote access); RESPST_EXECUTE -- SEND: hca_scatter; WRITE: one DMA
+//     error CQE, NAK invalid request), a misaligned atomic (NAK invalid
+//     request), the RETH/AtomicETH rkey check (hca_mr_check: NAK remote
+//     access); RESPST_EXECUTE -- READ/atomic: no responder resources (NAK
+//     invalid request), else hca_read_atomic (RESPST_WAIT_RDAT: the
+//     responses or the atomic ACK; a fault there is NAKed at the PSN it
+//     returns, RESPST_RDAT_RESULT); SEND: hca_scatter; WRITE: one DMA
 //     write of the payload at the RETH VA + offset; then ePSN/MSN and the
 //     message state, the receive completion (hca_complete_recv) at the end of
 //     a SEND or WRITE with immediate, and an ACK when AckReq is set
@@ -31,9 +35,7 @@
 //     completion with the source QP.
 // Planted-bug hook drop_ack: no ACK for AckReq packets.
 // Caller: hca_recv.  Calls: hca_ack_send, hca_scatter, hca_mr_check,
-// hca_complete_recv, hca_qp_err.  Future: READ responses and atomic
-// execution (with their duplicate replay) belong here (RESPST_CHECK_OP,
-// RESPST_EXECUTE), the READ response packets through hca_tx_hdr.
+// hca_complete_recv, hca_qp_err, hca_read_atomic.
 module hca_resp #(
     parameter int DATA_W     = 64,
     parameter int RX_SLOT_AW = 7,
@@ -60,6 +62,7 @@ module hca_resp #(
     input  logic [31:0] pdn,
     input  logic [31:0] pmtu,
     input  logic [4:0]  min_rnr_timer,
+    input  logic [7:0]  max_dest_rd_atomic,
     output logic [`RXS_W-1:0] rxs_wm,
     output logic [`RXS_W-1:0] rxs_wv,
     // the request packet (hca_rx_parse)
@@ -80,6 +83,13 @@ module hca_resp #(
     output logic [23:0] ack_psn,
     output logic [7:0]  ack_syn,
     input  logic        ack_done,
+    // hca_read_atomic
+    output logic        rd_req,
+    output logic [1:0]  rd_kind,
+    output logic [63:0] rd_iova,
+    input  logic        rd_done,
+    input  logic [7:0]  rd_nak,
+    input  logic [23:0] rd_nak_psn,
     // hca_scatter: take a receive WQE, scatter
     output logic        tk_req,
     output logic        sc_req,
@@ -153,7 +163,9 @@ module hca_resp #(
     // receive completion (hca_complete_recv), then ...
     RESPST_WAIT_RCQE_NAK, RESPST_WAIT_RCQE_ACK, RESPST_WAIT_RCQE_UC_CLEAR,
     // ... the job's last step: an ACK/NAK, a receive completion, QP to ERR
-    RESPST_WAIT_ACK_END, RESPST_WAIT_RCQE_END, RESPST_WAIT_QP_ERR_END
+    RESPST_WAIT_ACK_END, RESPST_WAIT_RCQE_END, RESPST_WAIT_QP_ERR_END,
+    // READ and atomics (hca_read_atomic)
+    RESPST_WAIT_RDAT, RESPST_RDAT_RESULT, RESPST_WAIT_RDAT_END
   } st_t;
   st_t state_q, state;
   always_comb begin
@@ -176,6 +188,8 @@ module hca_resp #(
       RESPST_WAIT_ACK_END:       if (ack_done) state = RESPST_IDLE;
       RESPST_WAIT_RCQE_END:      if (rc_done) state = RESPST_IDLE;
       RESPST_WAIT_QP_ERR_END:    if (qe_done) state = RESPST_IDLE;
+      RESPST_WAIT_RDAT:          if (rd_done) state = RESPST_RDAT_RESULT;
+      RESPST_WAIT_RDAT_END:      if (rd_done) state = RESPST_IDLE;
       default: ;
     endcase
   end
@@ -187,12 +201,15 @@ module hca_resp #(
   assign rc_req  = state == RESPST_WAIT_RCQE_NAK || state == RESPST_WAIT_RCQE_ACK ||
                    state == RESPST_WAIT_RCQE_UC_CLEAR || state == RESPST_WAIT_RCQE_END;
   assign qe_req  = state == RESPST_WAIT_QP_ERR_END;
-  assign dbg_act = state != RESPST_IDLE && !ack_req && !tk_req && !sc_req && !mr_req && !rc_req && !qe_req;
+  assign rd_req  = state == RESPST_WAIT_RDAT || state == RESPST_WAIT_RDAT_END;
+  assign dbg_act = state != RESPST_IDLE && !ack_req && !tk_req && !sc_req && !mr_req && !rc_req && !qe_req &&
+                   !rd_req;
   assign dbg_st  = 8'(state);
 
   logic done_q;
   assign done = done_q || (state_q == RESPST_WAIT_ACK_END && ack_done) ||
-                (state_q == RESPST_WAIT_RCQE_END && rc_done) || (state_q == RESPST_WAIT_QP_ERR_END && qe_done);
+                (state_q == RESPST_WAIT_RCQE_END && rc_done) || (state_q == RESPST_WAIT_QP_ERR_END && qe_done) ||
+                (state_q == RESPST_WAIT_RDAT_END && rd_done);
   // the take's result; a receive WQE already in progress counts as taken
   logic [1:0] rwqe_res;
   assign rwqe_res = (state_q == RESPST_WAIT_RWQE || state_q == RESPST_UC_WAIT_RWQE ||
@@ -268,7 +285,7 @@ module hca_resp #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= RESPST_IDLE; done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0;
-      rs_code <= '0; rs_iova <= '0; fa <= '0; ack_psn <= '0; ack_syn <= '0;
+      rs_code <= '0; rs_iova <= '0; fa <= '0; ack_psn <= '0; ack_syn <= '0; rd_kind <= '0; rd_iova <= '0;
       sc_off <= '0; sc_n <= '0; sc_src <= '0; sc_grh <= 1'b0;
       mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
       rc_status <= '0; rc_verr <= '0; rc_op <= '0; rc_len <= '0; rc_imm <= 1'b0; rc_flags <= '0; rc_src <= '0;
@@ -291,10 +308,11 @@ module hca_resp #(
           else if (is_ud)
             state_q <= RESPST_UD_CHECK;
           else if (psn_lt(p_psn, r_epsn)) begin
-            // duplicate: re-ACK with ePSN - 1 (READ/atomic replay: not yet)
+            // duplicate: re-ACK with ePSN - 1; READ/atomic: replayed
             s_stat[`HCA_STAT_RX_DUP] <= 1'b1;
             if (ro_read || ro_atomic) begin
-              done_q <= 1'b1; state_q <= RESPST_IDLE;
+              rd_kind <= `RDAT_DUP;
+              state_q <= RESPST_WAIT_RDAT_END;
             end else begin
               ack_psn <= r_epsn - 24'd1; ack_syn <= AETH_ACK;
               state_q <= RESPST_WAIT_ACK_END;
@@ -322,10 +340,6 @@ module hca_resp #(
                        (ro_atomic && (qp_access & 16'(`HCA_ACCESS_REMOTE_ATOMIC)) == 0)) begin
             rs_code <= 8'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR);
             state_q <= RESPST_NAK;
-          end else if (ro_read || ro_atomic) begin
-            // RDMA READ and atomics at the responder: not in this slice
-            rs_code <= 8'(`HCA_AETH_NAK_INVALID_REQUEST);
-            state_q <= RESPST_NAK;
           end else if (((ro_send && ro_start) || (ro_write && ro_imm)) && !r_rwqe_v)
             state_q <= RESPST_WAIT_RWQE;
           else
@@ -351,9 +365,15 @@ module hca_resp #(
             rc_status <= 5'(`HCA_WC_LOC_LEN_ERR); rc_verr <= 8'(`HCA_VENDOR_ERR_LENGTH);
             rc_op <= 8'(`HCA_WC_OP_RECV); rc_len <= '0; rc_imm <= 1'b0; rc_flags <= '0; rc_src <= '0;
             state_q <= RESPST_WAIT_RCQE_NAK;
-          end else if (ro_write && ro_start) begin
-            mr_key <= p_reth_rkey; mr_pdn <= pdn; mr_acc <= 16'(`HCA_ACCESS_REMOTE_WRITE);
-            mr_va  <= p_reth_va; mr_len <= {32'b0, p_reth_len};
+          end else if (ro_atomic && p_reth_va[2:0] != 3'd0) begin
+            rs_code <= 8'(`HCA_AETH_NAK_INVALID_REQUEST);      // atomics are 8-byte aligned
+            state_q <= RESPST_NAK;
+          end else if ((ro_write && ro_start) || ro_read || ro_atomic) begin
+            // the RETH / AtomicETH rkey
+            mr_key <= p_reth_rkey; mr_pdn <= pdn; mr_va <= p_reth_va;
+            mr_acc <= ro_read ? 16'(`HCA_ACCESS_REMOTE_READ) :
+                      ro_atomic ? 16'(`HCA_ACCESS_REMOTE_ATOMIC) : 16'(`HCA_ACCESS_REMOTE_WRITE);
+            mr_len <= ro_atomic ? 64'd8 : {32'b0, p_reth_len};
             state_q <= RESPST_WAIT_RKEY;
           end else
             state_q <= RESPST_EXECUTE;
@@ -366,7 +386,16 @@ module hca_resp #(
             state_q <= RESPST_EXECUTE;
           end
         RESPST_EXECUTE:
-          if (ro_send) begin
+          if (ro_read || ro_atomic) begin
+            if (max_dest_rd_atomic == 8'd0) begin
+              rs_code <= 8'(`HCA_AETH_NAK_INVALID_REQUEST);    // no responder resources
+              state_q <= RESPST_NAK;
+            end else begin
+              rd_kind <= ro_read ? `RDAT_READ : `RDAT_ATOMIC;
+              rd_iova <= rs_iova;
+              state_q <= RESPST_WAIT_RDAT;
+            end
+          end else if (ro_send) begin
             sc_off <= r_rwqe_off; sc_n <= p_pay_len; sc_src <= {8'b0, p_pay_off}; sc_grh <= 1'b0;
             state_q <= RESPST_WAIT_SEND_SCATTER;
           end else begin
@@ -456,6 +485,15 @@ module hca_resp #(
           if (`HCA_BUG(drop_ack, p_ackreq, 1'b0)) begin
             ack_psn <= p_psn; ack_syn <= AETH_ACK;
             state_q <= RESPST_WAIT_ACK_END;
+          end else begin
+            done_q <= 1'b1; state_q <= RESPST_IDLE;
+          end
+        // a READ/atomic fault: its NAK at the PSN hca_read_atomic returns
+        RESPST_RDAT_RESULT:
+          if (rd_nak != 8'h0) begin
+            rs_code <= rd_nak;
+            ack_psn <= rd_nak_psn; ack_syn <= AETH_NAKB | rd_nak;
+            state_q <= RESPST_WAIT_NAK_SENT;
           end else begin
             done_q <= 1'b1; state_q <= RESPST_IDLE;
           end

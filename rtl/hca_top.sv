@@ -272,14 +272,16 @@ module hca_top #(
   /* verilator lint_off UNUSEDSIGNAL */
   logic        d_f_busy;           // the jobs wait for f_done instead
   /* verilator lint_on UNUSEDSIGNAL */
-  logic        d_f_start, d_f_sel, d_f_done, d_f_err, d_g_push, d_g_full, d_g_close, d_g_done, d_g_fault;
+  logic        d_f_start, d_f_done, d_f_err, d_g_push, d_g_full, d_g_close, d_g_done, d_g_fault;
   logic [63:0] d_f_addr, d_g_iova, d_g_fault_iova, d_w_addr;
   logic [15:0] d_f_len, d_g_len, d_g_dst, d_l_src, d_l_len, d_l_dst, d_w_len;
   logic [4:0]  d_g_idx;
   logic        d_l_start, d_w_start, d_w_rxbuf, d_w_busy, d_w_done, d_w_err;
   logic [BUF_AW+1+LW-1:0] d_w_off;
   logic [511:0] d_w_small;
-  logic [320*8-1:0] fb, fb1;
+  logic [320*8-1:0] fb, fb1, fb2;
+  logic [1:0]  d_f_sel;
+  logic [63:0] d_f_word;
   logic        tb_we;
   logic [BUF_AW-1:0] tb_addr;
   logic [DATA_W-1:0] tb_wdata, rb_data;
@@ -294,11 +296,12 @@ module hca_top #(
   logic        r_valid, r_slot, r_too_long, r_icrc_ok, r_release;
   logic [31:0] r_udp_sum;
 
-  hca_dma_rd #(.DATA_W(DATA_W), .RD_TAGS(RD_TAGS), .FB_BYTES(320), .FB1_BYTES(320), .TXBUF_AW(BUF_AW)) u_dma_rd (
+  hca_dma_rd #(.DATA_W(DATA_W), .RD_TAGS(RD_TAGS), .FB_BYTES(320), .FB1_BYTES(320), .FB2_BYTES(320),
+               .TXBUF_AW(BUF_AW)) u_dma_rd (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .f_start(d_f_start), .f_sel(d_f_sel), .f_addr(d_f_addr), .f_len(d_f_len), .f_busy(d_f_busy),
       .busy(rd_busy),
-      .f_done(d_f_done), .f_err(d_f_err), .fb(fb), .fb1(fb1),
+      .f_done(d_f_done), .f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .f_word(d_f_word),
       .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx),
       .g_full(d_g_full), .g_close(d_g_close), .g_done(d_g_done), .g_fault(d_g_fault),
       .g_fault_iova(d_g_fault_iova),
@@ -338,7 +341,7 @@ module hca_top #(
 
   hca_transport #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
                   .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .HDR_MAX(HDR),
-                  .RX_SLOT_AW(BUF_AW), .FB_BYTES(320), .FB1_BYTES(320)) u_tp (
+                  .RX_SLOT_AW(BUF_AW), .FB_BYTES(320), .FB1_BYTES(320), .FB2_BYTES(320)) u_tp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up),
       .port_mac(port_mac), .cycle(cycle), .cycle_nx(cycle_nx), .next_dl(next_dl), .busy(tp_busy), .dbg(dbg),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
@@ -369,7 +372,7 @@ module hca_top #(
       .f_valid(f_valid), .f_client(f_client), .f_write(f_write), .f_iova(f_iova),
       .x_fire(x_fire), .x_deliver(x_deliver), .x_vec(x_vec), .x_masked(x_masked), .x_pba(x_pba),
       .d_f_start(d_f_start), .d_f_sel(d_f_sel), .d_f_addr(d_f_addr), .d_f_len(d_f_len),
-      .d_f_done(d_f_done), .d_f_err(d_f_err), .fb(fb), .fb1(fb1),
+      .d_f_done(d_f_done), .d_f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .d_f_word(d_f_word),
       .d_g_push(d_g_push), .d_g_iova(d_g_iova), .d_g_len(d_g_len), .d_g_dst(d_g_dst),
       .d_g_idx(d_g_idx), .d_g_full(d_g_full), .d_g_close(d_g_close), .d_g_done(d_g_done),
       .d_g_fault(d_g_fault), .d_g_fault_iova(d_g_fault_iova),

@@ -13,8 +13,10 @@
 // AND-OR-ed by the strobe (or by the request, for a callee's arguments).
 //
 //   hca_dispatch ---> hca_eq_post (injected EQE, re-arm irq), hca_cq_post (arm COMP EQE)
-//        |        \-> hca_recv --> hca_resp --> hca_ack_send, hca_scatter, hca_complete_recv
-//        |                     \-> hca_comp --> hca_complete_send, hca_comp_retry, hca_comp_retire
+//        |        \-> hca_recv --> hca_resp --> hca_ack_send, hca_scatter, hca_complete_recv,
+//        |                     |                hca_read_atomic --> hca_ack_send
+//        |                     \-> hca_comp --> hca_complete_send, hca_comp_retire, hca_comp_read,
+//        |                                      hca_comp_retry
 //        |-> hca_comp_timer --> hca_comp_retry --> hca_complete_send, hca_qp_err
 //        \-> hca_req --> hca_qp_flush, hca_comp_retire, hca_complete_send
 //   background: hca_timers (per-QP deadlines; a passed one makes the QP due)
@@ -31,6 +33,7 @@ module hca_transport #(
     parameter int RX_SLOT_AW  = 7,
     parameter int FB_BYTES    = 320,
     parameter int FB1_BYTES   = 320,
+    parameter int FB2_BYTES   = 320,
     localparam int NQP = 1 << LOG_MAX_QP,
     localparam int NEQ = 1 << LOG_MAX_EQ,
     localparam int WB  = DATA_W / 8,
@@ -147,13 +150,15 @@ module hca_transport #(
     input  logic [31:0] x_pba,
     // ---- hca_dma_rd
     output logic        d_f_start,
-    output logic        d_f_sel,
+    output logic [1:0]  d_f_sel,
     output logic [63:0] d_f_addr,
     output logic [15:0] d_f_len,
     input  logic        d_f_done,
     input  logic        d_f_err,
     input  logic [FB_BYTES*8-1:0] fb,
     input  logic [FB1_BYTES*8-1:0] fb1,
+    input  logic [FB2_BYTES*8-1:0] fb2,
+    input  logic [63:0] d_f_word,
     output logic        d_g_push,
     output logic [63:0] d_g_iova,
     output logic [15:0] d_g_len,
@@ -217,6 +222,7 @@ module hca_transport #(
   logic [4:0]  c_lsq, c_lrq, c_rnr, c_timeout;
   logic [2:0]  c_retry_cnt, c_rnr_retry;
   logic [11:0] c_pmtu_log;
+  logic [7:0]  c_maxrd, c_maxdest;
   logic [63:0] c_sq_base, c_rq_base;
   logic [47:0] c_dmac;
   logic [23:0] c_dqpn;
@@ -226,7 +232,8 @@ module hca_transport #(
       .log_sq_stride(c_lss), .log_sq_size(c_lsq), .log_rq_stride(c_lrs), .log_rq_size(c_lrq),
       .pmtu_log(c_pmtu_log), .pmtu(c_pmtu), .sq_base(c_sq_base), .rq_base(c_rq_base), .dmac(c_dmac), .dip(c_dip),
       .hop_limit(c_hop), .tclass(c_tclass), .dest_qpn(c_dqpn), .sgid_index(c_sgid), .min_rnr_timer(c_rnr),
-      .timeout(c_timeout), .retry_cnt(c_retry_cnt), .rnr_retry(c_rnr_retry));
+      .timeout(c_timeout), .retry_cnt(c_retry_cnt), .rnr_retry(c_rnr_retry),
+      .max_rd_atomic(c_maxrd), .max_dest_rd_atomic(c_maxdest));
 
   // the held receive frame, parsed (combinational on the receive slot)
   logic [4:0]  p_reason;
@@ -270,16 +277,16 @@ module hca_transport #(
   // (complete_send), cr (complete_recv), fl (flush), qe (qp_err), ack, scat, mr,
   // cqp, eqp, txh.
   logic [7:0]  disp_st, recv_st, req_st, resp_st, comp_st, rt_st, cs_st, cr_st, fl_st, qe_st, ack_st,
-               scat_st, mr_st, cqp_st, eqp_st, ry_st, tmr_st;
+               scat_st, mr_st, cqp_st, eqp_st, rda_st, crd_st, ry_st, tmr_st;
   logic        disp_act, recv_act, req_act, resp_act, comp_act, rt_act, cs_act, cr_act, fl_act, qe_act,
-               ack_act, scat_act, mr_act, cqp_act, eqp_act, ry_act, tmr_act;
+               ack_act, scat_act, mr_act, cqp_act, eqp_act, rda_act, crd_act, ry_act, tmr_act;
   // item writes
   logic [LOG_MAX_QP-1:0] recv_qn_wm, recv_qn_wv;
   logic [`TXS_W-1:0] req_txs_wm, req_txs_wv, comp_txs_wm, comp_txs_wv, rt_txs_wm, rt_txs_wv,
-                     cs_txs_wm, cs_txs_wv, fl_txs_wm, fl_txs_wv, qe_txs_wm, qe_txs_wv,
+                     cs_txs_wm, cs_txs_wv, fl_txs_wm, fl_txs_wv, qe_txs_wm, qe_txs_wv, crd_txs_wm, crd_txs_wv,
                      ry_txs_wm, ry_txs_wv, tmr_txs_wm, tmr_txs_wv;
   logic [`RXS_W-1:0] recv_rxs_wm, recv_rxs_wv, resp_rxs_wm, resp_rxs_wv, scat_rxs_wm, scat_rxs_wv,
-                     cr_rxs_wm, cr_rxs_wv, fl_rxs_wm, fl_rxs_wv;
+                     cr_rxs_wm, cr_rxs_wv, fl_rxs_wm, fl_rxs_wv, rda_rxs_wm, rda_rxs_wv;
   logic [2:0]  rt_st_wm, rt_st_wv, qe_st_wm, qe_st_wv;
   // requests, arguments and results
   logic        disp_eqp_req, cqp_eqp_req, eqp_req, eqp_done;
@@ -290,23 +297,25 @@ module hca_transport #(
   logic [31:0] cqa_cqn, cs_cqp_cqn, cr_cqp_cqn, fl_cqp_cqn, cqp_cqn;
   logic [255:0] cs_cqp_cqe, cr_cqp_cqe, fl_cqp_cqe, cqp_cqe;
   logic        cs_cqp_sol, cr_cqp_sol, fl_cqp_sol, cqp_sol;
-  logic        req_qe_req, rt_qe_req, fl_qe_req, comp_qe_req, resp_qe_req, cs_qe_req, cr_qe_req, ry_qe_req,
-               qe_req, qe_done;
-  logic        req_qe_has, rt_qe_has, fl_qe_has, comp_qe_has, resp_qe_has, cs_qe_has, cr_qe_has, ry_qe_has,
-               qe_has;
-  logic [7:0]  req_qe_evt, rt_qe_evt, fl_qe_evt, comp_qe_evt, resp_qe_evt, cs_qe_evt, cr_qe_evt, ry_qe_evt,
-               qe_evt;
-  logic        req_mr_req, resp_mr_req, scat_mr_req, mr_req, mr_done;
-  logic [31:0] req_mr_key, resp_mr_key, scat_mr_key, mr_key, req_mr_pdn, resp_mr_pdn, scat_mr_pdn, mr_pdn;
-  logic [15:0] req_mr_acc, resp_mr_acc, scat_mr_acc, mr_acc;
-  logic [63:0] req_mr_va, resp_mr_va, scat_mr_va, mr_va, req_mr_len, resp_mr_len, scat_mr_len, mr_len;
+  logic        req_qe_req, rt_qe_req, fl_qe_req, comp_qe_req, resp_qe_req, cs_qe_req, cr_qe_req, crd_qe_req,
+               ry_qe_req, qe_req, qe_done;
+  logic        req_qe_has, rt_qe_has, fl_qe_has, comp_qe_has, resp_qe_has, cs_qe_has, cr_qe_has, crd_qe_has,
+               ry_qe_has, qe_has;
+  logic [7:0]  req_qe_evt, rt_qe_evt, fl_qe_evt, comp_qe_evt, resp_qe_evt, cs_qe_evt, cr_qe_evt, crd_qe_evt,
+               ry_qe_evt, qe_evt;
+  logic        req_mr_req, resp_mr_req, scat_mr_req, rda_mr_req, crd_mr_req, mr_req, mr_done;
+  logic [31:0] req_mr_key, resp_mr_key, scat_mr_key, rda_mr_key, crd_mr_key, mr_key;
+  logic [31:0] req_mr_pdn, resp_mr_pdn, scat_mr_pdn, rda_mr_pdn, crd_mr_pdn, mr_pdn;
+  logic [15:0] req_mr_acc, resp_mr_acc, scat_mr_acc, rda_mr_acc, crd_mr_acc, mr_acc;
+  logic [63:0] req_mr_va, resp_mr_va, scat_mr_va, rda_mr_va, crd_mr_va, mr_va;
+  logic [63:0] req_mr_len, resp_mr_len, scat_mr_len, rda_mr_len, crd_mr_len, mr_len;
   logic [7:0]  mr_verr;
   logic [63:0] mr_iova;
-  logic        req_cs_req, rt_cs_req, comp_cs_req, ry_cs_req, cs_req, cs_done;
-  logic [`OW_W-1:0] req_cs_ow, rt_cs_ow, comp_cs_ow, ry_cs_ow, cs_ow;
-  logic [4:0]  req_cs_status, rt_cs_status, comp_cs_status, ry_cs_status, cs_status;
-  logic [7:0]  req_cs_verr, rt_cs_verr, comp_cs_verr, ry_cs_verr, cs_verr;
-  logic        req_cs_force, rt_cs_force, comp_cs_force, ry_cs_force, cs_force;
+  logic        req_cs_req, rt_cs_req, comp_cs_req, crd_cs_req, ry_cs_req, cs_req, cs_done;
+  logic [`OW_W-1:0] req_cs_ow, rt_cs_ow, comp_cs_ow, crd_cs_ow, ry_cs_ow, cs_ow;
+  logic [4:0]  req_cs_status, rt_cs_status, comp_cs_status, crd_cs_status, ry_cs_status, cs_status;
+  logic [7:0]  req_cs_verr, rt_cs_verr, comp_cs_verr, crd_cs_verr, ry_cs_verr, cs_verr;
+  logic        req_cs_force, rt_cs_force, comp_cs_force, crd_cs_force, ry_cs_force, cs_force;
   logic        comp_ry_req, tmr_ry_req, ry_req, ry_done, tmr_req, tmr_done;
   logic [1:0]  comp_ry_kind, ry_kind;
   logic [23:0] comp_ry_psn, tmr_ry_psn, ry_psn;
@@ -320,9 +329,16 @@ module hca_transport #(
   logic        rx_chk_req, rx_chk_done, rx_chk_accept, rx_qpc_en, rx_req, rx_done, rx_wb, rx_end, frame_valid;
   logic        step_req, step_done, step_end;
   logic        resp_req, resp_done, comp_req, comp_done;
-  logic        ack_req, ack_done;
-  logic [23:0] ack_psn;
-  logic [7:0]  ack_syn;
+  logic        ack_req, ack_done, ack_pay_fault, resp_ack_req, rda_ak_req;
+  logic [23:0] ack_psn, ack_msn, resp_ack_psn, rda_ak_psn, rda_ak_msn;
+  logic [7:0]  ack_syn, ack_opcode, resp_ack_syn, rda_ak_opcode;
+  logic [63:0] ack_orig, ack_pay_iova, rda_ak_orig, rda_ak_pay_iova;
+  logic [15:0] ack_pay_len, rda_ak_pay_len;
+  logic        rd_req, rd_done, crd_req, crd_done, crd_progress;
+  logic [1:0]  rd_kind;
+  logic [63:0] rd_iova;
+  logic [7:0]  rd_nak;
+  logic [23:0] rd_nak_psn;
   logic        tk_req, sc_req, scat_done, sc_grh;
   logic [1:0]  rq_res;
   logic [7:0]  rq_verr, sc_verr;
@@ -340,24 +356,32 @@ module hca_transport #(
   logic        req_evt, recv_evt, scat_evt, cqp_evt, qe_evt_v;
   logic [7:0]  req_evt_type, recv_evt_type, scat_evt_type, cqp_evt_type, qe_evt_type;
   logic [31:0] req_evt_elem, recv_evt_elem, scat_evt_elem, cqp_evt_elem, qe_evt_elem;
-  logic [SW-1:0] req_stat, recv_stat, resp_stat, scat_stat, cqp_stat, eqp_stat, ack_stat, ry_stat, s_stat;
-  logic        req_fault, resp_fault, scat_fault, cqp_fault, eqp_fault;
-  logic [7:0]  req_fault_client, resp_fault_client, scat_fault_client, cqp_fault_client, eqp_fault_client;
-  logic        req_fault_wr, resp_fault_wr, scat_fault_wr, cqp_fault_wr, eqp_fault_wr;
-  logic [63:0] req_fault_iova, resp_fault_iova, scat_fault_iova, cqp_fault_iova, eqp_fault_iova;
+  logic [SW-1:0] req_stat, recv_stat, resp_stat, scat_stat, cqp_stat, eqp_stat, ack_stat, rda_stat, crd_stat, ry_stat,
+               s_stat;
+  logic        req_fault, resp_fault, scat_fault, cqp_fault, eqp_fault, rda_fault, crd_fault;
+  logic [7:0]  req_fault_client, resp_fault_client, scat_fault_client, cqp_fault_client, eqp_fault_client,
+               rda_fault_client, crd_fault_client;
+  logic        req_fault_wr, resp_fault_wr, scat_fault_wr, cqp_fault_wr, eqp_fault_wr, rda_fault_wr, crd_fault_wr;
+  logic [63:0] req_fault_iova, resp_fault_iova, scat_fault_iova, cqp_fault_iova, eqp_fault_iova, rda_fault_iova,
+               crd_fault_iova;
   logic        eqp_fire, disp_deliver;
   logic [4:0]  eqp_vec, disp_vec;
   // datapath commands
-  logic        req_f_start, scat_f_start;
-  logic [63:0] req_f_addr, scat_f_addr;
-  logic [15:0] req_f_len, scat_f_len;
-  logic        resp_w_start, scat_w_start, cqp_w_start, eqp_w_start, scat_w_rxbuf;
-  logic [63:0] resp_w_addr, scat_w_addr, cqp_w_addr, eqp_w_addr;
-  logic [15:0] resp_w_len, scat_w_len, cqp_w_len, eqp_w_len;
-  logic [RXA-1:0] resp_w_off, scat_w_off;
-  logic [511:0] scat_w_small, cqp_w_small, eqp_w_small;
-  logic        req_ow_re, rt_ow_re, comp_ow_re, ry_ow_re, tmr_ow_re;
-  logic [OWA-1:0] req_ow_raddr, rt_ow_raddr, comp_ow_raddr, ry_ow_raddr, tmr_ow_raddr;
+  logic        req_f_start, scat_f_start, rda_f_start, crd_f_start;
+  logic [63:0] req_f_addr, scat_f_addr, rda_f_addr, crd_f_addr;
+  logic [15:0] req_f_len, scat_f_len, rda_f_len, crd_f_len;
+  logic        resp_w_start, scat_w_start, cqp_w_start, eqp_w_start, rda_w_start, crd_w_start, scat_w_rxbuf,
+               crd_w_rxbuf;
+  logic [63:0] resp_w_addr, scat_w_addr, cqp_w_addr, eqp_w_addr, rda_w_addr, crd_w_addr;
+  logic [15:0] resp_w_len, scat_w_len, cqp_w_len, eqp_w_len, rda_w_len, crd_w_len;
+  logic [RXA-1:0] resp_w_off, scat_w_off, crd_w_off;
+  logic [511:0] scat_w_small, cqp_w_small, eqp_w_small, rda_w_small, crd_w_small;
+  logic        req_ow_re, rt_ow_re, comp_ow_re, crd_ow_re, ry_ow_re, tmr_ow_re;
+  logic [OWA-1:0] req_ow_raddr, rt_ow_raddr, comp_ow_raddr, crd_ow_raddr, ry_ow_raddr, tmr_ow_raddr;
+  logic        req_g_push, req_g_close, ack_g_push, ack_g_close;
+  logic [63:0] req_g_iova, ack_g_iova;
+  logic [15:0] req_g_len, req_g_dst, ack_g_len, ack_g_dst;
+  logic [4:0]  req_g_idx;
   // transmit
   logic        tx_free, wait_go, req_go, ack_go, ack_sel, stat_tx_frame;
   logic [7:0]  rq_hdr_len;
@@ -367,9 +391,11 @@ module hca_transport #(
   logic [15:0] h_pay_len, h_sport;
   logic [47:0] h_dmac, h_smac;
   logic [31:0] h_sip, h_dip, h_rkey, h_rlen, h_imm, h_qkey;
-  logic [63:0] h_va;
+  logic [63:0] h_va, h_swap_add, h_compare;
   logic [23:0] a_psn, a_msn, a_dqpn;
-  logic [7:0]  a_syn, a_tclass, a_hop;
+  logic [7:0]  a_syn, a_tclass, a_hop, a_opcode;
+  logic [63:0] a_orig;
+  logic [15:0] a_pay_len;
   logic [47:0] a_dmac, a_smac;
   logic [31:0] a_sip, a_dip;
   logic [15:0] a_sport;
@@ -382,10 +408,12 @@ module hca_transport #(
   logic [2:0]  st_wm, st_wv;
   assign qn_wm  = recv_qn_wm;
   assign qn_wv  = recv_qn_wv;
-  assign txs_wm = req_txs_wm | comp_txs_wm | rt_txs_wm | cs_txs_wm | fl_txs_wm | qe_txs_wm | ry_txs_wm | tmr_txs_wm;
-  assign txs_wv = req_txs_wv | comp_txs_wv | rt_txs_wv | cs_txs_wv | fl_txs_wv | qe_txs_wv | ry_txs_wv | tmr_txs_wv;
-  assign rxs_wm = recv_rxs_wm | resp_rxs_wm | scat_rxs_wm | cr_rxs_wm | fl_rxs_wm;
-  assign rxs_wv = recv_rxs_wv | resp_rxs_wv | scat_rxs_wv | cr_rxs_wv | fl_rxs_wv;
+  assign txs_wm = req_txs_wm | comp_txs_wm | rt_txs_wm | cs_txs_wm | fl_txs_wm | qe_txs_wm | crd_txs_wm | ry_txs_wm |
+                  tmr_txs_wm;
+  assign txs_wv = req_txs_wv | comp_txs_wv | rt_txs_wv | cs_txs_wv | fl_txs_wv | qe_txs_wv | crd_txs_wv | ry_txs_wv |
+                  tmr_txs_wv;
+  assign rxs_wm = recv_rxs_wm | resp_rxs_wm | scat_rxs_wm | cr_rxs_wm | fl_rxs_wm | rda_rxs_wm;
+  assign rxs_wv = recv_rxs_wv | resp_rxs_wv | scat_rxs_wv | cr_rxs_wv | fl_rxs_wv | rda_rxs_wv;
   assign st_wm  = rt_st_wm | qe_st_wm;
   assign st_wv  = rt_st_wv | qe_st_wv;
 
@@ -401,34 +429,50 @@ module hca_transport #(
                     (fl_cqp_req ? fl_cqp_cqe : 256'd0);
   assign cqp_sol  = (cs_cqp_req & cs_cqp_sol) | (cr_cqp_req & cr_cqp_sol) | (fl_cqp_req & fl_cqp_sol);
   assign qe_req   = req_qe_req | rt_qe_req | fl_qe_req | comp_qe_req | resp_qe_req | cs_qe_req | cr_qe_req |
-                    ry_qe_req;
+                    crd_qe_req | ry_qe_req;
   assign qe_has   = (req_qe_req & req_qe_has) | (rt_qe_req & rt_qe_has) | (fl_qe_req & fl_qe_has) |
                     (comp_qe_req & comp_qe_has) | (resp_qe_req & resp_qe_has) | (cs_qe_req & cs_qe_has) |
-                    (cr_qe_req & cr_qe_has) | (ry_qe_req & ry_qe_has);
+                    (cr_qe_req & cr_qe_has) | (crd_qe_req & crd_qe_has) | (ry_qe_req & ry_qe_has);
   assign qe_evt   = (req_qe_req ? req_qe_evt : 8'd0) | (rt_qe_req ? rt_qe_evt : 8'd0) |
                     (fl_qe_req ? fl_qe_evt : 8'd0) | (comp_qe_req ? comp_qe_evt : 8'd0) |
                     (resp_qe_req ? resp_qe_evt : 8'd0) | (cs_qe_req ? cs_qe_evt : 8'd0) |
-                    (cr_qe_req ? cr_qe_evt : 8'd0) | (ry_qe_req ? ry_qe_evt : 8'd0);
-  assign mr_req   = req_mr_req | resp_mr_req | scat_mr_req;
+                    (cr_qe_req ? cr_qe_evt : 8'd0) | (crd_qe_req ? crd_qe_evt : 8'd0) | (ry_qe_req ? ry_qe_evt : 8'd0);
+  assign mr_req   = req_mr_req | resp_mr_req | scat_mr_req | rda_mr_req | crd_mr_req;
   assign mr_key   = (req_mr_req ? req_mr_key : 32'd0) | (resp_mr_req ? resp_mr_key : 32'd0) |
-                    (scat_mr_req ? scat_mr_key : 32'd0);
+                    (scat_mr_req ? scat_mr_key : 32'd0) | (rda_mr_req ? rda_mr_key : 32'd0) |
+                    (crd_mr_req ? crd_mr_key : 32'd0);
   assign mr_pdn   = (req_mr_req ? req_mr_pdn : 32'd0) | (resp_mr_req ? resp_mr_pdn : 32'd0) |
-                    (scat_mr_req ? scat_mr_pdn : 32'd0);
+                    (scat_mr_req ? scat_mr_pdn : 32'd0) | (rda_mr_req ? rda_mr_pdn : 32'd0) |
+                    (crd_mr_req ? crd_mr_pdn : 32'd0);
   assign mr_acc   = (req_mr_req ? req_mr_acc : 16'd0) | (resp_mr_req ? resp_mr_acc : 16'd0) |
-                    (scat_mr_req ? scat_mr_acc : 16'd0);
+                    (scat_mr_req ? scat_mr_acc : 16'd0) | (rda_mr_req ? rda_mr_acc : 16'd0) |
+                    (crd_mr_req ? crd_mr_acc : 16'd0);
   assign mr_va    = (req_mr_req ? req_mr_va : 64'd0) | (resp_mr_req ? resp_mr_va : 64'd0) |
-                    (scat_mr_req ? scat_mr_va : 64'd0);
+                    (scat_mr_req ? scat_mr_va : 64'd0) | (rda_mr_req ? rda_mr_va : 64'd0) |
+                    (crd_mr_req ? crd_mr_va : 64'd0);
   assign mr_len   = (req_mr_req ? req_mr_len : 64'd0) | (resp_mr_req ? resp_mr_len : 64'd0) |
-                    (scat_mr_req ? scat_mr_len : 64'd0);
-  assign cs_req    = req_cs_req | rt_cs_req | comp_cs_req | ry_cs_req;
+                    (scat_mr_req ? scat_mr_len : 64'd0) | (rda_mr_req ? rda_mr_len : 64'd0) |
+                    (crd_mr_req ? crd_mr_len : 64'd0);
+  assign cs_req    = req_cs_req | rt_cs_req | comp_cs_req | crd_cs_req | ry_cs_req;
   assign cs_ow     = (req_cs_req ? req_cs_ow : '0) | (rt_cs_req ? rt_cs_ow : '0) | (comp_cs_req ? comp_cs_ow : '0) |
-                     (ry_cs_req ? ry_cs_ow : '0);
+                     (crd_cs_req ? crd_cs_ow : '0) | (ry_cs_req ? ry_cs_ow : '0);
   assign cs_status = (req_cs_req ? req_cs_status : 5'd0) | (rt_cs_req ? rt_cs_status : 5'd0) |
-                     (comp_cs_req ? comp_cs_status : 5'd0) | (ry_cs_req ? ry_cs_status : 5'd0);
+                     (comp_cs_req ? comp_cs_status : 5'd0) | (crd_cs_req ? crd_cs_status : 5'd0) |
+                     (ry_cs_req ? ry_cs_status : 5'd0);
   assign cs_verr   = (req_cs_req ? req_cs_verr : 8'd0) | (rt_cs_req ? rt_cs_verr : 8'd0) |
-                     (comp_cs_req ? comp_cs_verr : 8'd0) | (ry_cs_req ? ry_cs_verr : 8'd0);
+                     (comp_cs_req ? comp_cs_verr : 8'd0) | (crd_cs_req ? crd_cs_verr : 8'd0) |
+                     (ry_cs_req ? ry_cs_verr : 8'd0);
   assign cs_force  = (req_cs_req & req_cs_force) | (rt_cs_req & rt_cs_force) | (comp_cs_req & comp_cs_force) |
-                     (ry_cs_req & ry_cs_force);
+                     (crd_cs_req & crd_cs_force) | (ry_cs_req & ry_cs_force);
+  // the response sender: hca_resp's ACK/NAK or hca_read_atomic's READ responses / atomic ACKs
+  assign ack_req      = resp_ack_req | rda_ak_req;
+  assign ack_opcode   = rda_ak_req ? rda_ak_opcode : 8'(`HCA_BTH_OP_RC_ACKNOWLEDGE);
+  assign ack_psn      = rda_ak_req ? rda_ak_psn : resp_ack_psn;
+  assign ack_syn      = rda_ak_req ? 8'((`HCA_AETH_TYPE_ACK << 5) | `HCA_WIRE_AETH_CREDIT_INVALID) : resp_ack_syn;
+  assign ack_msn      = rda_ak_req ? rda_ak_msn : rxs[`RXS_MSN_O +: 24];
+  assign ack_orig     = rda_ak_req ? rda_ak_orig : 64'h0;
+  assign ack_pay_iova = rda_ak_req ? rda_ak_pay_iova : 64'h0;
+  assign ack_pay_len  = rda_ak_req ? rda_ak_pay_len : 16'h0;
   assign rt_req    = req_rt_req | comp_rt_req;
   assign ry_req    = comp_ry_req | tmr_ry_req;
   assign ry_kind   = comp_ry_req ? comp_ry_kind : `RETRY_TIMEOUT;
@@ -452,40 +496,57 @@ module hca_transport #(
   assign e_evt_elem  = (req_evt ? req_evt_elem : 32'd0) | (recv_evt ? recv_evt_elem : 32'd0) |
                        (scat_evt ? scat_evt_elem : 32'd0) | (cqp_evt ? cqp_evt_elem : 32'd0) |
                        (qe_evt_v ? qe_evt_elem : 32'd0);
-  assign s_stat   = req_stat | recv_stat | resp_stat | scat_stat | cqp_stat | eqp_stat | ack_stat | ry_stat;
+  assign s_stat   = req_stat | recv_stat | resp_stat | scat_stat | cqp_stat | eqp_stat | ack_stat | rda_stat | crd_stat |
+                    ry_stat;
   // frames transmitted are counted when the framer accepts them
   assign stat_inc = s_stat | (stat_tx_frame ? (SW'(1) << `HCA_STAT_TX_FRAMES) : '0);
-  assign f_valid  = req_fault | resp_fault | scat_fault | cqp_fault | eqp_fault;
+  assign f_valid  = req_fault | resp_fault | scat_fault | cqp_fault | eqp_fault | rda_fault | crd_fault;
   assign f_client = (req_fault ? req_fault_client : 8'd0) | (resp_fault ? resp_fault_client : 8'd0) |
                     (scat_fault ? scat_fault_client : 8'd0) | (cqp_fault ? cqp_fault_client : 8'd0) |
-                    (eqp_fault ? eqp_fault_client : 8'd0);
+                    (eqp_fault ? eqp_fault_client : 8'd0) | (rda_fault ? rda_fault_client : 8'd0) |
+                    (crd_fault ? crd_fault_client : 8'd0);
   assign f_write  = (req_fault & req_fault_wr) | (resp_fault & resp_fault_wr) | (scat_fault & scat_fault_wr) |
-                    (cqp_fault & cqp_fault_wr) | (eqp_fault & eqp_fault_wr);
+                    (cqp_fault & cqp_fault_wr) | (eqp_fault & eqp_fault_wr) | (rda_fault & rda_fault_wr) |
+                    (crd_fault & crd_fault_wr);
   assign f_iova   = (req_fault ? req_fault_iova : 64'd0) | (resp_fault ? resp_fault_iova : 64'd0) |
                     (scat_fault ? scat_fault_iova : 64'd0) | (cqp_fault ? cqp_fault_iova : 64'd0) |
-                    (eqp_fault ? eqp_fault_iova : 64'd0);
+                    (eqp_fault ? eqp_fault_iova : 64'd0) | (rda_fault ? rda_fault_iova : 64'd0) |
+                    (crd_fault ? crd_fault_iova : 64'd0);
   assign x_fire    = eqp_fire;
   assign x_deliver = disp_deliver;
   assign x_vec     = (eqp_fire ? eqp_vec : 5'd0) | (disp_deliver ? disp_vec : 5'd0);
 
   // datapath commands, selected by the start strobe
-  assign d_f_start = req_f_start | scat_f_start;
-  assign d_f_sel   = scat_f_start;                    // fetch buffer 1: receive WQEs
-  assign d_f_addr  = (req_f_start ? req_f_addr : 64'd0) | (scat_f_start ? scat_f_addr : 64'd0);
-  assign d_f_len   = (req_f_start ? req_f_len : 16'd0) | (scat_f_start ? scat_f_len : 16'd0);
-  assign d_w_start = resp_w_start | scat_w_start | cqp_w_start | eqp_w_start;
+  assign d_f_start = req_f_start | scat_f_start | rda_f_start | crd_f_start;
+  assign d_f_sel   = scat_f_start ? `FSEL_RECV : rda_f_start ? `FSEL_WORD : crd_f_start ? `FSEL_READ : `FSEL_SEND;
+  assign d_f_addr  = (req_f_start ? req_f_addr : 64'd0) | (scat_f_start ? scat_f_addr : 64'd0) |
+                     (rda_f_start ? rda_f_addr : 64'd0) | (crd_f_start ? crd_f_addr : 64'd0);
+  assign d_f_len   = (req_f_start ? req_f_len : 16'd0) | (scat_f_start ? scat_f_len : 16'd0) |
+                     (rda_f_start ? rda_f_len : 16'd0) | (crd_f_start ? crd_f_len : 16'd0);
+  assign d_w_start = resp_w_start | scat_w_start | cqp_w_start | eqp_w_start | rda_w_start | crd_w_start;
   assign d_w_addr  = (resp_w_start ? resp_w_addr : 64'd0) | (scat_w_start ? scat_w_addr : 64'd0) |
-                     (cqp_w_start ? cqp_w_addr : 64'd0) | (eqp_w_start ? eqp_w_addr : 64'd0);
+                     (cqp_w_start ? cqp_w_addr : 64'd0) | (eqp_w_start ? eqp_w_addr : 64'd0) |
+                     (rda_w_start ? rda_w_addr : 64'd0) | (crd_w_start ? crd_w_addr : 64'd0);
   assign d_w_len   = (resp_w_start ? resp_w_len : 16'd0) | (scat_w_start ? scat_w_len : 16'd0) |
-                     (cqp_w_start ? cqp_w_len : 16'd0) | (eqp_w_start ? eqp_w_len : 16'd0);
-  assign d_w_rxbuf = resp_w_start | (scat_w_start & scat_w_rxbuf);  // else from d_w_small
-  assign d_w_off   = (resp_w_start ? resp_w_off : '0) | (scat_w_start ? scat_w_off : '0);
+                     (cqp_w_start ? cqp_w_len : 16'd0) | (eqp_w_start ? eqp_w_len : 16'd0) |
+                     (rda_w_start ? rda_w_len : 16'd0) | (crd_w_start ? crd_w_len : 16'd0);
+  assign d_w_rxbuf = resp_w_start | (scat_w_start & scat_w_rxbuf) | (crd_w_start & crd_w_rxbuf);  // else d_w_small
+  assign d_w_off   = (resp_w_start ? resp_w_off : '0) | (scat_w_start ? scat_w_off : '0) |
+                     (crd_w_start ? crd_w_off : '0);
   assign d_w_small = (scat_w_start ? scat_w_small : 512'd0) | (cqp_w_start ? cqp_w_small : 512'd0) |
-                     (eqp_w_start ? eqp_w_small : 512'd0);
-  assign ow_re    = req_ow_re | rt_ow_re | comp_ow_re | ry_ow_re | tmr_ow_re;
+                     (eqp_w_start ? eqp_w_small : 512'd0) | (rda_w_start ? rda_w_small : 512'd0) |
+                     (crd_w_start ? crd_w_small : 512'd0);
+  assign ow_re    = req_ow_re | rt_ow_re | comp_ow_re | crd_ow_re | ry_ow_re | tmr_ow_re;
   assign ow_raddr = (req_ow_re ? req_ow_raddr : '0) | (rt_ow_re ? rt_ow_raddr : '0) |
-                    (comp_ow_re ? comp_ow_raddr : '0) | (ry_ow_re ? ry_ow_raddr : '0) |
-                    (tmr_ow_re ? tmr_ow_raddr : '0);
+                    (comp_ow_re ? comp_ow_raddr : '0) | (crd_ow_re ? crd_ow_raddr : '0) |
+                    (ry_ow_re ? ry_ow_raddr : '0) | (tmr_ow_re ? tmr_ow_raddr : '0);
+  // payload reads: the requester's gather pieces, or a READ response's payload
+  assign d_g_push  = req_g_push | ack_g_push;
+  assign d_g_close = req_g_close | ack_g_close;
+  assign d_g_iova  = (req_g_push ? req_g_iova : 64'd0) | (ack_g_push ? ack_g_iova : 64'd0);
+  assign d_g_len   = (req_g_push ? req_g_len : 16'd0) | (ack_g_push ? ack_g_len : 16'd0);
+  assign d_g_dst   = (req_g_push ? req_g_dst : 16'd0) | (ack_g_push ? ack_g_dst : 16'd0);
+  assign d_g_idx   = req_g_push ? req_g_idx : 5'd0;
 
   // harness view: registered strobes still to take effect, the working job
   logic strobes;
@@ -512,6 +573,8 @@ module hca_transport #(
     else if (mr_act)   begin job = `JOB_MR_CHECK;      job_st = mr_st; end
     else if (cqp_act)  begin job = `JOB_CQ_POST;       job_st = cqp_st; end
     else if (eqp_act)  begin job = `JOB_EQ_POST;       job_st = eqp_st; end
+    else if (rda_act)  begin job = `JOB_READ_ATOMIC;   job_st = rda_st; end
+    else if (crd_act)  begin job = `JOB_COMP_READ;     job_st = crd_st; end
     else if (ry_act)   begin job = `JOB_COMP_RETRY;    job_st = ry_st; end
     else if (tmr_act)  begin job = `JOB_COMP_TIMER;    job_st = tmr_st; end
   end
@@ -560,7 +623,7 @@ module hca_transport #(
       .qn(qn), .txs(txs), .qp_st(qp_st), .qpc_gen(qpc_gen), .qp_type(c_type), .is_rc(c_rc), .is_ud(c_ud),
       .qp_flags(c_flags), .pdn(c_pdn), .qkey(c_qkey), .log_sq_stride(c_lss), .log_sq_size(c_lsq),
       .pmtu_log(c_pmtu_log), .pmtu(c_pmtu), .sq_base(c_sq_base), .dmac(c_dmac), .dip(c_dip), .hop_limit(c_hop),
-      .tclass(c_tclass), .dest_qpn(c_dqpn), .sgid_index(c_sgid), .e_qp_sq_pi(e_qp_sq_pi),
+      .tclass(c_tclass), .dest_qpn(c_dqpn), .sgid_index(c_sgid), .max_rd_atomic(c_maxrd), .e_qp_sq_pi(e_qp_sq_pi),
       .timeout(c_timeout), .txs_wm(req_txs_wm), .txs_wv(req_txs_wv), .tm_set(req_tm_set), .tm_kind(req_tm_kind),
       .s_busy_set(req_busy_set), .e_gid_idx(e_gid_idx), .e_gid(e_gid),
       .s_stat(req_stat), .s_evt(req_evt), .s_evt_type(req_evt_type), .s_evt_elem(req_evt_elem),
@@ -569,15 +632,15 @@ module hca_transport #(
       .ow_re(req_ow_re), .ow_raddr(req_ow_raddr), .ow_rdata(ow_rdata), .ow_we(ow_we), .ow_waddr(ow_waddr),
       .ow_wdata(ow_wdata),
       .d_f_start(req_f_start), .d_f_addr(req_f_addr), .d_f_len(req_f_len), .d_f_done(d_f_done), .d_f_err(d_f_err),
-      .fb(fb), .d_g_full(d_g_full), .d_g_push(d_g_push), .d_g_iova(d_g_iova), .d_g_len(d_g_len), .d_g_dst(d_g_dst),
-      .d_g_idx(d_g_idx), .d_g_close(d_g_close), .d_g_done(d_g_done), .d_g_fault(d_g_fault),
+      .fb(fb), .d_g_full(d_g_full), .d_g_push(req_g_push), .d_g_iova(req_g_iova), .d_g_len(req_g_len),
+      .d_g_dst(req_g_dst), .d_g_idx(req_g_idx), .d_g_close(req_g_close), .d_g_done(d_g_done), .d_g_fault(d_g_fault),
       .d_g_fault_iova(d_g_fault_iova), .d_l_start(d_l_start), .d_l_src(d_l_src), .d_l_len(d_l_len),
       .d_l_dst(d_l_dst),
       .tx_free(tx_free), .hdr_len(rq_hdr_len), .go(req_go), .h_opcode(h_opcode), .h_se(h_se), .h_ackreq(h_ackreq),
       .h_psn(h_psn), .h_dqpn(h_dqpn), .h_pay_len(h_pay_len), .h_dmac(h_dmac), .h_smac(h_smac),
       .h_tclass(h_tclass), .h_hop(h_hop), .h_sip(h_sip), .h_dip(h_dip), .h_sport(h_sport), .h_va(h_va),
       .h_rkey(h_rkey), .h_rlen(h_rlen), .h_imm(h_imm), .h_qkey(h_qkey), .h_deth_sqp(h_deth_sqp),
-      .fl_req(fl_req), .fl_done(fl_done), .fl_did(fl_did), .rt_req(req_rt_req), .rt_done(rt_done), .rt_hit(rt_hit),
+      .h_swap_add(h_swap_add), .h_compare(h_compare), .fl_req(fl_req), .fl_done(fl_done), .fl_did(fl_did), .rt_req(req_rt_req), .rt_done(rt_done), .rt_hit(rt_hit),
       .mr_req(req_mr_req), .mr_key(req_mr_key), .mr_pdn(req_mr_pdn), .mr_acc(req_mr_acc), .mr_va(req_mr_va),
       .mr_len(req_mr_len), .mr_done(mr_done), .mr_verr(mr_verr), .mr_iova(mr_iova),
       .qe_req(req_qe_req), .qe_has(req_qe_has), .qe_evt(req_qe_evt), .qe_done(qe_done),
@@ -589,31 +652,57 @@ module hca_transport #(
       .req_go(req_go), .rq_opcode(h_opcode), .rq_se(h_se), .rq_ackreq(h_ackreq), .rq_psn(h_psn), .rq_dqpn(h_dqpn),
       .rq_pay_len(h_pay_len), .rq_dmac(h_dmac), .rq_smac(h_smac), .rq_tclass(h_tclass), .rq_hop(h_hop),
       .rq_sip(h_sip), .rq_dip(h_dip), .rq_sport(h_sport), .rq_va(h_va), .rq_rkey(h_rkey), .rq_rlen(h_rlen),
-      .rq_imm(h_imm), .rq_qkey(h_qkey), .rq_deth_sqp(h_deth_sqp), .rq_hdr_len(rq_hdr_len),
-      .ack_sel(ack_sel), .ack_go(ack_go), .ak_psn(a_psn), .ak_aeth_syn(a_syn), .ak_aeth_msn(a_msn),
+      .rq_imm(h_imm), .rq_qkey(h_qkey), .rq_deth_sqp(h_deth_sqp), .rq_swap_add(h_swap_add),
+      .rq_compare(h_compare), .rq_hdr_len(rq_hdr_len),
+      .ack_sel(ack_sel), .ack_go(ack_go), .ak_opcode(a_opcode), .ak_pay_len(a_pay_len), .ak_orig(a_orig),
+      .ak_psn(a_psn), .ak_aeth_syn(a_syn), .ak_aeth_msn(a_msn),
       .ak_dmac(a_dmac), .ak_smac(a_smac), .ak_sip(a_sip), .ak_dip(a_dip), .ak_tclass(a_tclass), .ak_hop(a_hop),
       .ak_sport(a_sport), .ak_dqpn(a_dqpn), .tx_free(tx_free), .wait_go(wait_go),
       .t_go(t_go), .t_hdr(t_hdr), .t_hdr_len(t_hdr_len), .t_pay_len(t_pay_len), .t_pad(t_pad), .t_busy(t_busy),
       .t_sent(t_sent), .t_sent_len(t_sent_len), .stat_tx_frame(stat_tx_frame), .stat_tx_bytes(stat_tx_bytes));
 
   hca_ack_send #(.LOG_MAX_QP(LOG_MAX_QP)) u_ack (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(ack_req), .psn(ack_psn), .syn(ack_syn),
-      .done(ack_done), .dbg_act(ack_act), .dbg_st(ack_st),
-      .qn(qn), .msn(rxs[`RXS_MSN_O +: 24]), .tclass(c_tclass), .hop_limit(c_hop), .dest_qpn(c_dqpn),
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(ack_req), .opcode(ack_opcode), .psn(ack_psn),
+      .syn(ack_syn), .msn(ack_msn), .orig(ack_orig), .pay_iova(ack_pay_iova), .pay_len(ack_pay_len),
+      .done(ack_done), .pay_fault(ack_pay_fault), .dbg_act(ack_act), .dbg_st(ack_st),
+      .qn(qn), .tclass(c_tclass), .hop_limit(c_hop), .dest_qpn(c_dqpn),
       .p_smac(p_smac), .p_dmac(p_dmac), .p_sip(p_sip), .p_dip(p_dip), .port_up(port_up),
-      .tx_free(tx_free), .sel(ack_sel), .go(ack_go), .h_psn(a_psn), .h_aeth_syn(a_syn), .h_aeth_msn(a_msn),
+      .tx_free(tx_free), .hdr_len(rq_hdr_len), .sel(ack_sel), .go(ack_go), .h_opcode(a_opcode), .h_psn(a_psn),
+      .h_aeth_syn(a_syn), .h_aeth_msn(a_msn), .h_orig(a_orig), .h_pay_len(a_pay_len),
       .h_dmac(a_dmac), .h_smac(a_smac), .h_sip(a_sip), .h_dip(a_dip), .h_tclass(a_tclass), .h_hop(a_hop),
-      .h_sport(a_sport), .h_dqpn(a_dqpn), .s_stat(ack_stat));
+      .h_sport(a_sport), .h_dqpn(a_dqpn),
+      .d_g_push(ack_g_push), .d_g_iova(ack_g_iova), .d_g_len(ack_g_len), .d_g_dst(ack_g_dst),
+      .d_g_close(ack_g_close), .d_g_done(d_g_done), .d_g_fault(d_g_fault), .s_stat(ack_stat));
+
+  hca_read_atomic #(.LOG_MAX_QP(LOG_MAX_QP)) u_rdat (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(rd_req), .kind(rd_kind), .iova(rd_iova),
+      .done(rd_done), .nak(rd_nak), .nak_psn(rd_nak_psn), .dbg_act(rda_act), .dbg_st(rda_st),
+      .qn(qn), .rxs(rxs), .pdn(c_pdn), .pmtu(c_pmtu), .pmtu_log(c_pmtu_log), .max_dest_rd_atomic(c_maxdest),
+      .rxs_wm(rda_rxs_wm), .rxs_wv(rda_rxs_wv),
+      .p_opcode(p_opcode), .p_psn(p_psn), .p_reth_va(p_reth_va), .p_reth_rkey(p_reth_rkey),
+      .p_reth_len(p_reth_len), .p_atm_swap_add(p_atm_swap_add), .p_atm_compare(p_atm_compare),
+      .ak_req(rda_ak_req), .ak_opcode(rda_ak_opcode), .ak_psn(rda_ak_psn), .ak_msn(rda_ak_msn),
+      .ak_orig(rda_ak_orig), .ak_pay_iova(rda_ak_pay_iova), .ak_pay_len(rda_ak_pay_len), .ak_done(ack_done),
+      .ak_pay_fault(ack_pay_fault),
+      .mr_req(rda_mr_req), .mr_key(rda_mr_key), .mr_pdn(rda_mr_pdn), .mr_acc(rda_mr_acc), .mr_va(rda_mr_va),
+      .mr_len(rda_mr_len), .mr_done(mr_done), .mr_verr(mr_verr), .mr_iova(mr_iova),
+      .d_f_start(rda_f_start), .d_f_addr(rda_f_addr), .d_f_len(rda_f_len), .d_f_done(d_f_done), .d_f_err(d_f_err),
+      .f_word(d_f_word),
+      .d_w_start(rda_w_start), .d_w_addr(rda_w_addr), .d_w_len(rda_w_len), .d_w_small(rda_w_small),
+      .d_w_done(d_w_done), .d_w_err(d_w_err), .s_stat(rda_stat), .s_fault(rda_fault),
+      .s_fault_client(rda_fault_client), .s_fault_wr(rda_fault_wr), .s_fault_iova(rda_fault_iova));
 
   hca_resp #(.DATA_W(DATA_W), .RX_SLOT_AW(RX_SLOT_AW)) u_resp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(resp_req), .done(resp_done),
       .dbg_act(resp_act), .dbg_st(resp_st),
       .rxs(rxs), .qp_st(qp_st), .is_uc(c_uc), .is_ud(c_ud), .qp_access(c_acc), .pdn(c_pdn), .pmtu(c_pmtu),
-      .min_rnr_timer(c_rnr), .rxs_wm(resp_rxs_wm), .rxs_wv(resp_rxs_wv),
+      .min_rnr_timer(c_rnr), .max_dest_rd_atomic(c_maxdest), .rxs_wm(resp_rxs_wm), .rxs_wv(resp_rxs_wv),
       .p_info(p_info), .p_psn(p_psn), .p_ackreq(p_ackreq), .p_reth_va(p_reth_va), .p_reth_rkey(p_reth_rkey),
       .p_reth_len(p_reth_len), .p_deth_sqp(p_deth_sqp), .p_pay_off(p_pay_off), .p_pay_len(p_pay_len),
       .r_slot(r_slot),
-      .ack_req(ack_req), .ack_psn(ack_psn), .ack_syn(ack_syn), .ack_done(ack_done),
+      .ack_req(resp_ack_req), .ack_psn(resp_ack_psn), .ack_syn(resp_ack_syn), .ack_done(ack_done),
+      .rd_req(rd_req), .rd_kind(rd_kind), .rd_iova(rd_iova), .rd_done(rd_done), .rd_nak(rd_nak),
+      .rd_nak_psn(rd_nak_psn),
       .tk_req(tk_req), .sc_req(sc_req), .sc_off(sc_off), .sc_n(sc_n), .sc_src(sc_src), .sc_grh(sc_grh),
       .scat_done(scat_done), .rq_res(rq_res), .rq_verr(rq_verr), .sc_verr(sc_verr),
       .mr_req(resp_mr_req), .mr_key(resp_mr_key), .mr_pdn(resp_mr_pdn), .mr_acc(resp_mr_acc), .mr_va(resp_mr_va),
@@ -658,7 +747,8 @@ module hca_transport #(
       .sc_force(comp_cs_force), .sc_done(cs_done),
       .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_done),
       .ry_req(comp_ry_req), .ry_kind(comp_ry_kind), .ry_psn(comp_ry_psn), .ry_code(comp_ry_code),
-      .ry_done(ry_done), .rt_req(comp_rt_req), .rt_done(rt_done));
+      .ry_done(ry_done), .rt_req(comp_rt_req), .rt_done(rt_done), .crd_req(crd_req), .crd_done(crd_done),
+      .crd_progress(crd_progress));
 
   hca_comp_retry #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS)) u_retry (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(ry_req), .kind(ry_kind), .psn(ry_psn), .code(ry_code),
@@ -683,6 +773,28 @@ module hca_transport #(
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .cycle(cycle), .cycle_nx(cycle_nx),
       .set(tm_set), .qn(qn), .kind(tm_kind), .code(ry_tm_set ? ry_tm_code : 5'd0), .timeout(c_timeout),
       .due(tm_due), .next_dl(next_dl));
+
+  hca_comp_read #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS), .RX_SLOT_AW(RX_SLOT_AW),
+                  .FB2_BYTES(FB2_BYTES)) u_crd (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(crd_req), .done(crd_done), .progress(crd_progress),
+      .dbg_act(crd_act), .dbg_st(crd_st),
+      .qn(qn), .txs(txs), .p_info(p_info), .qp_st(qp_st), .qpc_gen(qpc_gen), .pdn(c_pdn), .pmtu(c_pmtu),
+      .pmtu_log(c_pmtu_log), .sq_base(c_sq_base), .log_sq_stride(c_lss), .log_sq_size(c_lsq),
+      .txs_wm(crd_txs_wm), .txs_wv(crd_txs_wv),
+      .p_psn(p_psn), .p_aeth_syn(p_aeth_syn), .p_atmack_orig(p_atmack_orig), .p_pay_off(p_pay_off),
+      .p_pay_len(p_pay_len), .r_slot(r_slot),
+      .ow_re(crd_ow_re), .ow_raddr(crd_ow_raddr), .ow_rdata(ow_rdata),
+      .d_f_start(crd_f_start), .d_f_addr(crd_f_addr), .d_f_len(crd_f_len), .d_f_done(d_f_done), .d_f_err(d_f_err),
+      .fb2(fb2),
+      .mr_req(crd_mr_req), .mr_key(crd_mr_key), .mr_pdn(crd_mr_pdn), .mr_acc(crd_mr_acc), .mr_va(crd_mr_va),
+      .mr_len(crd_mr_len), .mr_done(mr_done), .mr_verr(mr_verr), .mr_iova(mr_iova),
+      .d_w_start(crd_w_start), .d_w_addr(crd_w_addr), .d_w_len(crd_w_len), .d_w_rxbuf(crd_w_rxbuf),
+      .d_w_off(crd_w_off), .d_w_small(crd_w_small), .d_w_done(d_w_done), .d_w_err(d_w_err),
+      .sc_req(crd_cs_req), .sc_ow(crd_cs_ow), .sc_status(crd_cs_status), .sc_verr(crd_cs_verr),
+      .sc_force(crd_cs_force), .sc_done(cs_done),
+      .qe_req(crd_qe_req), .qe_has(crd_qe_has), .qe_evt(crd_qe_evt), .qe_done(qe_done),
+      .s_stat(crd_stat), .s_fault(crd_fault), .s_fault_client(crd_fault_client), .s_fault_wr(crd_fault_wr),
+      .s_fault_iova(crd_fault_iova));
 
   hca_comp_retire #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS)) u_retire (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(rt_req), .done(rt_done), .hit(rt_hit),

@@ -5,8 +5,10 @@
 //
 //   hca_req      request packets: holds its header fields, starts a frame
 //                with req_go once the payload is in the transmit buffer;
-//   hca_ack_send ACKs/NAKs: holds its header fields, ack_sel high from the
-//                fields' load until the framer has taken them, ack_go.
+//   hca_ack_send responses (ACK/NAK, READ responses, atomic ACKs): holds its
+//                header fields, ack_sel high from the fields' load until the
+//                framer has taken them (a READ response's payload is read
+//                into the buffer in between), ack_go.
 //
 // The generator sees the ACK sender's fields while ack_sel is high, else
 // the requester's.  `go` to the framer is req_go | ack_go (one at a time:
@@ -44,10 +46,15 @@ module hca_tx_hdr #(
     input  logic [31:0] rq_imm,
     input  logic [31:0] rq_qkey,
     input  logic [23:0] rq_deth_sqp,
+    input  logic [63:0] rq_swap_add,     // AtomicETH
+    input  logic [63:0] rq_compare,
     output logic [7:0]  rq_hdr_len,      // header length of the request packet (payload offset)
-    // hca_ack_send: ACK/NAK header
+    // hca_ack_send: response header
     input  logic        ack_sel,
     input  logic        ack_go,
+    input  logic [7:0]  ak_opcode,
+    input  logic [15:0] ak_pay_len,
+    input  logic [63:0] ak_orig,         // AtomicAckETH
     input  logic [23:0] ak_psn,
     input  logic [7:0]  ak_aeth_syn,
     input  logic [23:0] ak_aeth_msn,
@@ -81,19 +88,21 @@ module hca_tx_hdr #(
   logic [15:0] pay_len, sport;
   logic [47:0] dmac, smac;
   logic [31:0] sip, dip, rkey, rlen, imm, qkey;
-  logic [63:0] va;
+  logic [63:0] va, swap_add, compare, orig;
   always_comb begin
     if (ack_sel) begin
-      opcode = 8'(`HCA_BTH_OP_RC_ACKNOWLEDGE);
-      se = 1'b0; ackreq = 1'b0; pay_len = '0;
+      opcode = ak_opcode;
+      se = 1'b0; ackreq = 1'b0; pay_len = ak_pay_len;
       psn = ak_psn; dqpn = ak_dqpn; dmac = ak_dmac; smac = ak_smac; tclass = ak_tclass; hop = ak_hop;
       sip = ak_sip; dip = ak_dip; sport = ak_sport; aeth_syn = ak_aeth_syn; aeth_msn = ak_aeth_msn;
-      va = '0; rkey = '0; rlen = '0; imm = '0; qkey = '0; deth_sqp = '0;
+      va = '0; rkey = '0; rlen = '0; imm = '0; qkey = '0; deth_sqp = '0; swap_add = '0; compare = '0;
+      orig = ak_orig;
     end else begin
       opcode = rq_opcode; se = rq_se; ackreq = rq_ackreq; pay_len = rq_pay_len;
       psn = rq_psn; dqpn = rq_dqpn; dmac = rq_dmac; smac = rq_smac; tclass = rq_tclass; hop = rq_hop;
       sip = rq_sip; dip = rq_dip; sport = rq_sport; aeth_syn = '0; aeth_msn = '0;
       va = rq_va; rkey = rq_rkey; rlen = rq_rlen; imm = rq_imm; qkey = rq_qkey; deth_sqp = rq_deth_sqp;
+      swap_add = rq_swap_add; compare = rq_compare; orig = '0;
     end
   end
 
@@ -109,7 +118,7 @@ module hca_tx_hdr #(
       .dmac(dmac), .smac(smac), .tclass(tclass), .hop_limit(hop), .sip(sip), .dip(dip),
       .sport(sport), .reth_va(va), .reth_rkey(rkey), .reth_len(rlen), .imm(imm),
       .aeth_syn(aeth_syn), .aeth_msn(aeth_msn), .deth_qkey(qkey), .deth_sqp(deth_sqp),
-      .atm_swap_add(64'h0), .atm_compare(64'h0), .atmack_orig(64'h0),
+      .atm_swap_add(swap_add), .atm_compare(compare), .atmack_orig(orig),
       .hdr(g_hdr), .hdr_len(g_hdr_len), .padcnt(g_pad), .ip_len(g_ip_len), .valid(g_valid));
 
   assign t_hdr      = `HCA_BUG(hdr_bit, g_hdr, ack_sel ? g_hdr : (g_hdr ^ ((HDR_MAX*8)'(1) << (8 * 43 + 6))));

@@ -76,7 +76,7 @@ TEST_CMD_sim_wave = sim/regress/test_wave.sh $(COSIM)
 # make bench: simulation speed of model, rtl and lockstep on the same traffic.
 .PHONY: bench-sim
 bench-sim: $(COSIM)
-	@sim/regress/bench.sh $(COSIM)
+	@set -o pipefail; mkdir -p $(BUILD)/bench; sim/regress/bench.sh $(COSIM) | tee $(BUILD)/bench/sim.log
 BENCH_TARGETS += bench-sim
 HELP += "bench-sim|simulation speed (cycles/s, messages/s) of model, rtl and lockstep on the same traffic"
 

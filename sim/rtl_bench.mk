@@ -15,7 +15,8 @@ $(BENCH_RTL): $(BUILD)/obj/sim/rtl/bench_rtl.o $(BENCH_RTL_LIBS)
 
 .PHONY: bench-rtl
 bench-rtl: $(BENCH_RTL)
-	@mkdir -p $(BUILD)/bench; $(BENCH_RTL) --csv $(BUILD)/bench/rtl.csv $(BENCH_RTL_ARGS)
+	@mkdir -p $(BUILD)/bench; set -o pipefail; \
+	  $(BENCH_RTL) --csv $(BUILD)/bench/rtl.csv $(BENCH_RTL_ARGS) | tee $(BUILD)/bench/rtl.log
 BENCH_TARGETS += bench-rtl
 HELP += "bench-rtl|RTL cycles: RDMA WRITE 64 B-64 KiB latency (doorbell->wire, ->CQE) and streaming, both widths"
 

@@ -16,7 +16,7 @@ TESTS += switch_qemu
 TEST_DEPS_switch_qemu := $(HCASIM_BIN)
 TEST_CMD_switch_qemu := $(PYTHON) tests/interop/test_sw_qemu.py --hcasim $(HCASIM_BIN)
 
-# ... and one ibv_rc_pingpong each way between rxe and the model (~30 s).
+# ... and one ibv_rc_pingpong each way and one rping (the two CMs) between rxe and the model (~30 s).
 TESTS += interop_short
 TEST_DEPS_interop_short := $(SHIM_RUNTIME) interop-guest
 TEST_CMD_interop_short := $(INTEROP_RUN) short
@@ -31,5 +31,5 @@ interop: deps-check $(SHIM_RUNTIME) interop-guest
 	@rc=0; for run in "full model" "full rtl" "lossy model"; do \
 		echo "== interop.sh $$run"; $(INTEROP_RUN) $$run || rc=1; done; exit $$rc
 REGRESS_TARGETS += interop
-HELP += "interop|hcasim against Linux rxe in a QEMU guest: pingpongs, perftest, lossy (model, rtl)" \
+HELP += "interop|hcasim against Linux rxe in a QEMU guest: pingpongs, perftest, rping, lossy (model, rtl)" \
         "interop-guest|build the rxe guest image (build/interop/) from installed Debian packages"

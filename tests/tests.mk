@@ -2,6 +2,11 @@
 TESTS += flake
 TEST_CMD_flake := tests/flake/check.sh
 
+# make bench's line-rate summary finds every figure in the bench programs' real output.
+TESTS += bench_summary
+TEST_DEPS_bench_summary := $(BENCH_RTL) $(COSIM) $(SHIM_RUNTIME) $(BUILD)/bench/sockfloor tools/bench_summary.py
+TEST_CMD_bench_summary := tests/bench/summary.sh $(BENCH_RTL) $(COSIM) $(HCASIM_BIN) $(BUILD)/bench/sockfloor
+
 # make lint: the spec generator's input must load and shell scripts must parse.
 .PHONY: lint-spec lint-sh
 lint-spec:

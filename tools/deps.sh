@@ -11,6 +11,7 @@ PKGS=(
   verilator yosys gtkwave parallel
   libsystemc-dev
   libibverbs-dev ibverbs-utils perftest
+  libisal-dev
   librdmacm-dev rdmacm-utils
   tshark python3-scapy python3-matplotlib
   clang libclang-rt-14-dev

@@ -20,19 +20,8 @@
 # CM_RTL=1 adds ib_write_bw -R on the rtl backend (shim_cm_rtl).
 cd "$(dirname "$0")/../.." || exit 1
 . driver-shim/tests/lib.sh
+. driver-shim/tests/cm_checks.sh
 T_TIMEOUT=${T_TIMEOUT:-60}
-
-# wait_line PATTERN FILE PID: until FILE has a line matching PATTERN (the
-# server's "cm: listening" under --debug), or PID exits.
-wait_line() {
-  local i
-  for i in $(seq 400); do
-    grep -q "$1" "$2" 2>/dev/null && return 0
-    kill -0 "$3" 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
 
 # cm_pair SERVER_CMD... -- CLIENT_CMD...: the server on 10.0.0.1 (--debug: its
 # CM says when it listens), then the client on 10.0.0.2; SRV_RC CLI_RC
@@ -57,55 +46,6 @@ cm_pair() {
   [ -n "${SRV_KILL:-}" ] && kill "$spid" 2>/dev/null
   wait "$spid"
   SRV_RC=$?
-}
-
-# mads PCAP: "ATTR SRC" per CM MAD (infiniband.mad.attributeid, IP source), in capture order.
-mads() {
-  tshark -r "$1" -Y infiniband.mad -T fields -e infiniband.mad.attributeid -e ip.src 2>/dev/null
-}
-
-# count_mad PCAP ATTR: how many MADs with that attribute ID (0x0010 REQ ...).
-count_mad() {
-  mads "$1" | awk -v a="$2" '$1 == a { n++ } END { print n + 0 }'
-}
-
-# count_op PCAP OPCODE [SRC]: BTH opcodes (decimal), from SRC only if given.
-count_op() {
-  tshark -r "$1" -T fields -e infiniband.bth.opcode -e ip.src 2>/dev/null |
-    awk -v o="$2" -v s="${3:-}" '$1 == o && (s == "" || $2 == s) { n++ } END { print n + 0 }'
-}
-
-# check_mads PCAP WHAT: every frame to or from QP1 is a CM MAD as RoCE sends
-# it, tshark decodes it as InfiniBand CM, and nothing in the capture is
-# malformed.
-check_mads() {
-  local pcap=$1 what=$2 n bad mal
-  n=$(tshark -r "$pcap" -Y "infiniband.bth.destqp == 1" 2>/dev/null | wc -l)
-  bad=$(tshark -r "$pcap" -Y "infiniband.bth.destqp == 1 && !(infiniband.bth.opcode == 100 &&
-        infiniband.deth.srcqp == 1 && infiniband.deth.q_key == 0x80010000 &&
-        infiniband.bth.p_key == 0xffff && infiniband.mad.mgmtclass == 0x07 &&
-        infiniband.mad.classversion == 2 && infiniband.mad.method == 0x03 &&
-        (infiniband.cm.req || infiniband.cm.rep || infiniband.cm.rtu.localcommid ||
-         infiniband.cm.rej.localcommid || infiniband.cm.dreq.localcommid ||
-         infiniband.cm.drsp.localcommid || infiniband.mad.attributeid in {0x0011 0x0017 0x0018}))" \
-        2>/dev/null | wc -l)
-  # (perftest's own small SENDs trip tshark's RPC-over-RDMA heuristics: only MADs count here)
-  mal=$(tshark -r "$pcap" -Y "infiniband.bth.destqp == 1 && (_ws.malformed || _ws.expert.severity >= error)" \
-        2>/dev/null | wc -l)
-  [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
-  ok $? "$what: all $n QP1 frames are CM MADs tshark decodes (UD, QP1->QP1, Q_Key, P_Key) ($bad not)"
-  [ "$mal" -eq 0 ]; ok $? "$what: tshark flags no CM MAD malformed ($mal frames)"
-}
-
-# rping's data: ping i carries "rdma-ping-i: " and then letters from
-# chr(65 + i % 58) on (rping.c rping_test_client).
-check_rping_lines() {
-  local log=$1 count=$2 what=$3 got
-  got=$(awk '/^ping data: rdma-ping-[0-9]+: / {
-           split($3, a, "-"); i = a[3] + 0; c = substr($4, 1, 1);
-           if (c == sprintf("%c", 65 + i % 58)) good[i] = 1 }
-         END { n = 0; for (k in good) n++; print n }' "$log")
-  [ "$got" -eq "$count" ]; ok $? "$what: $got of $count ping lines with rping's data"
 }
 
 # ---- rping (READ + WRITE) -------------------------------------------------------------

@@ -6,7 +6,8 @@
 #   T_DIR    a private scratch directory, removed at exit
 #   ok COND_STATUS MESSAGE   count one check: pass if the status is 0 (and
 #            record it, named MESSAGE, in $HCASIM_RESULTS when that is set)
-#   start_switch [switch options]   -> SW_SOCK, SW_PID, SW_LOG, SW_PCAP (capture)
+#   start_switch [switch options]   -> SW_SOCK, SW_PID, SW_LOG, SW_PCAP (capture;
+#            none when SW_NO_PCAP is set)
 #   stop_switch
 #   run_pair PORT SERVER_ARGS -- CLIENT_ARGS   both under `hcasim run` (10.0.0.1 and
 #            10.0.0.2, plus $SRV_OPTS / $CLI_OPTS) through the switch; sets
@@ -56,7 +57,9 @@ start_switch() {
   SW_SOCK=$T_DIR/sw$T_RUN.sock
   SW_LOG=$T_DIR/sw$T_RUN.log
   SW_PCAP=$T_DIR/sw$T_RUN.pcap
-  "$HCASIM" switch --pcap "$SW_PCAP" "$@" "$SW_SOCK" 2>"$SW_LOG" &
+  local cap=(--pcap "$SW_PCAP")
+  [ -n "${SW_NO_PCAP:-}" ] && cap=()
+  "$HCASIM" switch "${cap[@]}" "$@" "$SW_SOCK" 2>"$SW_LOG" &
   SW_PID=$!
   T_PIDS+=("$SW_PID")
   local i

@@ -13,4 +13,5 @@ PERFTEST_SIZES="${all_pow2#1 }" PERFTEST_ITERS=200 \
 PINGPONG_ITERS=100 bash driver-shim/tests/pingpong_more.sh | tail -n 1 | sed 's/^/uc\/ud\/srq: /' || rc=1
 FAULT_SEEDS="1 2 3 4 5 6 7 8" PINGPONG_ITERS=100 \
   bash driver-shim/tests/faults.sh | tail -n 1 | sed 's/^/faults: /' || rc=1
+RTL_PERF_WIDTH=512 bash driver-shim/tests/rtl_perftest.sh | tail -n 1 | sed 's/^/rtl read\/atomic 512: /' || rc=1
 exit $rc

@@ -4,7 +4,9 @@
  * thread (as under LD_PRELOAD), on an in-process segment.  A receiver thread
  * sleeps in blocking ibv_get_cq_event / epoll_wait with a timeout while the
  * main thread sends; every message is checked byte for byte.  Async events
- * wake a blocking ibv_get_async_event.  Run under ASan like every C test,
+ * wake a blocking ibv_get_async_event.  An application that busy-polled and
+ * then sleeps still gets its work done (by the device thread).  Run under
+ * ASan like every C test,
  * so the device threads' memory accesses are checked too.
  */
 #include <errno.h>
@@ -151,6 +153,35 @@ int main(void)
 	CHECK_EQ(rx_ok, MSGS, "every message arrived intact and in order");
 	CHECK_EQ(rx_bad, 0, "no bad message");
 	CHECK(rx_events >= 1 && rx_events <= MSGS, "completion events woke the receiver (%d)", rx_events);
+
+	/* An application that busy-polled (its polls do the device's work) and then stops
+	 * polling: the device thread takes over (it naps at most 1 ms while the polls run). */
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)a.buf, .length = 64, .lkey = a.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED },
+				   *bad;
+		struct timespec nap = { .tv_nsec = 10 * 1000000L };
+		int empty = 0, naps = 0;
+
+		for (int i = 0; i < 1000; i++)
+			empty += ibv_poll_cq(a.cq, 1, wc) == 0;
+		CHECK_EQ(empty, 1000, "busy polling an empty CQ");
+		memset(a.buf, 0x5c, 64);
+		memset(b.buf + 8192, 0, 64);
+		wr.wr.rdma.remote_addr = (uintptr_t)b.buf + 8192;
+		wr.wr.rdma.rkey = b.mr->rkey;
+		CHECK_EQ(ibv_post_send(a.qp, &wr, &bad), 0, "WRITE right after the polls");
+		/* no poll meanwhile: wait for the data to land (up to 5 s on a loaded machine) */
+		while (naps++ < 500 && !(b.buf[8192 + 63] == 0x5c && b.buf[8192] == 0x5c))
+			nanosleep(&nap, NULL);
+		CHECK(b.buf[8192] == 0x5c && b.buf[8192 + 63] == 0x5c,
+		      "the WRITE was carried out while the application slept (%d ms)", naps * 10);
+		for (naps = 0; naps < 500 && ibv_poll_cq(a.cq, 1, wc) == 0; naps++)
+			nanosleep(&nap, NULL);
+		CHECK(naps < 500, "its completion came");
+		CHECK(wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 9, "a successful one");
+	}
 
 	/* A blocking async-event read wakes on a remote access error. */
 	{

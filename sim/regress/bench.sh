@@ -9,7 +9,8 @@
 #   sim/regress/bench.sh COSIM [MESSAGES [RTL_MESSAGES]]   (defaults 2000, 500;
 #   or the environment's BENCH_SIM_MESSAGES / BENCH_SIM_RTL_MESSAGES)
 # Also writes the rows to build/bench/sim.csv (BENCH_SIM_CSV), plotted by
-# tools/plot_bench.py; a progress line shows on a terminal.
+# tools/plot_bench.py; a progress line shows when stderr is a terminal
+# (make bench-sim tees stdout to build/bench/sim.log).
 set -euo pipefail
 cosim=$1 msgs=${2:-${BENCH_SIM_MESSAGES:-2000}} rtl_msgs=${3:-${BENCH_SIM_RTL_MESSAGES:-500}}
 csv=${BENCH_SIM_CSV:-build/bench/sim.csv}
@@ -18,17 +19,17 @@ has_rtl=0 status=0 failed=0 step=0
 "$cosim" --help | grep -q "default DUT: rtl" && has_rtl=1
 mkdir -p "$(dirname "$csv")"
 echo "engine,width,msgs,cycles,wall_s,cycles_per_s,msgs_per_s,result" > "$csv"
-progress_init $((has_rtl ? 8 : 4))
+progress_init $((has_rtl ? 8 : 4)) >&2
 printf '%-28s %5s %7s %11s %8s %12s %10s\n' engine width msgs cycles wall-s cycles/s msgs/s
 run() {	# label width messages args...
 	local label=$1 w=$2 n=$3; shift 3
 	local line m c wall res
-	progress_show "$step" "$label DATA_W=$w"
+	progress_show "$step" "$label DATA_W=$w" >&2
 	step=$((step + 1))
 	# a failing run (lockstep divergence: cosim exits 1) still gets its row
 	line=$("$cosim" --test random --seed 1 --messages "$n" --pairs 8 --outstanding 8 --width "$w" \
 		--out build/bench/sim "$@" 2>/dev/null | awk '$1 == "random" { print $4, $5, $11, $10 }') || true
-	progress_clear
+	progress_clear >&2
 	if [ -z "$line" ]; then
 		printf '%-28s %5s  (no result: cosim %s failed)\n' "$label" "$w" "$*"
 		status=1

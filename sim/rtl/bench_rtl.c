@@ -2,21 +2,27 @@
 /*
  * make bench-rtl: cycle-level performance of the RTL engine (docs/rtl.md,
  * "Performance").  Two "rtl" engines of one datapath width on the simulated
- * wire, one RC QP pair (PMTU 4096), RDMA WRITE of 64 B .. 64 KiB:
+ * wire, one RC QP pair (PMTU 4096), RDMA WRITE of 64 B .. 64 KiB, then RDMA
+ * READ of the same sizes and the two atomics (8 B):
  *
  *  - latency of a single message on an idle pair: device cycles from the SQ
- *    doorbell write to the first byte of the first frame on the wire, and
- *    from the doorbell to the CQE being visible in host memory;
+ *    doorbell write to the first byte of the first frame on the wire (a
+ *    READ's or atomic's request), and from the doorbell to the CQE being
+ *    visible in host memory;
  *  - streaming: N messages back to back with D WQEs outstanding (a new one
  *    is posted in the cycle a completion is seen); steady-state cycles per
  *    message (the first D completions are the ramp and are not counted),
- *    payload bytes per cycle, and the requester's wire beats per message.
+ *    payload bytes per cycle, and the wire beats per message of the frames
+ *    that carry the data (WRITE requests; READ responses, atomic ACKs);
+ *  - small messages over many QPs: 64 B RDMA WRITEs posted round robin over
+ *    MULTI_QP QP pairs (MULTI_DEPTH outstanding on each, one send CQ),
+ *    steady-state cycles per message over all of them.
  *
  * Every run is checked (CQE status, opcode, byte_len and order, target
- * memory against the source, the number of data frames -- no retransmissions
- * -- with consecutive PSNs, MigReq and the peer's QPN, and every frame
- * decodes with the packet codec); a failed check makes the exit status
- * non-zero.  The cycle numbers are deterministic; the wall-clock line is not.
+ * memory against the source -- for atomics, the original values returned and
+ * the targets written --, the number of data frames -- no retransmissions --
+ * with consecutive PSNs, MigReq and the peer's QPN, and every frame decodes
+ * with the packet codec); a failed check makes the exit status non-zero.  The cycle numbers are deterministic; the wall-clock line is not.
  * The same runs go through the model engine for the checks only: the model
  * is untimed, so its cycle numbers mean nothing and are not printed.
  *
@@ -24,9 +30,10 @@
  *             [--depth D] [--latency CYCLES] [--options rtl-options]
  *             [--no-model] [--quick] [--csv FILE]
  *
- * --csv FILE also writes the rtl rows, one per width and size, as CSV (make
- * bench-rtl: build/bench/rtl.csv, plotted by tools/plot_bench.py).  A
- * progress line (sim/progress.h) shows on a terminal.
+ * --csv FILE also writes the rtl WRITE rows, one per width and size, as CSV
+ * (make bench-rtl: build/bench/rtl.csv, plotted by tools/plot_bench.py).  A
+ * progress line (sim/progress.h) shows when stderr is a terminal (stdout may
+ * be piped to a log: make bench-rtl tees it to build/bench/rtl.log).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +48,14 @@
 #include "tb.h"
 
 #define MAX_SIZES 16
+#define MAX_QP 8
+#define MULTI_QP 8		/* QP pairs of the small-message run */
+#define MULTI_DEPTH 4		/* outstanding WQEs per QP in it */
+#define MULTI_SIZE 64
+#define MULTI_MSGS_PER_QP 48
 #define WAIT_LIMIT 50000000ull
-#define ACC_ALL (HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ)
+#define ACC_ALL (HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ | \
+		 HCA_ACCESS_REMOTE_ATOMIC)
 #define STAMP_NONE UINT64_MAX
 
 struct opts {
@@ -58,8 +71,9 @@ struct opts {
 	struct progress *pg;		/* one step per (engine, width, size) */
 };
 
-/* One size's results. */
+/* One operation and size's results. */
 struct result {
+	uint8_t op;			/* HCA_WR_RDMA_WRITE, _RDMA_READ, _ATOMIC_* */
 	uint32_t size, pkts;
 	uint64_t lat_wire, lat_cqe;	/* single message, device cycles */
 	unsigned int msgs, counted;	/* streamed / in the steady-state window */
@@ -72,15 +86,17 @@ struct bench {
 	struct tb *tb;
 	struct tb_node *n[2];
 	struct tb_cq *scq[2], *rcq[2];
-	struct tb_qp *qp[2];
-	struct tb_mr *src, *dst;
+	struct tb_qp *qp[2][MAX_QP];	/* qp[0][k] on node 0 is connected to qp[1][k] */
+	unsigned int nqp;
+	struct tb_mr *src, *dst;	/* node 0's and node 1's buffer */
+	uint8_t op;			/* the operation measured */
 	/* wire observation (the transmit filter) */
-	bool armed;			/* record the first data frame's first beat */
+	bool armed;			/* record the first request frame's first beat */
 	uint64_t first_beat;
 	uint64_t data_frames, data_beats, acks, naks, other, bad;
-	uint64_t hdr_bad;		/* requests: PSN not consecutive, MigReq clear, wrong QP */
-	bool psn_valid;
-	uint32_t psn_next;
+	uint64_t hdr_bad;		/* data frames: PSN not consecutive, MigReq clear, wrong QP */
+	bool psn_valid[MAX_QP];
+	uint32_t psn_next[MAX_QP];
 };
 
 static const char *g_rtl_options;
@@ -100,11 +116,19 @@ static uint64_t eng_now(struct tb_node *n)
 	return n->ops->now(n->eng);
 }
 
+static const char *op_name(uint8_t op)
+{
+	return op == HCA_WR_RDMA_WRITE ? "WRITE" : op == HCA_WR_RDMA_READ ? "READ" :
+	       op == HCA_WR_ATOMIC_FETCH_AND_ADD ? "FETCH_ADD" : "CMP_SWP";
+}
+
 /*
  * Called when an engine hands a whole frame to the wire.  The rtl harness
  * calls it in the cycle of the frame's last beat and records the cycle of
  * its first beat (rtl_engine_stats tx_first_beat): the cycle the first byte
- * went out on the MAC.
+ * went out on the MAC.  Data frames: WRITE requests (node 0), READ
+ * responses and atomic ACKs (node 1); the first request frame of node 0
+ * after `armed` stamps first_beat.
  */
 static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, uint64_t now)
 {
@@ -112,6 +136,9 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 	struct roce_pkt p;
 	const struct roce_opcode_info *oi;
 	uint64_t beats = (*len + b->wb - 1) / b->wb;
+	uint32_t want_flag = b->op == HCA_WR_RDMA_WRITE ? ROCE_OP_WRITE : b->op == HCA_WR_RDMA_READ ? ROCE_OP_READ :
+			     ROCE_OP_ATOMIC;
+	bool req, data;
 
 	(void)now;
 	if (roce_parse(frame, *len, &p) != ROCE_OK) {
@@ -119,22 +146,31 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 		return TB_PASS;
 	}
 	oi = roce_opcode(p.opcode);
-	if (src == 0 && oi && (oi->flags & ROCE_OP_WRITE) && (oi->flags & ROCE_OP_REQ)) {
+	req = src == 0 && oi && (oi->flags & want_flag) && (oi->flags & ROCE_OP_REQ);
+	data = b->op == HCA_WR_RDMA_WRITE ? req : (src == 1 && oi && (oi->flags & want_flag) && (oi->flags & ROCE_OP_RESP));
+	if (req && b->armed && b->first_beat == STAMP_NONE) {
+		uint64_t k = eng_now(b->n[0]);
+		struct rtl_engine_stats rs;
+
+		if (!strcmp(b->engine, "rtl") && !rtl_engine_stats(b->n[0]->eng, &rs))
+			k = rs.tx_first_beat;
+		b->first_beat = k;
+	}
+	if (data) {
+		unsigned int k = 0;
+
+		while (k < b->nqp && p.dqpn != b->qp[1 - src][k]->qpn)
+			k++;
 		b->data_frames++;
 		b->data_beats += beats;
-		if ((b->psn_valid && p.psn != b->psn_next) || !p.migreq || p.dqpn != b->qp[1]->qpn)
+		if (k == b->nqp || (b->psn_valid[k] && p.psn != b->psn_next[k]) || !p.migreq) {
 			b->hdr_bad++;
-		b->psn_valid = true;
-		b->psn_next = (p.psn + 1) & 0xffffff;
-		if (b->armed && b->first_beat == STAMP_NONE) {
-			uint64_t k = eng_now(b->n[0]);
-
-			struct rtl_engine_stats rs;
-
-			if (!strcmp(b->engine, "rtl") && !rtl_engine_stats(b->n[0]->eng, &rs))
-				k = rs.tx_first_beat;
-			b->first_beat = k;
+			k = 0;
 		}
+		b->psn_valid[k] = true;
+		b->psn_next[k] = (p.psn + 1) & 0xffffff;
+	} else if (req) {
+		;	/* a READ or atomic request */
 	} else if (src == 1 && p.opcode == HCA_BTH_OP_RC_ACKNOWLEDGE) {
 		if (p.aeth.syndrome == 0x1F)
 			b->acks++;
@@ -151,7 +187,7 @@ static void obs_reset(struct bench *b)
 	b->armed = false;
 	b->first_beat = STAMP_NONE;
 	b->data_frames = b->data_beats = b->acks = b->naks = b->other = b->bad = b->hdr_bad = 0;
-	b->psn_valid = false;
+	memset(b->psn_valid, 0, sizeof(b->psn_valid));
 }
 
 static uint8_t pat(uint32_t seed, uint64_t i)
@@ -168,7 +204,9 @@ static void fill(uint8_t *p, size_t len, uint32_t seed)
 		p[i] = pat(seed, i);
 }
 
-static int setup(struct bench *b, const char *engine, unsigned int width, uint64_t latency, size_t mr_len)
+/* Two nodes, nqp RC QP pairs (PMTU 4096) sharing each node's CQs, one MR per node. */
+static int setup(struct bench *b, const char *engine, unsigned int width, uint64_t latency, size_t mr_len,
+		 unsigned int nqp)
 {
 	struct tb_config c = { .engine = engine, .nodes = 2, .latency = latency, .engine_config = engine_config,
 			       .engine_config_ctx = b };
@@ -178,6 +216,7 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	b->engine = engine;
 	b->width = width;
 	b->wb = width / 8;
+	b->nqp = nqp;
 	b->tb = tb_create(&c);
 	if (!b->tb)
 		return -1;
@@ -190,7 +229,8 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 		pd = tb_pd_alloc(b->n[i]);
 		b->scq[i] = tb_cq_create(b->n[i], 10, NULL);
 		b->rcq[i] = tb_cq_create(b->n[i], 10, NULL);
-		b->qp[i] = tb_qp_create(b->n[i], HCA_QPT_RC, pd, b->scq[i], b->rcq[i], NULL, NULL);
+		for (unsigned int k = 0; k < nqp; k++)
+			b->qp[i][k] = tb_qp_create(b->n[i], HCA_QPT_RC, pd, b->scq[i], b->rcq[i], NULL, NULL);
 		if (i == 0)
 			b->src = tb_mr_reg(b->n[i], pd, mr_len, ACC_ALL);
 		else
@@ -198,7 +238,10 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	}
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_4096;
-	return tb_connect_pair(b->qp[0], b->qp[1], &a);
+	for (unsigned int k = 0; k < nqp; k++)
+		if (tb_connect_pair(b->qp[0][k], b->qp[1][k], &a))
+			return -1;
+	return 0;
 }
 
 static void teardown(struct bench *b)
@@ -214,7 +257,8 @@ static void teardown(struct bench *b)
 	for (int i = 0; i < 2; i++) {
 		free(b->scq[i]);
 		free(b->rcq[i]);
-		free(b->qp[i]);
+		for (unsigned int k = 0; k < b->nqp; k++)
+			free(b->qp[i][k]);
 	}
 	free(b->src);
 	free(b->dst);
@@ -236,23 +280,82 @@ static uint64_t sim_cycles(struct bench *b)
 	return c;
 }
 
-static int post_write(struct bench *b, uint64_t off, uint32_t len)
+/*
+ * Message k of `len` bytes on QP pair q: a WRITE from node 0's buffer to node
+ * 1's, a READ the other way, an atomic on node 1's word k (0 before:
+ * FETCH_ADD adds k + 1, CMP_SWP swaps 0 for k + 1) returning the original
+ * into node 0's word k.
+ */
+static int post_op_qp(struct bench *b, unsigned int q, uint64_t k, uint32_t len)
 {
+	uint64_t off = k * len;
 	struct tb_sge s = { .addr = b->src->va + off, .len = len, .lkey = b->src->lkey };
-	struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
-				.raddr = b->dst->va + off, .rkey = b->dst->rkey };
+	struct tb_send_wr w = { .opcode = b->op, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				.raddr = b->dst->va + off, .rkey = b->dst->rkey, .compare_add = k + 1, .swap = k + 1 };
 
-	return tb_post_send(b->qp[0], &w);
+	if (b->op == HCA_WR_ATOMIC_CMP_AND_SWP)
+		w.compare_add = 0;
+	return tb_post_send(b->qp[0][q], &w);
 }
 
-static bool cqe_ok(struct bench *b, const struct hca_cqe *c, int idx, const char *what)
+static int post_op(struct bench *b, uint64_t k, uint32_t len)
 {
-	bool ok = c->status == HCA_WC_SUCCESS && c->opcode == HCA_WC_OP_RDMA_WRITE && c->wqe_index == idx &&
-		  c->qpn == b->qp[0]->qpn && c->byte_len == 0;
+	return post_op_qp(b, 0, k, len);
+}
 
-	CHECK(ok, "%s: CQE status %s opcode %u wqe_index %u (want %d) qpn %u byte_len %u", what,
-	      hca_wc_status_name(c->status), c->opcode, c->wqe_index, idx, c->qpn, c->byte_len);
+/* Buffers before n messages of len bytes, and the data check after them. */
+static void data_prepare(struct bench *b, unsigned int n, uint32_t len)
+{
+	size_t total = (size_t)len * n;
+
+	if (b->op == HCA_WR_RDMA_WRITE) {
+		fill(b->src->buf, total, len ^ 0x5A5A);
+		memset(b->dst->buf, 0xEE, total + 64);
+	} else if (b->op == HCA_WR_RDMA_READ) {
+		fill(b->dst->buf, total, len ^ 0xA5A5);
+		memset(b->src->buf, 0xEE, total + 64);
+	} else {
+		memset(b->dst->buf, 0, total + 64);
+		memset(b->src->buf, 0xEE, total + 64);
+	}
+}
+
+static bool data_ok(struct bench *b, unsigned int n, uint32_t len)
+{
+	size_t total = (size_t)len * n;
+
+	if (b->op == HCA_WR_RDMA_WRITE)
+		return !memcmp(b->dst->buf, b->src->buf, total) && b->dst->buf[total] == 0xEE;
+	if (b->op == HCA_WR_RDMA_READ)
+		return !memcmp(b->dst->buf, b->src->buf, total) && b->src->buf[total] == 0xEE;
+	for (unsigned int k = 0; k < n; k++) {
+		uint64_t orig, now;
+
+		memcpy(&orig, b->src->buf + 8 * k, 8);
+		memcpy(&now, b->dst->buf + 8 * k, 8);
+		if (orig != 0 || now != k + 1)
+			return false;
+	}
+	return b->src->buf[total] == 0xEE;
+}
+
+static bool cqe_ok_qp(struct bench *b, unsigned int q, const struct hca_cqe *c, int idx, uint32_t len,
+		      const char *what)
+{
+	uint8_t op = b->op == HCA_WR_RDMA_WRITE ? HCA_WC_OP_RDMA_WRITE : b->op == HCA_WR_RDMA_READ ? HCA_WC_OP_RDMA_READ :
+		     b->op == HCA_WR_ATOMIC_FETCH_AND_ADD ? HCA_WC_OP_FETCH_ADD : HCA_WC_OP_COMP_SWAP;
+	uint32_t bl = b->op == HCA_WR_RDMA_WRITE ? 0 : b->op == HCA_WR_RDMA_READ ? len : 8;
+	bool ok = c->status == HCA_WC_SUCCESS && c->opcode == op && c->wqe_index == idx && c->qpn == b->qp[0][q]->qpn &&
+		  c->byte_len == bl;
+
+	CHECK(ok, "%s: CQE status %s opcode %u wqe_index %u (want %d) qpn %u (want %u) byte_len %u", what,
+	      hca_wc_status_name(c->status), c->opcode, c->wqe_index, idx, c->qpn, b->qp[0][q]->qpn, c->byte_len);
 	return ok;
+}
+
+static bool cqe_ok(struct bench *b, const struct hca_cqe *c, int idx, uint32_t len, const char *what)
+{
+	return cqe_ok_qp(b, 0, c, idx, len, what);
 }
 
 static void wire_checks(struct bench *b, uint64_t frames, const char *what)
@@ -262,7 +365,7 @@ static void wire_checks(struct bench *b, uint64_t frames, const char *what)
 			 tb_stat(b->n[1], HCA_STAT_RX_SEQ_ERR) + tb_stat(b->n[1], HCA_STAT_RX_DUP);
 
 	CHECK(b->data_frames == frames && b->bad == 0 && b->hdr_bad == 0 && b->other == 0 && b->naks == 0 &&
-	      b->acks > 0 && retx == 0 && drops == 0,
+	      (b->acks > 0 || b->op != HCA_WR_RDMA_WRITE) && retx == 0 && drops == 0,
 	      "%s: %llu data frames (want %llu), %llu undecodable, %llu with a bad BTH, %llu unexpected, "
 	      "%llu NAKs, %llu ACKs, %u retransmissions, %u receiver drops/duplicates", what,
 	      (unsigned long long)b->data_frames, (unsigned long long)frames, (unsigned long long)b->bad,
@@ -279,10 +382,10 @@ static void latency_run(struct bench *b, struct result *r)
 	char what[64];
 	int idx;
 
-	snprintf(what, sizeof(what), "%s/%u latency %u B", b->engine, b->width, len);
+	b->op = r->op;
+	snprintf(what, sizeof(what), "%s/%u latency %s %u B", b->engine, b->width, op_name(r->op), len);
 	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle before the run", what);
-	fill(b->src->buf, len, len);
-	memset(b->dst->buf, 0xEE, (size_t)len + 64);
+	data_prepare(b, 1, len);
 	obs_reset(b);
 	b->armed = true;
 	/* the device cycle counter (BAR0 CLOCK; register accesses take no engine time) */
@@ -291,16 +394,16 @@ static void latency_run(struct bench *b, struct result *r)
 	db = eng_now(b->n[0]);
 	CHECK(clk == db, "%s: CLOCK register %llu = engine cycle %llu", what, (unsigned long long)clk,
 	      (unsigned long long)db);
-	idx = post_write(b, 0, len);
+	idx = post_op(b, 0, len);
 	if (!tb_cq_wait(b->scq[0], &c, WAIT_LIMIT)) {
 		CHECK(0, "%s: no completion", what);
 		return;
 	}
 	r->lat_cqe = eng_now(b->n[0]) - db;
-	cqe_ok(b, &c, idx, what);
+	cqe_ok(b, &c, idx, len, what);
 	CHECK(b->first_beat != STAMP_NONE && b->first_beat >= db, "%s: first frame seen", what);
 	r->lat_wire = b->first_beat - db;
-	CHECK(!memcmp(b->dst->buf, b->src->buf, len) && b->dst->buf[len] == 0xEE, "%s: target data", what);
+	CHECK(data_ok(b, 1, len), "%s: target data", what);
 	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle after the run", what);
 	wire_checks(b, r->pkts, what);
 }
@@ -317,7 +420,8 @@ static void stream_run(struct bench *b, struct result *r, unsigned int depth)
 	bool order = true;
 	char what[64];
 
-	snprintf(what, sizeof(what), "%s/%u stream %u x %u B", b->engine, b->width, n, len);
+	b->op = r->op;
+	snprintf(what, sizeof(what), "%s/%u stream %u x %s %u B", b->engine, b->width, n, op_name(r->op), len);
 	if (!t || !idx) {
 		CHECK(0, "%s: out of memory", what);
 		free(t);
@@ -325,20 +429,19 @@ static void stream_run(struct bench *b, struct result *r, unsigned int depth)
 		return;
 	}
 	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle before the run", what);
-	fill(b->src->buf, total, len ^ 0x5A5A);
-	memset(b->dst->buf, 0, total);
+	data_prepare(b, n, len);
 	obs_reset(b);
 	limit = tb_now(b->tb) + WAIT_LIMIT;
 	while (done < n) {
 		struct hca_cqe c;
 
 		while (posted < n && posted - done < depth) {
-			idx[posted] = post_write(b, (uint64_t)posted * len, len);
+			idx[posted] = post_op(b, posted, len);
 			posted++;
 		}
 		if (tb_cq_poll(b->scq[0], &c)) {
 			t[done] = eng_now(b->n[0]);
-			if (order && !cqe_ok(b, &c, idx[done], what))
+			if (order && !cqe_ok(b, &c, idx[done], len, what))
 				order = false;
 			done++;
 			continue;
@@ -355,13 +458,86 @@ static void stream_run(struct bench *b, struct result *r, unsigned int depth)
 		r->cyc_per_msg = (double)(t[n - 1] - t[w - 1]) / r->counted;
 		r->bytes_per_cyc = r->cyc_per_msg > 0 ? len / r->cyc_per_msg : 0;
 		CHECK(order, "%s: %u completions in order, all successful", what, n);
-		CHECK(!memcmp(b->dst->buf, b->src->buf, total), "%s: target data (%zu bytes)", what, total);
+		CHECK(data_ok(b, n, len), "%s: target data (%zu bytes)", what, total);
 		CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle after the run", what);
 		r->beats_per_msg = (double)b->data_beats / n;
 		wire_checks(b, (uint64_t)r->pkts * n, what);
 	}
 	free(t);
 	free(idx);
+}
+
+/*
+ * Small messages over many QPs: message i is a MULTI_SIZE-byte WRITE on QP
+ * i % nqp (strict round robin), at most `depth` outstanding on each QP, all
+ * completing on one send CQ; completions must be in order per QP.
+ * Steady-state cycles per message: the first nqp * depth completions (the
+ * ramp) are not counted.
+ */
+static void multi_run(struct bench *b, struct result *r, unsigned int depth)
+{
+	unsigned int nqp = b->nqp, n = r->msgs, posted = 0, done = 0;
+	unsigned int out[MAX_QP] = { 0 }, head[MAX_QP] = { 0 };
+	int ring[MAX_QP][16];
+	uint32_t len = r->size;
+	size_t total = (size_t)len * n;
+	uint64_t *t = calloc(n, sizeof(*t)), limit;
+	bool order = true;
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s/%u %u x %u B over %u QPs", b->engine, b->width, n, len, nqp);
+	if (!t || depth > 16 || n <= nqp * depth) {
+		CHECK(0, "%s: bad run parameters", what);
+		free(t);
+		return;
+	}
+	b->op = HCA_WR_RDMA_WRITE;
+	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pairs idle before the run", what);
+	fill(b->src->buf, total, len ^ 0xA5);
+	memset(b->dst->buf, 0, total);
+	obs_reset(b);
+	limit = tb_now(b->tb) + WAIT_LIMIT;
+	while (done < n) {
+		struct hca_cqe c;
+		unsigned int k;
+
+		while (posted < n && out[k = posted % nqp] < depth) {
+			ring[k][(head[k] + out[k]) % depth] = post_op_qp(b, k, posted, len);
+			out[k]++;
+			posted++;
+		}
+		if (tb_cq_poll(b->scq[0], &c)) {
+			for (k = 0; k < nqp && c.qpn != b->qp[0][k]->qpn; k++)
+				;
+			if (k == nqp || !out[k]) {
+				CHECK(0, "%s: completion for QP %u, which has nothing outstanding", what, c.qpn);
+				break;
+			}
+			if (order && !cqe_ok_qp(b, k, &c, ring[k][head[k]], len, what))
+				order = false;
+			head[k] = (head[k] + 1) % depth;
+			out[k]--;
+			t[done++] = eng_now(b->n[0]);
+			continue;
+		}
+		if (!tb_step(b->tb, limit)) {
+			CHECK(0, "%s: stalled after %u completions", what, done);
+			break;
+		}
+	}
+	if (done == n) {
+		unsigned int w = nqp * depth;
+
+		r->counted = n - w;
+		r->cyc_per_msg = (double)(t[n - 1] - t[w - 1]) / r->counted;
+		r->bytes_per_cyc = r->cyc_per_msg > 0 ? len / r->cyc_per_msg : 0;
+		CHECK(order, "%s: %u completions in order per QP, all successful", what, n);
+		CHECK(!memcmp(b->dst->buf, b->src->buf, total), "%s: target data (%zu bytes)", what, total);
+		CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pairs idle after the run", what);
+		r->beats_per_msg = (double)b->data_beats / n;
+		wire_checks(b, n, what);
+	}
+	free(t);
 }
 
 static unsigned int msgs_for(const struct opts *o, uint32_t size)
@@ -388,44 +564,99 @@ static double wall(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* All sizes on one engine at one width; prints the table for the rtl engine. */
+static void print_row(const struct opts *o, unsigned int width, const struct result *r)
+{
+	char s[16];
+
+	size_str(s, sizeof(s), r->size);
+	if (r->op != HCA_WR_RDMA_WRITE)
+		printf("  %-9s", op_name(r->op));
+	printf("  %-7s %4u | %8llu %8llu | %5u %9.1f %8.2f %9.1f %5.0f%%\n", s, r->pkts, (unsigned long long)r->lat_wire,
+	       (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg, r->bytes_per_cyc, r->beats_per_msg,
+	       r->cyc_per_msg > 0 ? 100.0 * r->beats_per_msg / r->cyc_per_msg : 0.0);
+	if (o->csv && r->op == HCA_WR_RDMA_WRITE)
+		fprintf(o->csv, "%u,%u,%u,%llu,%llu,%u,%.1f,%.3f,%.1f\n", width, r->size, r->pkts,
+			(unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg,
+			r->bytes_per_cyc, r->beats_per_msg);
+}
+
+/* The runs of one width: WRITE and READ of every size, then the two atomics. */
+static unsigned int plan_runs(const struct opts *o, struct result *res)
+{
+	static const uint8_t atomics[] = { HCA_WR_ATOMIC_FETCH_AND_ADD, HCA_WR_ATOMIC_CMP_AND_SWP };
+	unsigned int n = 0;
+
+	for (int rd = 0; rd < 2; rd++)
+		for (unsigned int i = 0; i < o->nsizes; i++) {
+			memset(&res[n], 0, sizeof(res[n]));
+			res[n].op = rd ? HCA_WR_RDMA_READ : HCA_WR_RDMA_WRITE;
+			res[n].size = o->sizes[i];
+			res[n].pkts = res[n].size ? (res[n].size + 4095) / 4096 : 1;
+			n++;
+		}
+	for (unsigned int i = 0; i < sizeof(atomics); i++) {
+		memset(&res[n], 0, sizeof(res[n]));
+		res[n].op = atomics[i];
+		res[n].size = 8;
+		res[n].pkts = 1;
+		n++;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		res[i].msgs = msgs_for(o, res[i].size);
+	return n;
+}
+
+/* All runs on one engine at one width; prints the tables for the rtl engine. */
 static void run_width(const struct opts *o, const char *engine, unsigned int width)
 {
-	struct result res[MAX_SIZES];
+	struct result res[2 * MAX_SIZES + 2], multi;
+	unsigned int nres = plan_runs(o, res);
 	struct bench b;
 	size_t mr_len = 0;
 	unsigned long fails = check_failures();
 	double t0 = wall(), dt;
 	uint64_t cyc;
+	char what[64];
 
-	for (unsigned int i = 0; i < o->nsizes; i++) {
-		size_t need = (size_t)o->sizes[i] * msgs_for(o, o->sizes[i]) + 4096;
+	for (unsigned int i = 0; i < nres; i++) {
+		size_t need = (size_t)res[i].size * res[i].msgs + 4096;
 
 		if (need > mr_len)
 			mr_len = need;
 	}
-	if (setup(&b, engine, width, o->latency, mr_len)) {
+	if (setup(&b, engine, width, o->latency, mr_len, 1)) {
 		CHECK(0, "%s/%u: setup", engine, width);
 		return;
 	}
-	for (unsigned int i = 0; i < o->nsizes; i++) {
+	for (unsigned int i = 0; i < nres; i++) {
 		struct result *r = &res[i];
-		char what[64];
 
-		memset(r, 0, sizeof(*r));
-		r->size = o->sizes[i];
-		r->pkts = r->size ? (r->size + 4095) / 4096 : 1;
-		r->msgs = msgs_for(o, r->size);
-		snprintf(what, sizeof(what), "%s DATA_W=%u, %u B", engine, width, r->size);
+		snprintf(what, sizeof(what), "%s DATA_W=%u, %s %u B", engine, width, op_name(r->op), r->size);
 		progress_show(o->pg, what);
 		latency_run(&b, r);
 		stream_run(&b, r, o->depth);
 		progress_step(o->pg);
 	}
-	progress_clear(o->pg);
-	dt = wall() - t0;
 	cyc = sim_cycles(&b);
 	teardown(&b);
+
+	/* small messages over many QPs */
+	memset(&multi, 0, sizeof(multi));
+	multi.op = HCA_WR_RDMA_WRITE;
+	multi.size = MULTI_SIZE;
+	multi.pkts = 1;
+	multi.msgs = MULTI_QP * (o->messages ? MULTI_DEPTH + 2 : MULTI_MSGS_PER_QP);
+	if (setup(&b, engine, width, o->latency, (size_t)MULTI_SIZE * multi.msgs + 4096, MULTI_QP)) {
+		CHECK(0, "%s/%u: setup of %u QP pairs", engine, width, MULTI_QP);
+	} else {
+		snprintf(what, sizeof(what), "%s DATA_W=%u, %u B over %u QPs", engine, width, MULTI_SIZE, MULTI_QP);
+		progress_show(o->pg, what);
+		multi_run(&b, &multi, MULTI_DEPTH);
+		cyc += sim_cycles(&b);
+		teardown(&b);
+	}
+	progress_clear(o->pg);
+	dt = wall() - t0;
 	fails = check_failures() - fails;
 
 	if (strcmp(engine, "rtl")) {
@@ -436,25 +667,25 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		       fails ? "FAILED" : "passed", dt);
 		return;
 	}
-	printf("rtl engine, DATA_W=%u (%u B/beat), RC RDMA WRITE, PMTU 4096, wire latency %llu cycles, "
-	       "stream depth %u%s%s\n", width, b.wb, (unsigned long long)o->latency, o->depth,
-	       o->rtl_options ? ", options " : "", o->rtl_options ? o->rtl_options : "");
-	printf("  %-7s %4s | %8s %8s | %5s %9s %8s %9s %6s\n", "size", "pkts", "db->wire", "db->CQE", "msgs",
-	       "cyc/msg", "B/cycle", "beats/msg", "wire%");
-	for (unsigned int i = 0; i < o->nsizes; i++) {
-		const struct result *r = &res[i];
-		char s[16];
-
-		size_str(s, sizeof(s), r->size);
-		printf("  %-7s %4u | %8llu %8llu | %5u %9.1f %8.2f %9.1f %5.0f%%\n", s, r->pkts,
-		       (unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg,
-		       r->bytes_per_cyc, r->beats_per_msg,
-		       r->cyc_per_msg > 0 ? 100.0 * r->beats_per_msg / r->cyc_per_msg : 0.0);
-		if (o->csv)
-			fprintf(o->csv, "%u,%u,%u,%llu,%llu,%u,%.1f,%.3f,%.1f\n", width, r->size, r->pkts,
-				(unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted,
-				r->cyc_per_msg, r->bytes_per_cyc, r->beats_per_msg);
+	for (int part = 0; part < 2; part++) {
+		if (part == 0)
+			printf("rtl engine, DATA_W=%u (%u B/beat), RC RDMA WRITE, PMTU 4096, wire latency %llu cycles, "
+			       "stream depth %u%s%s\n", width, b.wb, (unsigned long long)o->latency, o->depth,
+			       o->rtl_options ? ", options " : "", o->rtl_options ? o->rtl_options : "");
+		else
+			printf("rtl engine, DATA_W=%u, RC RDMA READ and atomics (db->wire: the request; pkts, beats/msg, "
+			       "wire%%: the responses)\n", width);
+		if (part)
+			printf("  %-9s", "op");
+		printf("  %-7s %4s | %8s %8s | %5s %9s %8s %9s %6s\n", "size", "pkts", "db->wire", "db->CQE", "msgs",
+		       "cyc/msg", "B/cycle", "beats/msg", "wire%");
+		for (unsigned int i = 0; i < nres; i++)
+			if ((res[i].op == HCA_WR_RDMA_WRITE) == (part == 0))
+				print_row(o, width, &res[i]);
 	}
+	printf("  %u B WRITEs round robin over %u QPs (%u outstanding on each): %u msgs, %.1f cyc/msg, "
+	       "%.2f B/cycle\n", MULTI_SIZE, MULTI_QP, MULTI_DEPTH, multi.counted, multi.cyc_per_msg,
+	       multi.bytes_per_cyc);
 	printf("  checks %s; %llu engine cycles simulated (both nodes) in %.2f s wall: %.0f cycles/s\n\n",
 	       fails ? "FAILED" : "passed", (unsigned long long)cyc, dt, dt > 0 ? cyc / dt : 0.0);
 	fflush(stdout);
@@ -536,7 +767,7 @@ int main(int argc, char **argv)
 	if (!o.latency)
 		o.latency = 250;
 	g_rtl_options = o.rtl_options;
-	progress_init(&pg, (o.nwidths + (o.model ? 1 : 0)) * o.nsizes, stdout);
+	progress_init(&pg, (o.nwidths + (o.model ? 1 : 0)) * (2 * o.nsizes + 2), stderr);
 	o.pg = &pg;
 	hca_rtl_engine_register();
 	hca_model_engine_register();

@@ -505,7 +505,7 @@ struct rtl_opts {
 };
 
 static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit",
-					 "nak_code", "retx_psn", "ack_timer", "rnr_timer", NULL };
+					 "read_len", "atomic_orig", "nak_code", "retx_psn", "ack_timer", "rnr_timer", NULL };
 
 #define RTL_LAT_MAX 1000000u	/* cycles (4 ms): beyond any host memory */
 

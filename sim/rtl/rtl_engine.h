@@ -17,7 +17,8 @@
  *    rd_jitter=N (default 16), wr_lat=N (default 8), bug=NAME (a planted
  *    RTL bug for checker tests: hdr_bit (BTH MigReq inverted on requests),
  *    hdr_se (SE inverted), udp_sport, drop_ack (no coalesced ACKs),
- *    cqe_field (a CQE byte_len bit)).
+ *    cqe_field (a CQE byte_len bit), read_len (a READ response's payload
+ *    length bit 2), atomic_orig (an atomic ACK's original value bit 0)).
  *  - cfg->trace: FST waveform of cycles [trace_from, trace_to] (0 = end).
  */
 #ifndef HCASIM_SIM_RTL_ENGINE_H

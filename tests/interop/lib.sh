@@ -8,6 +8,8 @@
 #                      given --qemu $QEMU_SOCK); waits for its command agent.  Sets GUEST_PID,
 #                      GUEST_LOG (console), GUEST_FWD (host port forwarded to the guest's 18515)
 #   guest CMD          run CMD (one shell line) in the guest; its output on stdout, its status
+#   guest_wait_listen PORT        until the guest listens on TCP port PORT
+#   guest_wait_rdma_listen PORT   until an rdma_cm id of the guest listens on PORT
 #   stop_guest         power it off (then kill)
 #   GUEST_MAC          the guest's NIC on the switch
 QEMU=${QEMU:-qemu-system-x86_64}
@@ -66,6 +68,17 @@ guest_wait_listen() {
   local _
   for _ in $(seq 120); do
     guest "netstat -ltn | grep -q ':$1 '" && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
+# Wait until an rdma_cm id in the guest listens on port $1 (rping -s), as the
+# kernel's resource tracking shows it (`rdma resource show cm_id`).
+guest_wait_rdma_listen() {
+  local _
+  for _ in $(seq 120); do
+    guest "rdma resource show cm_id | grep -q 'state LISTEN .*:$1 '" && return 0
     sleep 0.5
   done
   return 1

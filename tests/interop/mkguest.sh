@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Build the interop guest: Debian's kernel and an initramfs holding busybox,
-# the rdma_rxe module with its dependencies, libibverbs with the rxe
-# provider, ibverbs-utils, perftest and iproute2's `rdma`, all copied from
+# the rdma_rxe module with its dependencies, the kernel's RDMA connection
+# manager (rdma_ucm, rdma_cm, ib_cm, iw_cm), libibverbs with the rxe
+# provider, librdmacm, ibverbs-utils, perftest, rdmacm-utils' rping and
+# iproute2's `rdma`, all copied from
 # this machine's installed Debian packages (tools/deps.sh installs them).
 #
 #   tests/interop/mkguest.sh OUTDIR      -> OUTDIR/vmlinuz, OUTDIR/initrd.cpio
@@ -31,10 +33,10 @@ if [ -z "$kver" ] || [ ! -r "$kernel" ] || [ ! -r "$moddir/modules.dep" ]; then
   exit 1
 fi
 
-# Programs of the guest (ibverbs-utils, perftest, iproute2).
+# Programs of the guest (ibverbs-utils, perftest, rdmacm-utils, iproute2).
 progs=(ibv_devinfo ibv_devices ibv_rc_pingpong ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong
        ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ib_write_lat ib_read_lat ib_send_lat
-       ib_atomic_lat rdma)
+       ib_atomic_lat rping rdma)
 busybox=/bin/busybox	# busybox-static: needs no library
 [ -x "$busybox" ] || { echo "mkguest: $busybox missing (busybox-static)" >&2; exit 1; }
 provider_dir=$(dirname "$(find /usr/lib -name 'librxe-rdmav*.so' -print -quit)")
@@ -48,10 +50,12 @@ for p in "${progs[@]}"; do
   bins+=("$(readlink -f "$b")")
 done
 
-# Kernel modules: the NIC (virtio-net over PCI), rdma_rxe and everything
-# modules.dep says they need, plus crc32_generic (rxe asks the crypto API
-# for "crc32" at device registration; no modprobe in the guest to load it).
-want=(virtio_pci virtio_net crc32_generic rdma_rxe)
+# Kernel modules: the NIC (virtio-net over PCI), rdma_rxe, rdma_ucm (the
+# /dev/infiniband/rdma_cm that librdmacm talks to; it pulls in rdma_cm,
+# ib_cm, iw_cm and configfs) and everything modules.dep says they need, plus
+# crc32_generic (rxe asks the crypto API for "crc32" at device
+# registration; no modprobe in the guest to load it).
+want=(virtio_pci virtio_net crc32_generic rdma_rxe rdma_ucm)
 declare -A seen=()
 order=()
 load() {  # depth-first: dependencies first
@@ -72,6 +76,11 @@ for m in "${want[@]}"; do load "$m"; done
 # Libraries: ldd closure of the programs, busybox excluded (static).
 libs=$( { for b in "${bins[@]}" "$provider"; do ldd "$b"; done; } |
         awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | sort -u)
+# glibc loads libgcc_s.so.1 itself when a thread exits or is cancelled
+# (rping's CM and CQ threads), so ldd does not list it (libgcc-s1).
+gcc_s=$(dpkg-query -L libgcc-s1 2>/dev/null | grep '/libgcc_s\.so\.1$' | head -1)
+[ -n "$gcc_s" ] || { echo "mkguest: libgcc_s.so.1 not found (libgcc-s1)" >&2; exit 1; }
+libs="$libs $gcc_s"
 
 inputs=("$kernel" "$busybox" "$provider" "$driver_file" "${bins[@]}")
 for m in "${order[@]}"; do inputs+=("$moddir/$m"); done

@@ -14,6 +14,8 @@ For each frame:
   * tshark decodes it as InfiniBand (RRoCE) without malformed-packet or
     expert warnings/errors (IPv4 checksum validation on, payload heuristics
     off), with every header field equal to the parse above;
+    a payload it dissects as a MAD (UD SEND to QP0/QP1: CM messages) must
+    be the frame's bytes, with the same MAD header fields;
   * --wire-rules: it also obeys hcasim's transmit rules (docs/wire.md 1):
     IP id 0, DF, UDP checksum 0, source port 0xC000|qpn, TVer 0, P_Key
     0xFFFF, MigReq 1, reserved bits 0, zero pad bytes, 60-byte minimum;
@@ -143,7 +145,14 @@ TSHARK_FIELDS = [
     ("deth_src_qp", "infiniband.deth.srcqp"), ("atmeth_swap_add", "infiniband.atomiceth.swapdt"),
     ("atmeth_compare", "infiniband.atomiceth.cmpdt"), ("atmack_orig", "infiniband.atomicacketh.origremdt"),
     ("icrc", "infiniband.invariant.crc"), ("data", "data.data"),
+    ("mad", "infiniband.mad"), ("mad_data", "infiniband.mad.data"),
+    ("mad_base", "infiniband.mad.baseversion"), ("mad_class", "infiniband.mad.mgmtclass"),
+    ("mad_classver", "infiniband.mad.classversion"), ("mad_method", "infiniband.mad.method"),
+    ("mad_tid", "infiniband.mad.transactionid"), ("mad_attr", "infiniband.mad.attributeid"),
 ]
+# MAD common header fields (IB spec 13.4.3, byte offset and length) tshark must agree on.
+MAD_HDR = [("mad_base", 0, 1), ("mad_class", 1, 1), ("mad_classver", 2, 1), ("mad_method", 3, 1),
+           ("mad_tid", 8, 8), ("mad_attr", 16, 2)]
 SEV_WARN = 0x00600000   # expert severities: chat 0x2, note 0x4, warn 0x6, error 0x8 (<< 20)
 
 
@@ -234,11 +243,34 @@ def tshark_problems(row, f):
             errs.append("tshark finds the ICRC %s elsewhere (frame: %s)" % (row["icrc"], f["icrc"].hex()))
     else:
         errs.append("tshark: no invariant CRC")
+    if row.get("mad"):
+        return errs + mad_problems(row, f)
     # Wireshark shows payload + pad as data.
     data = bytes.fromhex(row.get("data", "").replace(":", ""))
     if data != f["payload"] + f["pad"]:
         errs.append("tshark payload (%d bytes) differs from the frame's (%d + %d pad)" %
                     (len(data), len(f["payload"]), len(f["pad"])))
+    return errs
+
+
+def mad_problems(row, f):
+    """A payload tshark dissected as a MAD (UD to QP0/QP1, e.g. CM messages on
+    QP1): the MAD is the whole payload, and tshark's header fields and data
+    are the frame's bytes."""
+    errs = []
+    pl = f["payload"]
+    mad = bytes.fromhex(row["mad"].replace(":", ""))
+    if f["dqpn"] not in (0, 1) or f["opcode"] != 0x64:
+        errs.append("tshark decodes a MAD in %s to QP 0x%x" % (f["name"], f["dqpn"]))
+    if mad != pl + f["pad"]:
+        errs.append("tshark MAD (%d bytes) differs from the frame's payload (%d + %d pad)" %
+                    (len(mad), len(pl), len(f["pad"])))
+    for k, off, n in MAD_HDR:
+        got = row.get(k, "")
+        if got == "" or tint(got.split(",")[0]) != int.from_bytes(pl[off:off + n], "big"):
+            errs.append("tshark %s=%r, frame has 0x%x" % (k, got, int.from_bytes(pl[off:off + n], "big")))
+    if bytes.fromhex(row.get("mad_data", "").replace(":", "")) != pl[24:]:
+        errs.append("tshark MAD data differs from the frame's bytes 24..%d" % len(pl))
     return errs
 
 

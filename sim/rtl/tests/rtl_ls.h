@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared set-up of the RTL tests that run on "lockstep" devices (reference:
- * the C model, DUT: the RTL), so that any difference from the golden model
- * is a divergence: rl_setup() builds the two nodes with a QP pair like
- * rt_setup() (rtl_t.h), rl_finish() runs them idle and requires
- * lockstep_finish() to be clean on both.  `rl_engine` ("lockstep", or "rtl"
- * for the RTL alone: --engine) picks the engine.
+ * Shared set-up of the RTL engine tests that run each scenario on two
+ * "lockstep" devices (reference: the C model, DUT: the RTL), so that any
+ * difference from the golden model is a divergence: setup() builds the pair
+ * (an RC/UC/UD QP pair, send and receive CQs, a 1 MiB MR per node, every
+ * frame decoded into t->cap), finish() lets both sides go idle and requires
+ * lockstep_finish() to be clean.  `engine` may be set to "rtl" (--engine) to
+ * run the RTL alone.
  */
 #ifndef HCASIM_SIM_RTL_TESTS_RTL_LS_H
 #define HCASIM_SIM_RTL_TESTS_RTL_LS_H
@@ -13,20 +14,26 @@
 #include "rtl_t.h"
 #include "lockstep.h"
 
-static const char *rl_engine = "lockstep";
-static const char *rl_ls_options = "quiet=1";	/* the lockstep engine's options */
+extern void hca_model_engine_register(void);
 
-static void rl_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
+static const char *engine = "lockstep";
+
+/* lockstep's options; --options K=V,... are added (dut.K=V reach the RTL) */
+static void ls_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
 {
+	static char opts[256];
+
 	rt_engine_config(ctx, node, ec);
-	if (!strcmp(rl_engine, "lockstep"))
-		ec->options = rl_ls_options;
+	if (!strcmp(engine, "lockstep")) {
+		snprintf(opts, sizeof(opts), "quiet=1%s%s", rt_options ? "," : "", rt_options ? rt_options : "");
+		ec->options = opts;
+	}
 }
 
-static inline int rl_setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
-			   unsigned int cq_log)
+static int setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
+		 unsigned int cq_log)
 {
-	struct tb_config c = { .engine = rl_engine, .nodes = 2, .engine_config = rl_config };
+	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config };
 
 	memset(t, 0, sizeof(*t));
 	t->tb = tb_create(&c);
@@ -47,7 +54,7 @@ static inline int rl_setup(struct rt *t, uint8_t type, const struct tb_qp_attr *
 }
 
 /* End of a scenario: run idle, the lockstep engines must finish clean. */
-static inline void rl_finish(struct rt *t, const char *what)
+static void finish(struct rt *t, const char *what)
 {
 	tb_run(t->tb, RT_WAIT);
 	for (int i = 0; i < 2; i++) {
@@ -71,12 +78,21 @@ static inline void rl_finish(struct rt *t, const char *what)
 	tb_destroy(t->tb);
 }
 
-/* --engine rtl|lockstep (before rt_args, which reads --width and --options). */
-static inline void rl_args(int argc, char **argv)
+static inline int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
-			rl_engine = argv[++i];
+	memset(c, 0, sizeof(*c));
+	return tb_cq_wait(cq, c, RT_WAIT);
+}
+
+static inline int count_evt(struct tb_node *n, uint8_t type, uint32_t element)
+{
+	uint8_t ty;
+	uint32_t el;
+	int k = 0;
+
+	while (tb_evt_pop(n, &ty, &el))
+		k += ty == type && el == element;
+	return k;
 }
 
 #endif

@@ -18,25 +18,6 @@
  */
 #include "rtl_ls.h"
 
-extern void hca_model_engine_register(void);
-
-static int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
-{
-	memset(c, 0, sizeof(*c));
-	return tb_cq_wait(cq, c, RT_WAIT);
-}
-
-static int count_evt(struct tb_node *n, uint8_t type, uint32_t element)
-{
-	uint8_t ty;
-	uint32_t el;
-	int k = 0;
-
-	while (tb_evt_pop(n, &ty, &el))
-		k += ty == type && el == element;
-	return k;
-}
-
 /* ---------------------------------------------------------------- responder */
 
 static void remote_access(void)
@@ -48,7 +29,7 @@ static void remote_access(void)
 	struct tb_qp_attr a;
 
 	/* bad rkey */
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	tb_evt_clear(t.n[0]);
 	tb_evt_clear(t.n[1]);
 	s = rt_sge(t.mr[0], 0, 300);
@@ -65,28 +46,28 @@ static void remote_access(void)
 	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_ERR, "responder QP in ERR");
 	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_QP_ACCESS_ERR, t.qp[1]->qpn), 1, "QP_ACCESS_ERR at the responder");
 	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_TX_NAK), 1, "one NAK");
-	rl_finish(&t, "bad rkey");
+	finish(&t, "bad rkey");
 
 	/* the responder QP lacks REMOTE_WRITE */
 	tb_qp_attr_default(&a);
 	a.access = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ;
-	rl_setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 8);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR, "no REMOTE_WRITE: REM_ACCESS_ERR");
-	rl_finish(&t, "QP without REMOTE_WRITE");
+	finish(&t, "QP without REMOTE_WRITE");
 
 	/* out of the MR's bounds */
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 4096);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				 .raddr = t.mr[1]->va + (1 << 20) - 100, .rkey = t.mr[1]->rkey };
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR, "bounds: REM_ACCESS_ERR");
 	CHECK(t.mr[1]->buf[(1 << 20) - 1] == 0, "nothing written");
-	rl_finish(&t, "WRITE beyond the MR");
+	finish(&t, "WRITE beyond the MR");
 }
 
 static void recv_too_short(void)
@@ -96,7 +77,7 @@ static void recv_too_short(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	tb_evt_clear(t.n[1]);
 	s = rt_sge(t.mr[0], 0, 3000);
 	r = rt_sge(t.mr[1], 0, 2000);
@@ -108,7 +89,7 @@ static void recv_too_short(void)
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_INV_REQ_ERR, "sender: REM_INV_REQ_ERR (status %u)",
 	      c.status);
 	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_QP_REQ_ERR, t.qp[1]->qpn), 1, "QP_REQ_ERR");
-	rl_finish(&t, "SEND longer than the receive WQE");
+	finish(&t, "SEND longer than the receive WQE");
 }
 
 static void recv_bad_key(void)
@@ -118,7 +99,7 @@ static void recv_bad_key(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 100);
 	r = rt_sge(t.mr[1], 0, 200);
 	r.lkey ^= 0x300;
@@ -128,7 +109,7 @@ static void recv_bad_key(void)
 	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_LKEY,
 	      "receive SGE with a bad key: LOC_PROT_ERR/LKEY (status %u vendor %u)", c.status, c.vendor_err);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR, "sender: REM_ACCESS_ERR");
-	rl_finish(&t, "receive SGE with a bad key");
+	finish(&t, "receive SGE with a bad key");
 }
 
 /* ---------------------------------------------------------------- requester */
@@ -142,7 +123,7 @@ static void local_errors(void)
 	uint64_t tx0;
 
 	/* bad lkey: nothing sent, LOC_PROT_ERR/LKEY, QP to ERR */
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	tx0 = tb_stat(t.n[0], HCA_STAT_TX_FRAMES);
 	s = rt_sge(t.mr[0], 0, 100);
 	s.lkey ^= 0x500;
@@ -153,18 +134,18 @@ static void local_errors(void)
 	      "bad lkey: LOC_PROT_ERR/LKEY even unsignaled (status %u vendor %u)", c.status, c.vendor_err);
 	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_TX_FRAMES), tx0, "nothing sent");
 	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "QP to ERR");
-	rl_finish(&t, "bad lkey");
+	finish(&t, "bad lkey");
 
 	/* out of bounds, PD mismatch (another PD's MR) */
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], (1 << 20) - 10, 100);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_BOUNDS,
 	      "SGE beyond its MR: LOC_PROT_ERR/BOUNDS (vendor %u)", c.vendor_err);
-	rl_finish(&t, "SGE out of bounds");
+	finish(&t, "SGE out of bounds");
 
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	{
 		uint32_t pd2 = tb_pd_alloc(t.n[0]);
 		struct tb_mr *m2 = tb_mr_reg(t.n[0], pd2, 4096, RT_ACC_ALL);
@@ -176,10 +157,10 @@ static void local_errors(void)
 		      "another PD's MR: LOC_PROT_ERR/PD (vendor %u)", c.vendor_err);
 		free(m2);
 	}
-	rl_finish(&t, "PD mismatch");
+	finish(&t, "PD mismatch");
 
 	/* malformed WQEs: wqe_index, num_sge beyond the stride, unknown opcode */
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	{
 		uint8_t wqe[64];
 		struct hca_wqe_ctrl_seg *ctl = (struct hca_wqe_ctrl_seg *)wqe;
@@ -193,9 +174,9 @@ static void local_errors(void)
 		      "wrong wqe_index: LOC_QP_OP_ERR/BAD_WQE (status %u vendor %u)", c.status, c.vendor_err);
 		CHECK_EQ(c.wqe_index, 0, "reported at the engine's index");
 	}
-	rl_finish(&t, "wrong wqe_index");
+	finish(&t, "wrong wqe_index");
 
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	{
 		uint8_t wqe[64];
 		struct hca_wqe_ctrl_seg *ctl = (struct hca_wqe_ctrl_seg *)wqe;
@@ -207,10 +188,10 @@ static void local_errors(void)
 		tb_post_send_raw(t.qp[0], wqe, sizeof(wqe));
 		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_QP_OP_ERR, "num_sge beyond the stride");
 	}
-	rl_finish(&t, "num_sge beyond the stride");
+	finish(&t, "num_sge beyond the stride");
 
 	/* a signaled good WRITE, then a bad one: the good one completes first */
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 5000);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
@@ -219,7 +200,7 @@ static void local_errors(void)
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == 0, "earlier WQE completes first");
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.wqe_index == 1, "then the failed one");
-	rl_finish(&t, "failed WQE behind a good one");
+	finish(&t, "failed WQE behind a good one");
 }
 
 static void gather_fault(void)
@@ -231,7 +212,7 @@ static void gather_fault(void)
 	struct hca_mrc m;
 	uint64_t iova;
 
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	/* an MR whose second page is not mapped in the IOMMU */
 	tb_alloc(t.n[0], 4096, &iova);
 	memset(&m, 0, sizeof(m));
@@ -252,7 +233,7 @@ static void gather_fault(void)
 	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) >= 1, "DMA_FAULT counted");
 	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO) & 0xff01,
 		 HCA_DMA_CLIENT_PAYLOAD << 8, "first fault: payload read");
-	rl_finish(&t, "gather DMA fault");
+	finish(&t, "gather DMA fault");
 }
 
 /* ---------------------------------------------------------------- completions */
@@ -270,7 +251,7 @@ static void cq_overflow(void)
 	 * model retransmit */
 	tb_qp_attr_default(&a);
 	a.timeout = 0;
-	rl_setup(&t, HCA_QPT_RC, &a, NULL, 2);
+	setup(&t, HCA_QPT_RC, &a, NULL, 2);
 	tb_evt_clear(t.n[1]);
 	s = rt_sge(t.mr[0], 0, 16);
 	r = rt_sge(t.mr[1], 0, 64);
@@ -296,7 +277,7 @@ static void cq_overflow(void)
 		}
 		CHECK(cqerr == 1 && fatal == 1, "CQ_ERR and QP_FATAL (%d, %d)", cqerr, fatal);
 	}
-	rl_finish(&t, "CQ overflow");
+	finish(&t, "CQ overflow");
 }
 
 static void flush_by_firmware(void)
@@ -306,7 +287,7 @@ static void flush_by_firmware(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	/* receives posted on node 0, sends posted while the peer is gone */
 	r = rt_sge(t.mr[0], 0, 64);
 	tb_post_recv(t.qp[0], &r, 1);
@@ -329,7 +310,7 @@ static void flush_by_firmware(void)
 	/* newly posted work on an ERR QP is flushed too */
 	tb_post_recv(t.qp[0], &r, 1);
 	CHECK(wait_cqe(t.rcq[0], &c) && c.status == HCA_WC_WR_FLUSH_ERR && c.wqe_index == 2, "late receive flushed");
-	rl_finish(&t, "ERR by firmware");
+	finish(&t, "ERR by firmware");
 }
 
 static void duplicates_and_comm_est(void)
@@ -342,7 +323,7 @@ static void duplicates_and_comm_est(void)
 
 	/* node 1 stays in RTR: COMM_EST on the first packet */
 	tb_qp_attr_default(&a);
-	rl_setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
 	tb_qp_modify(t.qp[1], HCA_QPS_RTR, 0);
 	tb_evt_clear(t.n[1]);
 	s = rt_sge(t.mr[0], 0, 64);
@@ -355,7 +336,7 @@ static void duplicates_and_comm_est(void)
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS, "second receive");
 	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_COMM_EST, t.qp[1]->qpn), 1, "COMM_EST once");
-	rl_finish(&t, "COMM_EST");
+	finish(&t, "COMM_EST");
 }
 
 static void duplicate_requests(void)
@@ -370,7 +351,7 @@ static void duplicate_requests(void)
 	size_t flen = 0;
 	uint32_t dup0;
 
-	rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	s = rt_sge(t.mr[0], 0, 32);
 	r = rt_sge(t.mr[1], 0, 64);
 	tb_post_recv(t.qp[1], &r, 1);
@@ -395,7 +376,7 @@ static void duplicate_requests(void)
 	CHECK(!tb_cq_poll(t.rcq[1], &c), "duplicate not executed (no second receive completion)");
 	CHECK(t.cap.n >= 3 && t.cap.src[t.cap.n - 1] == 1 && t.cap.pkt[t.cap.n - 1].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE,
 	      "duplicate re-ACKed");
-	rl_finish(&t, "duplicate request");
+	finish(&t, "duplicate request");
 }
 
 static void arming(void)
@@ -407,7 +388,7 @@ static void arming(void)
 	struct tb_send_wr w;
 	struct tb_eq *eq;
 	struct tb_cq *cq;
-	struct tb_config cfg = { .engine = rl_engine, .nodes = 2, .engine_config = rl_config };
+	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
 	uint64_t irq0;
 
 	memset(&t, 0, sizeof(t));
@@ -450,7 +431,7 @@ static void arming(void)
 	tb_run(t.tb, RT_WAIT);
 	CHECK(!tb_eq_poll(eq, &e), "disarmed: no second event");
 	free(eq);
-	rl_finish(&t, "CQ arming");
+	finish(&t, "CQ arming");
 }
 
 /* ---------------------------------------------------------------- UC / UD / SRQ */
@@ -475,7 +456,7 @@ static void uc(void)
 
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_256;
-	rl_setup(&t, HCA_QPT_UC, &a, NULL, 10);
+	setup(&t, HCA_QPT_UC, &a, NULL, 10);
 	rt_fill(t.mr[0]->buf, 8192, 11);
 	s = rt_sge(t.mr[0], 0, 1000);
 	r = rt_sge(t.mr[1], 0, 4096);
@@ -521,7 +502,7 @@ static void uc(void)
 		CHECK(!memcmp(t.mr[1]->buf + 100, t.mr[0]->buf + 100, 156), "first packet of the damaged message");
 		CHECK(clean, "nothing written after the gap");
 	}
-	rl_finish(&t, "UC");
+	finish(&t, "UC");
 }
 
 static void ud(void)
@@ -531,7 +512,7 @@ static void ud(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 
-	rl_setup(&t, HCA_QPT_UD, NULL, NULL, 10);
+	setup(&t, HCA_QPT_UD, NULL, NULL, 10);
 	rt_fill(t.mr[0]->buf, 4096, 21);
 	s = rt_sge(t.mr[0], 0, 500);
 	r = rt_sge(t.mr[1], 0, 2048);
@@ -557,7 +538,7 @@ static void ud(void)
 	tb_run(t.tb, RT_WAIT);
 	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_RX_DROP_QKEY), 1, "Q_Key mismatch dropped");
 	CHECK(!tb_cq_poll(t.rcq[1], &c), "no completion for the dropped datagram");
-	rl_finish(&t, "UD");
+	finish(&t, "UD");
 }
 
 static void srq(void)
@@ -567,7 +548,7 @@ static void srq(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 	struct tb_srq *q;
-	struct tb_config cfg = { .engine = rl_engine, .nodes = 2, .engine_config = rl_config };
+	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
 
 	memset(&t, 0, sizeof(t));
 	t.tb = tb_create(&cfg);
@@ -596,7 +577,7 @@ static void srq(void)
 		      "SRQ receive %d", i);
 	CHECK_EQ(count_evt(t.n[1], HCA_EVENT_SRQ_LIMIT_REACHED, q->srqn), 1, "SRQ_LIMIT_REACHED once");
 	free(q);
-	rl_finish(&t, "SRQ");
+	finish(&t, "SRQ");
 }
 
 /*
@@ -615,7 +596,7 @@ static void doorbell_storm(void)
 	struct tb_sge s, r;
 	struct tb_send_wr w;
 	struct tb_eq *eq[2];
-	struct tb_config cfg = { .engine = rl_engine, .nodes = 2, .engine_config = rl_config };
+	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
 	unsigned int done[2] = { 0, 0 }, events = 0;
 	const unsigned int n = 12;
 
@@ -657,7 +638,7 @@ static void doorbell_storm(void)
 	CHECK(done[0] == n && done[1] == n, "doorbell storm: all %u sends and receives completed (%u, %u)", n,
 	      done[0], done[1]);
 	CHECK(events > 0, "doorbell storm: completion events raised (%u)", events);
-	rl_finish(&t, "doorbell storm");
+	finish(&t, "doorbell storm");
 	free(eq[0]);
 	free(eq[1]);
 }
@@ -673,9 +654,9 @@ static void doorbell_storm(void)
  */
 static void qp_reuse_after_reset(void)
 {
-	const char *saved = rl_engine;
+	const char *saved = engine;
 
-	rl_engine = "rtl";
+	engine = "rtl";
 	for (unsigned int d = 0; d < 400; d += 37) {
 		struct rt t;
 		struct hca_cqe c;
@@ -683,7 +664,7 @@ static void qp_reuse_after_reset(void)
 		struct tb_send_wr w;
 		unsigned int sends = 0;
 
-		rl_setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+		setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 		s = rt_sge(t.mr[0], 0, 16384);
 		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
 					 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
@@ -718,9 +699,9 @@ static void qp_reuse_after_reset(void)
 			if (t.cap.src[i] == 0 && t.cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE)
 				sends += t.cap.pkt[i].opcode == HCA_BTH_OP_RC_SEND_ONLY && t.cap.pkt[i].psn == 0x5000;
 		CHECK(sends == 1, "d=%u: one SEND_ONLY at PSN 0x5000 after the reset (%u)", d, sends);
-		rl_finish(&t, "QP reused after reset");
+		finish(&t, "QP reused after reset");
 	}
-	rl_engine = saved;
+	engine = saved;
 }
 
 /* ---------------------------------------------------------------- context commands */
@@ -740,7 +721,7 @@ static void modify_during_item(void)
 	a.rq_psn = 0x5000;	/* both directions start at 0x5000 (as tb_connect_pair) */
 	for (unsigned int d = 0; d < 12; d++) {
 		struct rt t;
-		struct tb_config cfg = { .engine = rl_engine, .nodes = 2, .engine_config = rl_config };
+		struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
 		struct tb_qp *q;
 		struct tb_node *pn;
 		struct hca_cqe c;
@@ -819,17 +800,19 @@ static void modify_during_item(void)
 		CHECK(wait_cqe(t.rcq[0], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 100,
 		      "d=%u: receive at the loaded ePSN", d);
 		CHECK(wait_cqe(t.scq[1], &c) && c.status == HCA_WC_SUCCESS, "d=%u: peer's SEND acknowledged", d);
-		rl_finish(&t, "context write during an item");
+		finish(&t, "context write during an item");
 	}
 }
 
 int main(int argc, char **argv)
 {
-	rl_args(argc, argv);
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+			engine = argv[++i];
 	rt_args(argc, argv);
 	hca_model_engine_register();
 	hca_lockstep_engine_register();
-	printf("engine %s\n", rl_engine);
+	printf("engine %s\n", engine);
 	remote_access();
 	recv_too_short();
 	recv_bad_key();

@@ -22,8 +22,6 @@
  */
 #include "rtl_ls.h"
 
-extern void hca_model_engine_register(void);
-
 #define AETH_NAK_SYN(code) (0x60 | (code))
 #define AETH_RNR_SYN(t) (0x20 | (t))
 
@@ -95,15 +93,13 @@ static void dump_cap(void)
 		       t.cap.dropped[i] ? " dropped" : "");
 }
 
-static int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
+/* End of a scenario (finish), with every frame printed first when
+ * RTL_RETRY_DUMP is set (debugging). */
+static void done(const char *what)
 {
-	int r;
-
-	memset(c, 0, sizeof(*c));
-	r = tb_cq_wait(cq, c, RT_WAIT);
-	if (!r && getenv("RTL_RETRY_DUMP"))	/* debugging: the frames so far */
+	if (getenv("RTL_RETRY_DUMP"))
 		dump_cap();
-	return r;
+	finish(&t, what);
 }
 
 static void setup_attr(void (*f)(struct tb_qp_attr *a))
@@ -113,7 +109,7 @@ static void setup_attr(void (*f)(struct tb_qp_attr *a))
 	tb_qp_attr_default(&a);
 	if (f)
 		f(&a);
-	rl_setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
 	rule.times = 0;
 }
 
@@ -148,7 +144,7 @@ static void rnr_exhaustion(void)
 	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_RETRANSMIT), 2, "two RNR restarts");
 	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "requester ERR");
 	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "responder unaffected");
-	rl_finish(&t, "RNR exhaustion");
+	done("RNR exhaustion");
 }
 
 static void a_rnr7(struct tb_qp_attr *a)
@@ -171,7 +167,7 @@ static void rnr_infinite(void)
 	tb_post_recv(t.qp[1], &r, 1);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "rnr_retry 7 is infinite");
 	CHECK(tb_stat(t.n[0], HCA_STAT_RETRANSMIT) >= 20, "a restart per RNR NAK");
-	rl_finish(&t, "RNR infinite");
+	done("RNR infinite");
 }
 
 static void a_rnr4(struct tb_qp_attr *a)
@@ -208,7 +204,7 @@ static void rnr_wait(void)
 		      (unsigned long long)(t.cap.when[j] - t.cap.when[i]), HCA_RNR_CYCLES_4, RETX_SLACK);
 	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_TX_NAK), 1, "one RNR NAK counted");
 	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "RNR does not change the responder state");
-	rl_finish(&t, "RNR wait");
+	done("RNR wait");
 }
 
 /* ---------------------------------------------------------------- ACK timer */
@@ -250,7 +246,7 @@ static void timeout_retry(void)
 		      (unsigned long long)d2);
 	}
 	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_RETRANSMIT), 2, "two restarts");
-	rl_finish(&t, "ACK timeout");
+	done("ACK timeout");
 }
 
 static void a_timeout5(struct tb_qp_attr *a)
@@ -289,7 +285,7 @@ static void retry_exhaustion(void)
 	while (tb_evt_pop(t.n[0], &ty, &el))
 		k += el == t.qp[0]->qpn && ty != HCA_EVENT_COMM_EST;
 	CHECK_EQ(k, 0, "no async event (the error has a completion)");
-	rl_finish(&t, "retry exhaustion");
+	done("retry exhaustion");
 }
 
 static void a_timeout0(struct tb_qp_attr *a)
@@ -305,7 +301,7 @@ static void timeout_zero_is_infinite(void)
 	CHECK(tb_run(t.tb, 1ull << 40), "nothing scheduled: no ACK timer");
 	CHECK_EQ(cap_count(0, -1, -1), 1, "sent once, never retried");
 	CHECK(!tb_cq_poll(t.scq[0], NULL), "no completion");
-	rl_finish(&t, "timeout 0");
+	done("timeout 0");
 }
 
 /* ---------------------------------------------------------------- NAKs */
@@ -351,7 +347,7 @@ static void nak_psn_seq(void)
 	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_RETRANSMIT), 1, "one go-back-N restart");
 	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "responder still RTS");
 	CHECK_EQ(tb_qp_query(t.qp[1]).rq_psn_expected, 0x12d, "ePSN after the message");
-	rl_finish(&t, "PSN sequence NAK");
+	done("PSN sequence NAK");
 }
 
 static void nak_remote_op(void)
@@ -379,7 +375,7 @@ static void nak_remote_op(void)
 	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "requester in ERR");
 	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_ERR, "responder in ERR");
 	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_DMA_FAULT), 1, "fault counted");
-	rl_finish(&t, "NAK remote operational error");
+	done("NAK remote operational error");
 }
 
 /* Hand-built requests a well-behaved requester never sends: NAK invalid request. */
@@ -416,7 +412,7 @@ static void nak_crafted(uint8_t opcode, uint32_t paylen, uint32_t reth_len, cons
 	CHECK(i >= 0 && t.cap.pkt[i].psn == 0x123, "%s: NAK invalid request for PSN 0x123", what);
 	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_ERR, what);
 	CHECK(t.mr[1]->buf[0] == 0x77 && t.mr[1]->buf[4096] == 0x77, "%s: memory untouched", what);
-	rl_finish(&t, what);
+	done(what);
 }
 
 /*
@@ -434,12 +430,12 @@ static void a_warp(struct tb_qp_attr *a)
 
 static unsigned int warp_run(const char *opts, struct rt_cap *out)
 {
-	const char *se = rl_engine, *so = rt_options;
+	const char *se = engine, *so = rt_options;
 	struct hca_cqe c;
 	struct tb_sge r;
 	unsigned int ok = 0;
 
-	rl_engine = "rtl";
+	engine = "rtl";
 	rt_options = opts;
 	setup_attr(a_warp);
 	set_rule(0, HCA_BTH_OP_RC_SEND_ONLY, 0x123, 1);		/* the first SEND is lost once: ACK timeout */
@@ -452,8 +448,8 @@ static unsigned int warp_run(const char *opts, struct rt_cap *out)
 	ok += wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS;
 	ok += wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS;
 	memcpy(out, &t.cap, sizeof(*out));
-	rl_finish(&t, "warp");
-	rl_engine = se;
+	done("warp");
+	engine = se;
 	rt_options = so;
 	return ok;
 }
@@ -483,14 +479,16 @@ static bool want(const char *name)
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
-	rl_args(argc, argv);
+		else if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+			engine = argv[++i];
+	}
 	rt_args(argc, argv);
 	hca_model_engine_register();
 	hca_lockstep_engine_register();
-	printf("engine %s\n", rl_engine);
+	printf("engine %s\n", engine);
 	if (want("rnr_exhaustion"))
 		rnr_exhaustion();
 	if (want("rnr_infinite"))

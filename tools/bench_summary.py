@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The line-rate table of issue 12, from what `make bench` measured.
+
+    tools/bench_summary.py [BENCH_DIR]          (default build/bench)
+
+Reads the outputs the bench targets leave in BENCH_DIR -- rtl.log (make
+bench-rtl), sim.log (make bench-sim), shim.log (make bench-shim) -- and
+prints one row per figure of the table: what was measured, its value, the
+target, PASS or MISS, and for a MISS what this run says about why.  The same
+rows go to BENCH_DIR/summary.csv.  A figure whose bench did not run (or whose
+output it cannot read) is a MISS with "not measured".  Exit status 0: the
+summary is informative, it does not fail `make bench`.
+"""
+import csv
+import os
+import re
+import sys
+
+# Issue 12's "now" for the simulator's message rate: the target is 5x it.
+SIM_MSGS_BASELINE = 53.0
+# The rtl harness's DMA read latency when bench-rtl gives no rd_lat option
+# (sim/rtl/rtl_engine.c); the doorbell -> wire target is 2 of them + 12.
+RTL_RD_LAT_DEFAULT = 24
+
+SIZE_RE = re.compile(r"^\s+(\d+) (B|KiB)\s+(\d+) \|\s+(\d+)\s+(\d+) \|\s+(\d+)\s+([\d.]+)\s+([\d.]+)")
+MULTI_RE = re.compile(r"(\d+) B WRITEs round robin over (\d+) QPs .*: (\d+) msgs, ([\d.]+) cyc/msg")
+SIM_RE = re.compile(r"^(rtl|lockstep\(model,rtl\))\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)")
+SHIM_RE = re.compile(r"ib_write_bw\s+(\d+) B x\s+(\d+) on (\S+), (batched|per-frame)\s*:\s+([\d.]+) MB/s "
+                     r"\(\s*([\d.]+) Gb/s\), ([\d.]+) Mpps")
+CEIL_RE = re.compile(r"= ([\d.]+) us/msg; on 2 idle cores at most ([\d.]+) Gb/s, ([\d.]+) Mpps")
+LOAD_RE = re.compile(r"load average ([\d.]+)")
+FLOOR_RE = re.compile(r"socket floor, .*?(\d+) B messages: ([\d.]+) M msgs/s one per system call, ([\d.]+) M msgs/s")
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().splitlines()
+    except OSError:
+        return None
+
+
+def parse_rtl(lines):
+    """{width: {"sizes": {bytes: (db_wire, cyc_msg, b_cycle)}, "multi": cyc, "rd_lat": n}}"""
+    out, cur = {}, None
+    for line in lines or []:
+        m = re.search(r"rtl engine, DATA_W=(\d+)", line)
+        if m:
+            w = int(m.group(1))
+            lat = re.search(r"rd_lat=(\d+)", line)
+            cur = out.setdefault(w, {"sizes": {}, "multi": None,
+                                     "rd_lat": int(lat.group(1)) if lat else RTL_RD_LAT_DEFAULT})
+            continue
+        if cur is None:
+            continue
+        m = SIZE_RE.match(line)
+        if m:
+            size = int(m.group(1)) * (1024 if m.group(2) == "KiB" else 1)
+            cur["sizes"][size] = (int(m.group(4)), float(m.group(7)), float(m.group(8)))
+            continue
+        m = MULTI_RE.search(line)
+        if m:
+            cur["multi"] = float(m.group(4))
+        if line.startswith("model engine"):
+            cur = None
+    return out
+
+
+def parse_sim(lines):
+    """{(label, width): (cycles_per_s, msgs_per_s)}"""
+    out = {}
+    for line in lines or []:
+        m = SIM_RE.match(line)
+        if m:
+            out[(m.group(1), int(m.group(2)))] = (float(m.group(6)), float(m.group(7)))
+    return out
+
+
+def parse_shim(lines):
+    """{(size, mode): {"gbps", "mpps", "ceil_gbps", "ceil_mpps", "us_msg"}}, load average,
+    {message size: best M msgs/s of one socket hop}"""
+    out, last, load, floor = {}, None, None, {}
+    for line in lines or []:
+        m = FLOOR_RE.search(line)
+        if m:
+            floor[int(m.group(1))] = max(float(m.group(2)), float(m.group(3)))
+            continue
+        m = LOAD_RE.search(line)
+        if m and load is None:
+            load = float(m.group(1))
+        m = SHIM_RE.search(line)
+        if m:
+            last = out.setdefault((int(m.group(1)), m.group(4)),
+                                  {"gbps": float(m.group(6)), "mpps": float(m.group(7))})
+            continue
+        m = CEIL_RE.search(line)
+        if m and last is not None:
+            last.update(us_msg=float(m.group(1)), ceil_gbps=float(m.group(2)), ceil_mpps=float(m.group(3)))
+            last = None
+    return out, load, floor
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, rid, what, value, unit, op, target, note_miss, fmt="{:.2f}"):
+        if value is None:
+            verdict, shown, note = "MISS", "-", "not measured (its bench did not run or printed nothing)"
+        else:
+            ok = value >= target if op == ">=" else value <= target
+            verdict, shown, note = ("PASS" if ok else "MISS"), fmt.format(value), ("" if ok else note_miss)
+        self.rows.append({"id": rid, "what": what, "value": shown, "unit": unit,
+                          "target": f"{op} {fmt.format(target)}", "verdict": verdict, "note": note})
+
+    def show(self):
+        wv = max(len(r["value"]) for r in self.rows)
+        wt = max(len(r["target"]) for r in self.rows)
+        ww = max(len(r["what"]) for r in self.rows)
+        print("bench summary (issue 12, line rate): measured / target")
+        for r in self.rows:
+            print(f"  {r['what']:<{ww}}  {r['value']:>{wv}} {r['unit']:<12} {r['target']:>{wt}}  {r['verdict']}")
+            if r["note"]:
+                print(f"  {'':<{ww}}    {r['note']}")
+        n_pass = sum(r["verdict"] == "PASS" for r in self.rows)
+        print(f"  {n_pass} PASS, {len(self.rows) - n_pass} MISS")
+
+    def write_csv(self, path):
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=["id", "what", "value", "unit", "target", "verdict", "note"])
+            w.writeheader()
+            w.writerows(self.rows)
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else "build/bench"
+    rtl = parse_rtl(read(os.path.join(d, "rtl.log")))
+    sim = parse_sim(read(os.path.join(d, "sim.log")))
+    shim, load, floor = parse_shim(read(os.path.join(d, "shim.log")))
+    t = Table()
+    rtl_note = "RTL datapath not pipelined yet (store-and-forward, one work item at a time; after the rtl/ split)"
+
+    for w, tgt in ((512, 48.4), (64, 7.5)):
+        s = rtl.get(w, {}).get("sizes", {})
+        vals = [v[2] for k, v in s.items() if k >= 4096]
+        t.add(f"rtl{w}_stream", f"RTL {w}-bit RDMA WRITE streaming 4-64 KiB (least)",
+              min(vals) if vals else None, "B/cycle", ">=", tgt, rtl_note)
+    for w, tgt in ((512, 8.0), (64, 24.0)):
+        t.add(f"rtl{w}_multiqp", f"RTL {w}-bit 64 B WRITEs over 8 QPs", rtl.get(w, {}).get("multi"),
+              "cycles/msg", "<=", tgt, rtl_note, "{:.1f}")
+    for w in (512, 64):
+        r = rtl.get(w)
+        v = r["sizes"].get(64, (None,))[0] if r else None
+        lat = r["rd_lat"] if r else RTL_RD_LAT_DEFAULT
+        t.add(f"rtl{w}_db_wire", f"RTL {w}-bit doorbell -> first wire byte, 64 B", v, "cycles", "<=",
+              2 * lat + 12, f"2 DMA read latencies of {lat} + 12; " + rtl_note, "{:.0f}")
+    sim_note = "RTL simulation speed work comes after the rtl/ split"
+    for w, tgt in ((64, 1e6), (512, 0.33e6)):
+        v = sim.get(("rtl", w))
+        t.add(f"sim_rtl{w}_cycles", f"simulation speed, rtl {w}-bit, two HCAs", v[0] if v else None,
+              "cycles/s", ">=", tgt, sim_note, "{:.0f}")
+    for w in (64, 512):
+        v = sim.get(("rtl", w))
+        t.add(f"sim_rtl{w}_msgs", f"simulation speed, rtl {w}-bit, messages", v[1] if v else None,
+              "msgs/s", ">=", 5 * SIM_MSGS_BASELINE, f"5x issue 12's {SIM_MSGS_BASELINE:.0f} msgs/s; " + sim_note,
+              "{:.0f}")
+    for w in (64, 512):
+        a, b = sim.get(("rtl", w)), sim.get(("lockstep(model,rtl)", w))
+        v = a[0] / b[0] if a and b and b[0] > 0 else None
+        t.add(f"lockstep{w}_cost", f"lockstep cost over rtl alone, {w}-bit (wall clock)", v, "x", "<=", 1.3,
+              sim_note)
+
+    def shim_note(size, key, unit):
+        r = shim.get((size, "batched"), {})
+        pf = shim.get((size, "per-frame"), {})
+        parts = []
+        if "ceil_" + key in r:
+            parts.append(f"{r['us_msg']:.2f} us CPU/msg (device threads + switch): at most "
+                         f"{r['ceil_' + key]:.3g} {unit} on 2 idle cores")
+        if load is not None:
+            parts.append(f"load {load:.1f} on {os.cpu_count()} cores")
+        if pf.get(key):
+            parts.append(f"{r.get(key, 0) / pf[key]:.1f}x the per-frame path in this run")
+        # one frame per socket message: a frame crosses 2 hops; a 64 B WRITE is 2 frames (data, ACK)
+        if key == "mpps" and floor.get(64):
+            parts.append(f"one frame per socket message would cap it at about {floor[64] / 4:.3f} Mpps "
+                         f"(socket floor {floor[64]:.3f} M msgs/s per hop, 4 hops per message)")
+        if key == "gbps" and floor.get(4096):
+            parts.append(f"one 4 KiB frame per socket message would cap it at about "
+                         f"{floor[4096] * 4096 * 8 / 1e3 / 2:.1f} Gb/s (socket floor, 2 hops)")
+        return "; ".join(parts)
+
+    t.add("shim_64k_gbps", "ib_write_bw 64 KiB, model backend, through the shim",
+          shim.get((65536, "batched"), {}).get("gbps"), "Gb/s", ">=", 10.0, shim_note(65536, "gbps", "Gb/s"))
+    t.add("shim_64b_mpps", "ib_write_bw 64 B, model backend, through the shim",
+          shim.get((64, "batched"), {}).get("mpps"), "Mpps", ">=", 1.0, shim_note(64, "mpps", "Mpps"), "{:.3f}")
+
+    t.show()
+    if os.path.isdir(d):
+        t.write_csv(os.path.join(d, "summary.csv"))
+        print(f"  (rows in {os.path.join(d, 'summary.csv')})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
