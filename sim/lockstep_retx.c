@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Retransmitted RC request frames in lockstep (sim/lockstep_retx.h, docs/sim.md
- * section 2): runs of go-back-N matched by their start PSN and time, frames by
- * their PSN.
+ * section 2): every PSN the reference sends again must be sent again by the
+ * DUT (or acknowledged first), not before the reference and at most the lag
+ * after it; frames are compared by their PSN.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,28 +26,34 @@ struct retx_frame {
 	uint8_t *d;
 };
 
+/* a PSN the reference sent again, at `cycle`, that the DUT has not sent since */
 struct retx_run {
 	uint32_t psn;
 	uint64_t cycle;
+	bool done;		/* no longer required: the DUT sent it since as a new frame (it was
+				 * behind), or the peer acknowledged it; a late DUT resend still matches */
 };
 
 struct retx_side {
 	bool any;
 	uint32_t hi;		/* highest PSN sent */
-	uint32_t prev;		/* PSN of the last frame */
-	uint64_t runs;		/* retransmission runs started */
 };
 
 struct retx_qp {
 	uint32_t qpn;		/* from the UDP source port */
 	struct retx_side s[2];
-	/* reference runs not yet started by the DUT: run[i] is run number base + i */
+	/* reference retransmissions the DUT has not matched yet, oldest first */
 	struct retx_run *run;
 	size_t nrun, caprun;
-	uint64_t base;
 	bool ack_v;
 	uint32_t ack_next;	/* the peer acknowledged every PSN before this one */
 	struct retx_frame *slot;
+	/* the DUT's first sending of each PSN (by slot), its last frame, and
+	 * whether its current go-back-N run answers a reference resend */
+	struct { uint32_t psn; uint64_t cycle; } *dfirst;
+	uint32_t dprev;
+	bool drun;
+	uint64_t ref_last;	/* the reference's latest resend */
 };
 
 struct ls_retx {
@@ -79,6 +86,7 @@ static void free_qp(struct retx_qp *q)
 		for (unsigned int i = 0; i < RETX_SLOTS; i++)
 			free(q->slot[i].d);
 	free(q->slot);
+	free(q->dfirst);
 	free(q->run);
 }
 
@@ -181,22 +189,29 @@ static void add_run(struct retx_qp *q, uint32_t psn, uint64_t cycle)
 		q->run = n;
 		q->caprun = nc;
 	}
-	q->run[q->nrun++] = (struct retx_run){ .psn = psn, .cycle = cycle };
+	q->run[q->nrun++] = (struct retx_run){ .psn = psn, .cycle = cycle, .done = false };
 }
 
-/* The DUT started reference run number `base`: forget it. */
-static void pop_run(struct retx_qp *q)
+/*
+ * The DUT sent `psn` again at `cycle`: it answers the oldest reference
+ * resend of it up to then (false: none).  Resends the DUT merged into one
+ * are answered by the peer's acknowledgement instead (ls_retx_rx).
+ */
+static bool claim(struct retx_qp *q, uint32_t psn, uint64_t cycle, uint64_t *oldest)
 {
-	memmove(q->run, q->run + 1, (q->nrun - 1) * sizeof(*q->run));
-	q->nrun--;
-	q->base++;
+	for (size_t i = 0; i < q->nrun; i++)
+		if (q->run[i].psn == psn && q->run[i].cycle <= cycle) {
+			*oldest = q->run[i].cycle;
+			memmove(q->run + i, q->run + i + 1, (q->nrun - i - 1) * sizeof(*q->run));
+			q->nrun--;
+			return true;
+		}
+	return false;
 }
 
-static void run_line(struct sb_str *o, const char *side, uint64_t k, uint32_t psn, uint64_t cycle,
-		     const uint8_t *f, size_t len)
+static void run_line(struct sb_str *o, const char *side, uint32_t psn, uint64_t cycle, const uint8_t *f, size_t len)
 {
-	sbs_printf(o, "  %s   : retransmission run %llu from PSN 0x%06x at cycle %llu", side,
-		   (unsigned long long)k + 1, psn, (unsigned long long)cycle);
+	sbs_printf(o, "  %s   : PSN 0x%06x sent again at cycle %llu", side, psn, (unsigned long long)cycle);
 	if (f) {
 		sbs_printf(o, ": ");
 		sbf_describe(o, SB_FMT_FRAME, f, len, 0, 0);
@@ -212,54 +227,52 @@ static void fail(struct sb *sb, const char *field, uint64_t cycle, uint64_t rc, 
 }
 
 static const char rule[] =
-	"  rule  : RC retransmissions (docs/sim.md section 2): the DUT's k-th go-back-N run starts at the\n"
-	"          reference's k-th run's PSN (or later, past PSNs acknowledged since), no earlier than the\n"
-	"          reference started it and at most the lag later; each frame equals the reference's frame\n"
-	"          of its PSN\n";
+	"  rule  : RC retransmissions (docs/sim.md section 2): every PSN the reference sends again, the DUT\n"
+	"          sends again (unless the peer acknowledged it first), no earlier than the reference and at\n"
+	"          most the lag later; each frame equals the reference's frame of its PSN\n";
 
-/* A DUT retransmission run starts at `psn`: is it the reference's next run? */
+/* A DUT retransmission of `psn`: the reference sent it again first. */
 static void dut_run(struct ls_retx *r, struct sb *sb, struct retx_qp *q, uint32_t psn, uint64_t cycle,
 		    const uint8_t *f, size_t len)
 {
-	uint64_t k = q->s[SB_DUT].runs++;
 	struct sb_str o = { 0 };
+	uint64_t oldest = 0;
 	char v[160];
 
-	sbs_printf(&o, "%s", rule);
-	sbs_printf(&o, "  qp    : 0x%x\n", q->qpn);
-	if (k < q->base || k - q->base >= q->nrun) {
-		sbs_printf(&o, "  ref   : (no retransmission run %llu yet: the reference, which is never behind,\n"
-			       "          did not go back; a timer that fired early or a retransmission without cause)\n",
-			   (unsigned long long)k + 1);
-		run_line(&o, "dut", k, psn, cycle, f, len);
-		snprintf(v, sizeof(v), "DUT run %llu from PSN 0x%06x, reference none", (unsigned long long)k + 1, psn);
-		fail(sb, "retx.extra", cycle, UINT64_MAX, cycle, &o, v);
+	if (claim(q, psn, cycle, &oldest)) {
+		q->drun = true;
+	} else if (q->drun && psn == ((q->dprev + 1) & PSN_MASK) && q->dfirst &&
+		   q->dfirst[psn % RETX_SLOTS].psn == psn && q->dfirst[psn % RETX_SLOTS].cycle >= q->ref_last) {
+		/* the run goes on past where the reference's stopped: the DUT first
+		 * sent this PSN after the reference went back (it read the NAK or
+		 * the timeout later), so its go-back-N run is longer */
+		return;
+	} else {
+		bool later = false;
+
+		q->drun = false;
+
+		for (size_t i = 0; i < q->nrun; i++)
+			later |= q->run[i].psn == psn;
+		sbs_printf(&o, "%s", rule);
+		sbs_printf(&o, "  qp    : 0x%x\n", q->qpn);
+		sbs_printf(&o, later ? "  ref   : (sends PSN 0x%06x again only later: the DUT is early -- a wait cut short)\n"
+				     : "  ref   : (did not send PSN 0x%06x again: the reference, which is never behind,\n"
+				       "          did not go back; a timer that fired early or a retransmission without cause)\n",
+			   psn);
+		run_line(&o, "dut", psn, cycle, f, len);
+		snprintf(v, sizeof(v), "DUT sent PSN 0x%06x again, reference %s", psn, later ? "later" : "not");
+		fail(sb, later ? "retx.early" : "retx.extra", cycle, UINT64_MAX, cycle, &o, v);
 		return;
 	}
-	{
-		struct retx_run rr = q->run[k - q->base];
-		bool skip_ok = psn_after(psn, rr.psn) && q->ack_v && !psn_after(psn, q->ack_next);
-
-		if (psn != rr.psn && !skip_ok) {
-			run_line(&o, "ref", k, rr.psn, rr.cycle, NULL, 0);
-			run_line(&o, "dut", k, psn, cycle, f, len);
-			if (q->ack_v)
-				sbs_printf(&o, "  acked : the peer had acknowledged the PSNs before 0x%06x\n", q->ack_next);
-			snprintf(v, sizeof(v), "ref 0x%06x, dut 0x%06x", rr.psn, psn);
-			fail(sb, "retx.psn", cycle, rr.cycle, cycle, &o, v);
-			return;
-		}
-		if (r->lag && cycle > rr.cycle + r->lag) {
-			run_line(&o, "ref", k, rr.psn, rr.cycle, NULL, 0);
-			run_line(&o, "dut", k, psn, cycle, f, len);
-			snprintf(v, sizeof(v), "%llu cycles after the reference, more than the lag %llu",
-				 (unsigned long long)(cycle - rr.cycle), (unsigned long long)r->lag);
-			fail(sb, "retx.late", cycle, rr.cycle, cycle, &o, v);
-			return;
-		}
-		pop_run(q);
+	if (r->lag && cycle > oldest + r->lag) {
+		sbs_printf(&o, "%s", rule);
+		run_line(&o, "ref", psn, oldest, NULL, 0);
+		run_line(&o, "dut", psn, cycle, f, len);
+		snprintf(v, sizeof(v), "%llu cycles after the reference, more than the lag %llu",
+			 (unsigned long long)(cycle - oldest), (unsigned long long)r->lag);
+		fail(sb, "retx.late", cycle, oldest, cycle, &o, v);
 	}
-	sbs_free(&o);
 }
 
 /* A retransmitted DUT frame: the reference's frame of that PSN, byte for byte. */
@@ -304,7 +317,6 @@ bool ls_retx_tx(struct ls_retx *r, struct sb *sb, enum sb_side side, uint64_t cy
 	struct roce_pkt p;
 	struct retx_qp *q;
 	struct retx_side *sd;
-	bool start;
 
 	if (!rc_request(f, len, &p))
 		return false;
@@ -316,24 +328,32 @@ bool ls_retx_tx(struct ls_retx *r, struct sb *sb, enum sb_side side, uint64_t cy
 		keep_frame(q, p.psn, cycle, f, len);
 	if (!sd->any || psn_after(p.psn, sd->hi)) {
 		sd->any = true;
-		sd->hi = sd->prev = p.psn;
+		sd->hi = p.psn;
+		if (side == SB_DUT) {	/* its first sending answers the reference's resends of it */
+			for (size_t i = 0; i < q->nrun; i++)
+				q->run[i].done |= q->run[i].psn == p.psn && q->run[i].cycle <= cycle;
+			if (!q->dfirst)
+				q->dfirst = calloc(RETX_SLOTS, sizeof(*q->dfirst));
+			if (q->dfirst) {
+				q->dfirst[p.psn % RETX_SLOTS].psn = p.psn;
+				q->dfirst[p.psn % RETX_SLOTS].cycle = cycle;
+			}
+			q->dprev = p.psn;
+			q->drun = false;
+		}
 		return false;			/* new: exact order in the "tx" stream */
 	}
-	start = !psn_after(p.psn, sd->prev);
-	sd->prev = p.psn;
 	r->frames[side]++;
 	r->bytes[side] += len;
 	if (side == SB_REF) {
-		if (start) {
-			add_run(q, p.psn, cycle);
-			sd->runs++;
-		}
+		add_run(q, p.psn, cycle);
+		q->ref_last = cycle;
 		return true;
 	}
 	if (sb_failed(sb))
 		return true;
-	if (start)
-		dut_run(r, sb, q, p.psn, cycle, f, len);
+	dut_run(r, sb, q, p.psn, cycle, f, len);
+	q->dprev = p.psn;
 	if (!sb_failed(sb))
 		dut_frame(r, sb, q, p.psn, cycle, f, len);
 	return true;
@@ -359,6 +379,10 @@ void ls_retx_rx(struct ls_retx *r, const uint8_t *f, size_t len)
 	if (!q->ack_v || psn_after(next, q->ack_next)) {
 		q->ack_v = true;
 		q->ack_next = next;
+		/* acknowledged PSNs need no resend any more (the DUT may still be
+		 * resending them: it reads the acknowledgement later) */
+		for (size_t i = 0; i < q->nrun; i++)
+			q->run[i].done |= psn_after(next, q->run[i].psn);
 	}
 }
 
@@ -369,21 +393,31 @@ void ls_retx_check(struct ls_retx *r, struct sb *sb, uint64_t now, bool dut_idle
 		struct retx_run rr;
 		struct sb_str o = { 0 };
 		char v[160];
-		uint64_t k;
 
 		if (!q->nrun)
 			continue;
 		rr = q->run[0];
-		k = q->base;
+		size_t k = 0;
+
+		/* entries no longer required are kept for the lag, then forgotten */
+		for (size_t j = 0; j < q->nrun; j++)
+			if (!q->run[j].done || (r->lag && now <= q->run[j].cycle + r->lag))
+				q->run[k++] = q->run[j];
+		q->nrun = k;
+		for (k = 0; k < q->nrun && q->run[k].done; k++)
+			;
+		if (k == q->nrun)
+			continue;
+		rr = q->run[k];
 		if (!dut_idle && (!r->lag || now <= rr.cycle + r->lag))
 			continue;
 		sbs_printf(&o, "%s", rule);
 		sbs_printf(&o, "  qp    : 0x%x\n", q->qpn);
-		run_line(&o, "ref", k, rr.psn, rr.cycle, NULL, 0);
-		sbs_printf(&o, "  dut   : (no retransmission run %llu by cycle %llu%s)\n", (unsigned long long)k + 1,
-			   (unsigned long long)now, dut_idle ? ", and the DUT went idle" : "");
-		snprintf(v, sizeof(v), "reference run %llu from PSN 0x%06x at cycle %llu, DUT none", (unsigned long long)k + 1,
-			 rr.psn, (unsigned long long)rr.cycle);
+		run_line(&o, "ref", rr.psn, rr.cycle, NULL, 0);
+		sbs_printf(&o, "  dut   : (not sent again by cycle %llu%s, not acknowledged)\n", (unsigned long long)now,
+			   dut_idle ? ", and the DUT went idle" : "");
+		snprintf(v, sizeof(v), "reference sent PSN 0x%06x again at cycle %llu, DUT not", rr.psn,
+			 (unsigned long long)rr.cycle);
 		fail(sb, dut_idle ? "retx.missing" : "retx.late", now, rr.cycle, UINT64_MAX, &o, v);
 	}
 }

@@ -12,15 +12,16 @@
  *
  *   - a frame whose PSN is past every PSN its side sent on that QP is NEW:
  *     new frames go to the scoreboard's "tx" stream, exact order per QP;
- *   - any other frame is a RETRANSMISSION; a side's retransmissions form
- *     RUNS (a run starts at a frame whose PSN is not past the previous
- *     frame's, and PSNs increase within it);
- *   - the DUT's k-th run must start at the PSN of the reference's k-th run
- *     (or later, over PSNs the peer has acknowledged meanwhile: the
- *     requester skips them), after the reference started it (the reference
- *     is never behind: a run it has not started is "extra", too early) and
- *     at most `lag` cycles after it ("late"); a reference run the DUT never
- *     starts is "missing" when the DUT goes idle;
+ *   - any other frame is a RETRANSMISSION of its PSN;
+ *   - every PSN the reference sends again must be sent by the DUT after
+ *     that (again, or for the first time: the DUT may still be behind), at
+ *     most `lag` cycles later ("late"; "missing" when the DUT goes idle),
+ *     unless the peer acknowledges it first (ACKs and NAKs the device
+ *     receives); one DUT frame answers every reference resend of its PSN
+ *     up to then (the DUT may merge two go-back-N runs that the untimed
+ *     reference made one after the other);
+ *   - a DUT retransmission of a PSN the reference has not sent again by
+ *     then is "extra" ("early" when the reference sends it again later);
  *   - every retransmitted DUT frame must equal the reference's frame of the
  *     same PSN, byte for byte.
  */
@@ -35,7 +36,7 @@
 
 struct ls_retx;
 
-/* `lag`: cycles the DUT may start a run after the reference (0: no bound). NULL on ENOMEM. */
+/* `lag`: cycles the DUT may resend a PSN after the reference (0: no bound). NULL on ENOMEM. */
 struct ls_retx *ls_retx_create(uint64_t lag);
 void ls_retx_destroy(struct ls_retx *r);
 /* An engine reset: every QP's history is dropped. */

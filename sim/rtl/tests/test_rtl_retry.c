@@ -207,6 +207,72 @@ static void rnr_wait(void)
 	done("RNR wait");
 }
 
+/*
+ * A SEND posted while the QP waits out an RNR NAK (and a PSN sequence NAK
+ * arriving meanwhile) sends nothing before the wait ends (model/req.c
+ * model_requester, model/comp.c retry); then both go out, from the NAKed PSN.
+ */
+static void rnr_wait_new_wqe(void)
+{
+	struct hca_cqe c;
+	struct tb_sge r[2];
+	int i, k;
+
+	setup_attr(a_rnr4);
+	post_send(100);
+	while (cap_count(1, HCA_BTH_OP_RC_ACKNOWLEDGE, -1) == 0 && tb_step(t.tb, RT_WAIT))
+		;
+	i = cap_find(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_RNR_SYN(4));
+	CHECK(i >= 0, "RNR NAK");
+	tb_run_for(t.tb, 1000);			/* the NAK has arrived: the wait runs */
+	post_send(200);
+	tb_run_for(t.tb, 2000);
+	CHECK(cap_count(0, -1, -1) == 1, "nothing sent during the RNR wait (%u frames)", cap_count(0, -1, -1));
+	r[0] = rt_sge(t.mr[1], 0, 100);
+	r[1] = rt_sge(t.mr[1], 4096, 200);
+	tb_post_recv(t.qp[1], &r[0], 1);
+	tb_post_recv(t.qp[1], &r[1], 1);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "first SEND succeeds after the wait");
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "second SEND succeeds");
+	k = -1;
+	for (unsigned int j = 0; j < t.cap.n; j++)
+		if (t.cap.src[j] == 0 && k < 0 && j > (unsigned int)i)
+			k = (int)j;
+	if (i >= 0 && k >= 0)
+		CHECK(t.cap.when[k] >= t.cap.when[i] + 250 + HCA_RNR_CYCLES_4, "first frame after the NAK at +%llu",
+		      (unsigned long long)(t.cap.when[k] - t.cap.when[i]));
+	done("RNR wait, new WQE");
+}
+
+/*
+ * The RNR NAK arrives while a later multi-packet SEND is being sent: the
+ * responder NAKs its packets (PSN sequence error, ignored during the wait),
+ * and a WQE posted after the NAK waits for the end of the RNR wait.
+ */
+static void rnr_wait_mid_message(void)
+{
+	struct hca_cqe c;
+	struct tb_sge r[3];
+	unsigned int ok = 0;
+
+	setup_attr(a_rnr4);
+	post_send(100);
+	post_send(8000);
+	tb_run_for(t.tb, 700);			/* the RNR NAK for the first arrives while the second goes out */
+	post_send(300);
+	tb_run_for(t.tb, 3000);
+	for (int k = 0; k < 3; k++) {
+		r[k] = rt_sge(t.mr[1], (uint64_t)k * 8192, 8192);
+		tb_post_recv(t.qp[1], &r[k], 1);
+	}
+	for (int k = 0; k < 3; k++)
+		ok += wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS;
+	CHECK_EQ(ok, 3, "the three SENDs succeed");
+	CHECK(cap_find(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_NAK_SYN(HCA_AETH_NAK_PSN_SEQ_ERR)) >= 0,
+	      "the responder NAKed the packets behind the RNR NAK");
+	done("RNR wait, mid message");
+}
+
 /* ---------------------------------------------------------------- ACK timer */
 
 static void a_timeout8(struct tb_qp_attr *a)
@@ -495,6 +561,10 @@ int main(int argc, char **argv)
 		rnr_infinite();
 	if (want("rnr_wait"))
 		rnr_wait();
+	if (want("rnr_wait_new_wqe"))
+		rnr_wait_new_wqe();
+	if (want("rnr_wait_mid_message"))
+		rnr_wait_mid_message();
 	if (want("timeout_retry"))
 		timeout_retry();
 	if (want("retry_exhaustion"))
