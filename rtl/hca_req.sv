@@ -37,9 +37,11 @@
 // Planted-bug hooks hdr_se (BTH SE inverted on requests) and udp_sport (UDP
 // source port bit 0 inverted on requests).
 // Caller: hca_dispatch.  Calls: hca_qp_flush, hca_comp_retire, hca_mr_check,
-// hca_qp_err, hca_complete_send.  Future: retransmission from a PSN
-// (REQST_BUILD_HDR already resumes a SEND/WRITE at UNA and a READ at RCVD)
-// belongs here.
+// hca_qp_err, hca_complete_send.  Retransmission: hca_comp_retry moves the
+// cursor (TX_WQE, TX_PKT) back; REQST_BUILD_HDR resends from there (a
+// SEND/WRITE from UNA at the earliest, a READ from RCVD); nothing is sent
+// while an RNR wait runs (TXS_TMR, REQST_CURSOR); the first packet sent
+// with no timer running starts the ACK timer.
 module hca_req #(
     parameter int LOG_MAX_QP = 8,
     parameter int LOG_OUTS   = 5,
