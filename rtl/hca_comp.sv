@@ -1,33 +1,41 @@
 `include "hca_defs.vh"
 
-// Completer (model/comp.c model_completer, ack_packet, nak_error): what an
-// ACK or NAK received for the item's RC QP does to its send queue.
+// Completer (model/comp.c model_completer, ack_packet, read_response,
+// atomic_ack, nak_error): what an ACK, NAK, READ response or atomic ACK
+// received for the item's RC QP does to its send queue.
 //
 // Job (docs/rtl.md "Handshakes"): `req` held until `done`, one response
 // packet (parsed by hca_rx_parse, QP words loaded by hca_dispatch).
 // COMPST_CHECK_QP: only an RC QP in RTS/SQD with WQEs outstanding;
 // COMPST_CHECK_PSN: only a PSN in flight [UNA, PSN_NEXT) of a WQE that did
-// not fail locally.  An ACK covers its PSN, a NAK (any kind), a READ
-// response or an atomic ACK the PSNs before it: COMPST_ACK_WQE/
-// COMPST_ACK_THROUGH walk the outstanding table from SQ_CI, moving UNA and
-// completing (hca_complete_send) every SEND/WRITE WQE whose last PSN is
-// covered, and stop at a READ/atomic: if the covered PSNs reach its first
-// response not yet received, that response is missing (cp_miss: an implicit
-// NAK, model/comp.c ack_through); COMPST_ACK_DONE: UNA = PSN_NEXT when
-// nothing is left, the QP stays busy when something moved.  A READ response
-// or atomic ACK then goes to hca_comp_read (COMPST_READ_RESP, unless a
-// response before it is missing), which scatters it and completes its WQE.  COMPST_CHECK_NAK: an error NAK (invalid
-// request, remote access, remote operational) completes the WQE holding its
-// PSN with REM_*_ERR (older WQEs still outstanding complete with
+// not fail locally; an ACK/NAK of the reserved AETH type is ignored.  An
+// ACK covers its PSN, a NAK (any kind), a READ response or an atomic ACK
+// the PSNs before it: COMPST_ACK_WQE/COMPST_ACK_THROUGH walk the
+// outstanding table from SQ_CI, moving UNA and completing
+// (hca_complete_send) every SEND/WRITE WQE whose last PSN is covered, and
+// stop at a READ/atomic: if the covered PSNs reach its first response not
+// yet received, that response is missing (cp_miss: an implicit NAK,
+// model/comp.c ack_through).  COMPST_ACK_DONE: UNA = PSN_NEXT when nothing
+// is left; when something moved (model/comp.c progress): fresh retry
+// budgets (TXS_RETRY, TXS_RNR from the QPC), the last NAK retry forgotten
+// (TXS_NAKV), the ACK timer restarted (unless an RNR wait runs;
+// hca_timers) and the QP kept busy.
+// COMPST_CHECK_NAK (ACK/NAK packets): a missing READ/atomic response goes
+// back first (hca_comp_retry RETRY_IMPLICIT from it, COMPST_WAIT_RETRY);
+// else an RNR NAK or a PSN-sequence NAK goes back (RETRY_RNR from the NAK's
+// PSN with its timer code, RETRY_NAK_SEQ from UNA); an error NAK (invalid
+// request, remote access, remote operational) completes the WQE holding
+// its PSN with REM_*_ERR (older WQEs still outstanding complete with
 // WR_FLUSH_ERR first; COMPST_NAK_WQE/COMPST_NAK_FAIL) and moves the QP to
 // ERR (hca_qp_err).
-// RNR and PSN-sequence NAKs do nothing more yet, nor does an implicit NAK.
+// COMPST_READ_RESP (READ responses, atomic ACKs): a response missing before
+// this one is an implicit NAK (RETRY_IMPLICIT); else hca_comp_read
+// scatters it and completes its WQE (COMPST_WAIT_READ_RESP); when it did
+// (COMPST_READ_DONE, COMPST_READ_PROGRESS): progress as above.
 // COMPST_RETIRE: a WQE that failed locally retires (hca_comp_retire);
 // COMPST_END.
-// Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retire,
-// hca_comp_read.  Future: go-back-N on PSN-sequence and implicit NAKs, RNR
-// wait and the retry/ACK timers belong here (COMPST_CHECK_NAK,
-// COMPST_READ_RESP, COMPST_READ_DONE).
+// Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retry,
+// hca_comp_read, hca_comp_retire.
 module hca_comp #(
     parameter int LOG_MAX_QP = 8,
     parameter int LOG_OUTS   = 5
@@ -50,9 +58,15 @@ module hca_comp #(
     input  logic        is_rc,
     input  logic [23:0] p_psn,
     input  logic [7:0]  p_aeth_syn,
+    input  logic [4:0]  timeout,
+    input  logic [2:0]  retry_cnt,
+    input  logic [2:0]  rnr_retry,
     output logic [`TXS_W-1:0] txs_wm,
     output logic [`TXS_W-1:0] txs_wv,
     output logic        s_busy_set,
+    // hca_timers
+    output logic        tm_set,
+    output logic [1:0]  tm_kind,
     // outstanding table read port
     output logic        ow_re,
     output logic [LOG_MAX_QP+LOG_OUTS-1:0] ow_raddr,
@@ -69,6 +83,12 @@ module hca_comp #(
     output logic        qe_has,
     output logic [7:0]  qe_evt,
     input  logic        qe_done,
+    // hca_comp_retry
+    output logic        ry_req,
+    output logic [1:0]  ry_kind,
+    output logic [23:0] ry_psn,
+    output logic [4:0]  ry_code,
+    input  logic        ry_done,
     // hca_comp_retire
     output logic        rt_req,
     input  logic        rt_done,
@@ -84,7 +104,7 @@ module hca_comp #(
     COMPST_ACK_WQE, COMPST_ACK_THROUGH, COMPST_WAIT_ACKED_CQE, COMPST_ACK_DONE,
     COMPST_CHECK_NAK, COMPST_NAK_WQE, COMPST_NAK_FAIL, COMPST_WAIT_NAK_CQE, COMPST_WAIT_FLUSH_CQE,
     COMPST_NAK_ERR, COMPST_WAIT_QP_ERR, COMPST_RETIRE, COMPST_WAIT_RETIRE, COMPST_END,
-    COMPST_READ_RESP, COMPST_WAIT_READ_RESP, COMPST_READ_DONE
+    COMPST_WAIT_RETRY, COMPST_READ_RESP, COMPST_WAIT_READ_RESP, COMPST_READ_DONE, COMPST_READ_PROGRESS
   } st_t;
   st_t state_q, state;
   always_comb begin
@@ -96,6 +116,7 @@ module hca_comp #(
       COMPST_WAIT_FLUSH_CQE: if (sc_done) state = COMPST_NAK_WQE;
       COMPST_WAIT_QP_ERR:    if (qe_done) state = COMPST_RETIRE;
       COMPST_WAIT_RETIRE:    if (rt_done) state = COMPST_END;
+      COMPST_WAIT_RETRY:     if (ry_done) state = COMPST_RETIRE;
       COMPST_WAIT_READ_RESP: if (crd_done) state = COMPST_READ_DONE;
       default: ;
     endcase
@@ -105,8 +126,9 @@ module hca_comp #(
   assign qe_has  = 1'b0;
   assign qe_evt  = 8'h0;
   assign rt_req  = state == COMPST_WAIT_RETIRE;
+  assign ry_req  = state == COMPST_WAIT_RETRY;
   assign crd_req = state == COMPST_WAIT_READ_RESP;
-  assign dbg_act = state != COMPST_IDLE && !sc_req && !qe_req && !rt_req && !crd_req;
+  assign dbg_act = state != COMPST_IDLE && !sc_req && !qe_req && !rt_req && !ry_req && !crd_req;
   assign dbg_st  = 8'(state);
 
   logic [15:0] sq_ci, sq_head;
@@ -117,26 +139,45 @@ module hca_comp #(
   assign psn_next = txs[`TXS_PSN_NEXT_O +: 24];
   assign una      = txs[`TXS_UNA_O +: 24];
   // the outstanding-table entry at SQ_CI is read in these states
-  assign ow_re    = state == COMPST_CHECK_QP || state == COMPST_ACK_WQE || state == COMPST_NAK_WQE;
+  assign ow_re    = state == COMPST_CHECK_QP || state == COMPST_ACK_WQE || state == COMPST_NAK_WQE ||
+                    state == COMPST_READ_DONE;
   assign ow_raddr = {qn, sq_ci[LOG_OUTS-1:0]};
 
   logic [23:0] cp_last;              // the last PSN the response covers
   logic        cp_moved;
   logic        cp_miss_v;            // a READ/atomic response before the packet is missing
   logic [23:0] cp_miss;
+  logic        progress;             // an acknowledgement made progress (model/comp.c progress)
+  logic        ack_arm;              // then the ACK timer runs (model/comp.c model_comp_arm_timer)
   logic [4:0]  ne_status;
   logic [7:0]  ne_verr;
+
+  assign progress = (state == COMPST_ACK_DONE && cp_moved) || state == COMPST_READ_PROGRESS;
+  assign ack_arm = sq_ci != sq_head && !ow_rdata[`OW_ERR_O] && timeout != 5'd0;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       sc_ow <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
       cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0; cp_miss_v <= 1'b0; cp_miss <= '0;
+      tm_set <= 1'b0; tm_kind <= '0; ry_kind <= '0; ry_psn <= '0; ry_code <= '0;
     end else if (srst) begin
-      state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
     end else if (ce) begin
-      done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       state_q <= state;
+      if (progress) begin
+        // fresh retry budgets, the ACK timer restarted, the QP stepped again
+        `HCA_WSET(txs_wm, txs_wv, `TXS_RETRY_O, 3, retry_cnt)
+        `HCA_WSET(txs_wm, txs_wv, `TXS_RNR_O, 3, rnr_retry)
+        `HCA_WSET(txs_wm, txs_wv, `TXS_NAKV_O, 1, 1'b0)
+        if (txs[`TXS_TMR_O +: 2] != `TMR_RNR && qp_st != QPS_ERR) begin
+          tm_set  <= 1'b1;
+          tm_kind <= ack_arm ? `TMR_ACK : `TMR_NONE;
+          `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, ack_arm ? `TMR_ACK : `TMR_NONE)
+        end
+        s_busy_set <= 1'b1;
+      end
       case (state)
         COMPST_CHECK_QP:
           if (!is_rc || (qp_st != QPS_RTS && qp_st != QPS_SQD) || sq_ci == sq_head) begin
@@ -146,7 +187,9 @@ module hca_comp #(
         COMPST_CHECK_PSN:
           if (ow_rdata[`OW_ERR_O] || psn_lt(p_psn, una) || !psn_lt(p_psn, psn_next)) begin
             done <= 1'b1; state_q <= COMPST_IDLE;      // nothing outstanding / not a PSN in flight
-          end else begin
+          end else if (p_info[`OPI_ACK] && p_aeth_syn[7:5] == 3'd2)
+            state_q <= COMPST_RETIRE;                  // reserved AETH type: ignored
+          else begin
             cp_moved <= 1'b0; cp_miss_v <= 1'b0;
             // an ACK covers its PSN; NAKs (any kind), READ responses and atomic
             // ACKs cover the PSNs before theirs
@@ -186,13 +229,22 @@ module hca_comp #(
         end
         COMPST_ACK_DONE: begin
           if (sq_ci == sq_head) `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, psn_next)
-          if (cp_moved) s_busy_set <= 1'b1;
           state_q <= p_info[`OPI_ACK] ? COMPST_CHECK_NAK : COMPST_READ_RESP;
         end
         COMPST_CHECK_NAK:
-          // error NAKs fail the WQE holding their PSN (model/comp.c nak_error);
-          // RNR and PSN-sequence NAKs: retry (not yet: timers and go-back-N)
-          if (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_NAK) && qp_st != QPS_ERR && !cp_miss_v &&
+          // a READ/atomic response missing before the ACK/NAK: go back to it
+          // (model/comp.c ack_packet); RNR and PSN-sequence NAKs go back
+          // (retry); error NAKs fail the WQE holding their PSN (nak_error)
+          if (cp_miss_v) begin
+            ry_kind <= `RETRY_IMPLICIT; ry_psn <= cp_miss; ry_code <= '0;
+            state_q <= COMPST_WAIT_RETRY;
+          end else if (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_RNR_NAK)) begin
+            ry_kind <= `RETRY_RNR; ry_psn <= p_psn; ry_code <= p_aeth_syn[4:0];
+            state_q <= COMPST_WAIT_RETRY;
+          end else if (p_aeth_syn == {3'(`HCA_AETH_TYPE_NAK), 5'(`HCA_AETH_NAK_PSN_SEQ_ERR)}) begin
+            ry_kind <= `RETRY_NAK_SEQ; ry_psn <= una; ry_code <= '0;
+            state_q <= COMPST_WAIT_RETRY;
+          end else if (p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_NAK) && qp_st != QPS_ERR &&
               (p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_INVALID_REQUEST) ||
                p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR) ||
                p_aeth_syn[4:0] == 5'(`HCA_AETH_NAK_REMOTE_OP_ERR))) begin
@@ -227,14 +279,14 @@ module hca_comp #(
         COMPST_NAK_ERR: state_q <= COMPST_WAIT_QP_ERR;
         // a READ response / atomic ACK (model/comp.c read_response, atomic_ack)
         COMPST_READ_RESP:
-          if (cp_miss_v && cp_miss != p_psn)
-            state_q <= COMPST_RETIRE;              // an earlier response is missing (implicit NAK)
-          else
+          if (cp_miss_v && cp_miss != p_psn) begin
+            ry_kind <= `RETRY_IMPLICIT; ry_psn <= cp_miss; ry_code <= '0;
+            state_q <= COMPST_WAIT_RETRY;          // an earlier response is missing (implicit NAK)
+          end else
             state_q <= COMPST_WAIT_READ_RESP;
-        COMPST_READ_DONE: begin
-          if (crd_progress) s_busy_set <= 1'b1;    // progress: the QP is stepped again
-          state_q <= COMPST_RETIRE;
-        end
+        COMPST_READ_DONE:                          // the outstanding-table entry at SQ_CI is read
+          state_q <= crd_progress ? COMPST_READ_PROGRESS : COMPST_RETIRE;
+        COMPST_READ_PROGRESS: state_q <= COMPST_RETIRE;
         COMPST_RETIRE:  state_q <= COMPST_WAIT_RETIRE;
         COMPST_END: begin
           s_busy_set <= 1'b1;

@@ -442,6 +442,7 @@ module hca_ctx #(
       ta_wdata[`TXS_DRAIN_O] = (o_state != 3'(`HCA_QPS_SQD)) ? 1'b1 : ta_wdata[`TXS_DRAIN_O];
     else if (n_state != 3'(`HCA_QPS_ERR) || to_err)
       ta_wdata[`TXS_DRAIN_O] = 1'b0;
+    if (to_err) ta_wdata[`TXS_TMR_O +: 2] = `TMR_NONE;     // model/qp.c model_qp_to_err: no timer
     // responder state
     ra_wdata = reset_dyn ? '0 : ra_rdata;
     if ((n_flags & 8'(`HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK)) != 0)

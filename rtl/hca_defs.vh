@@ -70,13 +70,26 @@
 `define TXS_PSN_NEXT_O   72     // 24
 `define TXS_UNA_O        96     // 24: oldest unacknowledged PSN
 `define TXS_RD_OUT_O     120    // 5: READ/atomic WQEs started, not completed
-`define TXS_RETRY_O      125    // 3
-`define TXS_RNR_O        128    // 3
-`define TXS_NAKV_O       131    // 1
+`define TXS_RETRY_O      125    // 3: ACK-timeout / NAK retries left (retry_cnt)
+`define TXS_RNR_O        128    // 3: RNR retries left (rnr_retry; 7 = infinite)
+`define TXS_NAKV_O       131    // 1: a NAK retry from NAK_PSN started, no progress since
 `define TXS_NAK_PSN_O    132    // 24
 `define TXS_DRAIN_O      156    // 1: SQD drain in progress
+`define TXS_TMR_O        157    // 2: the QP's running timer (TMR_*; its deadline is in hca_timers)
 `define TXS_RCVD_O       160    // 24: READ/atomic at SQ_CI: responses received and written
 `define TXS_W            184
+
+// TXS_TMR: which transport timer runs (model/comp.c: ack_deadline and
+// rnr_deadline, never both).
+`define TMR_NONE   2'd0
+`define TMR_ACK    2'd1        // local ACK timeout, 2^(timeout + HCA_TIMER_ACK_SHIFT) cycles
+`define TMR_RNR    2'd2        // RNR wait, HCA_RNR_CYCLES_<code> cycles; nothing is sent
+
+// hca_comp_retry kinds (model/comp.c enum retry_kind).
+`define RETRY_TIMEOUT  2'd0
+`define RETRY_NAK_SEQ  2'd1
+`define RETRY_IMPLICIT 2'd2    // a READ/atomic response missing (implicit NAK)
+`define RETRY_RNR      2'd3
 
 // Responder (receive) state.
 `define RXS_EPSN_O       0      // 24
@@ -168,6 +181,8 @@
 `define JOB_EQ_POST        8'd15
 `define JOB_READ_ATOMIC    8'd16
 `define JOB_COMP_READ      8'd17
+`define JOB_COMP_RETRY     8'd18
+`define JOB_COMP_TIMER     8'd19
 
 // Item-word write (docs/rtl.md "Item words"): a job changes a field of the
 // item's TXS/RXS word, QP state or QPN with a one-cycle registered write, a

@@ -15,9 +15,11 @@
 //      (DISPST_LOAD_FRAME_QP), then the frame processed to the end
 //      (DISPST_WAIT_FRAME: its ACK/NAK sent, its completions written);
 //   6. one step of the next busy QP in ascending-QPN round robin (rr,
-//      qp_busy from hca_ctx): DISPST_STEP_CLR_BUSY clears the busy bit (the
-//      step sets it again if it made progress), DISPST_STEP_LOAD loads the
-//      QP's words, DISPST_WAIT_STEP runs hca_req.
+//      qp_busy from hca_ctx, or tm_due from hca_timers: a timer deadline
+//      passed): DISPST_STEP_CLR_BUSY clears the busy bit (the step sets it
+//      again if it made progress), DISPST_STEP_LOAD loads the QP's words,
+//      DISPST_WAIT_TIMER runs hca_comp_timer if the QP's timer is due
+//      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req.
 // One item at a time; the next is picked in the cycle the last job of the
 // previous one reports done.
 //
@@ -33,7 +35,8 @@
 // the serialisation of context writes.  qpc_gen counts QPC writes (engine
 // held or not): the fetch-buffer caches of hca_req and hca_scatter are
 // valid only for the count they were filled at.
-// Calls: hca_eq_post, hca_cq_post (arm), hca_recv (check, frame), hca_req.
+// Calls: hca_eq_post, hca_cq_post (arm), hca_recv (check, frame),
+// hca_comp_timer, hca_req.
 module hca_dispatch #(
     parameter int LOG_MAX_QP  = 8,
     parameter int LOG_MAX_CQ  = 8,
@@ -80,6 +83,7 @@ module hca_dispatch #(
     output logic [LOG_MAX_QP-1:0] e_busy_idx,
     input  logic        e_busy_set,          // any job's busy-set strobe (pending)
     input  logic [NQP-1:0] qp_busy,
+    input  logic [NQP-1:0] tm_due,           // hca_timers: QPs whose timer deadline passed
     output logic        e_qpc_en,
     output logic [LOG_MAX_QP-1:0] e_qpc_idx,
     input  logic [1023:0] e_qpc_rdata,
@@ -132,6 +136,9 @@ module hca_dispatch #(
     input  logic        rx_done,
     input  logic        rx_wb,
     input  logic        rx_end,
+    // hca_comp_timer
+    output logic        tmr_req,
+    input  logic        tmr_done,
     // hca_req
     output logic        step_req,
     input  logic        step_done,
@@ -140,7 +147,7 @@ module hca_dispatch #(
   typedef enum logic [3:0] {
     DISPST_IDLE, DISPST_WAIT_EQE, DISPST_WAIT_ARM_EQE, DISPST_WAIT_ARM_IRQ,
     DISPST_WAIT_FRAME_CHECK, DISPST_LOAD_FRAME_QP, DISPST_WAIT_FRAME,
-    DISPST_STEP_CLR_BUSY, DISPST_STEP_LOAD, DISPST_WAIT_STEP
+    DISPST_STEP_CLR_BUSY, DISPST_STEP_LOAD, DISPST_WAIT_STEP, DISPST_WAIT_TIMER
   } st_t;
   st_t state_q, state;
   always_comb begin
@@ -152,6 +159,7 @@ module hca_dispatch #(
       DISPST_WAIT_FRAME_CHECK: if (rx_chk_done) state = rx_chk_accept ? DISPST_LOAD_FRAME_QP : DISPST_IDLE;
       DISPST_WAIT_FRAME:       if (rx_done) state = DISPST_IDLE;
       DISPST_WAIT_STEP:        if (step_done) state = DISPST_IDLE;
+      DISPST_WAIT_TIMER:       if (tmr_done) state = DISPST_WAIT_STEP;
       default: ;
     endcase
   end
@@ -161,6 +169,7 @@ module hca_dispatch #(
   assign rx_chk_req = state == DISPST_WAIT_FRAME_CHECK;
   assign rx_req     = state == DISPST_WAIT_FRAME;
   assign step_req   = state == DISPST_WAIT_STEP;
+  assign tmr_req    = state == DISPST_WAIT_TIMER;
   assign dbg_act    = state == DISPST_STEP_CLR_BUSY || state == DISPST_STEP_LOAD || state == DISPST_LOAD_FRAME_QP;
   assign dbg_st     = 8'(state);
 
@@ -204,15 +213,18 @@ module hca_dispatch #(
   assign e_step_mid  = (in_step && state != DISPST_IDLE && !e_qpc_en) || wb_now;
   assign e_step_wb   = wb_now || step_end || rx_end;
 
-  // Busy QP after rr in ascending order (round robin = repeated passes).
+  // Busy (or timer-due) QP after rr in ascending order (round robin =
+  // repeated passes).
+  logic [NQP-1:0] qp_work;
+  assign qp_work = qp_busy | tm_due;
   logic [LOG_MAX_QP-1:0] rr_pick;
   always_comb begin : rrp
     integer i;
     rr_pick = '0;
     for (i = NQP - 1; i >= 0; i = i - 1)
-      if (qp_busy[i]) rr_pick = LOG_MAX_QP'(i);
+      if (qp_work[i]) rr_pick = LOG_MAX_QP'(i);
     for (i = NQP - 1; i >= 0; i = i - 1)
-      if (qp_busy[i] && LOG_MAX_QP'(i) > rr) rr_pick = LOG_MAX_QP'(i);
+      if (qp_work[i] && LOG_MAX_QP'(i) > rr) rr_pick = LOG_MAX_QP'(i);
   end
   logic [LOG_MAX_EQ-1:0] fp_pick;
   logic [LOG_MAX_CQ-1:0] cfp_pick;
@@ -233,10 +245,10 @@ module hca_dispatch #(
   end
 
   // harness view (docs/rtl.md "Ports of hca_top": dbg)
-  assign dbg  = {strobes, e_inj_valid, (|eq_fire_pending), (|pba_pend), r_valid, (enabled && (|qp_busy)), t_busy,
+  assign dbg  = {strobes, e_inj_valid, (|eq_fire_pending), (|pba_pend), r_valid, (enabled && (|qp_work)), t_busy,
                  d_w_busy, 8'(qn), job_st, job};
   assign busy = state != DISPST_IDLE || strobes || e_inj_valid || (|eq_fire_pending) || (|cq_fire_pending) ||
-                (|pba_pend) || r_valid || (enabled && (|qp_busy)) || t_busy || d_w_busy;
+                (|pba_pend) || r_valid || (enabled && (|qp_work)) || t_busy || d_w_busy;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) qpc_gen <= '0;
@@ -279,7 +291,7 @@ module hca_dispatch #(
           end else if (frame_valid) begin
             in_step <= 1'b1;
             state_q <= DISPST_WAIT_FRAME_CHECK;
-          end else if (enabled && (|qp_busy) && !e_busy_set) begin
+          end else if (enabled && (|qp_work) && !e_busy_set) begin
             qn_q    <= rr_pick;
             rr      <= rr_pick;
             in_step <= 1'b1;
@@ -296,7 +308,8 @@ module hca_dispatch #(
           rxs_q   <= e_rxs_rdata;
           st_q    <= e_qp_state;
           if (state == DISPST_LOAD_FRAME_QP) srq_n <= e_qpc_rdata[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ];
-          state_q <= (state == DISPST_STEP_LOAD) ? DISPST_WAIT_STEP : DISPST_WAIT_FRAME;
+          state_q <= (state == DISPST_LOAD_FRAME_QP) ? DISPST_WAIT_FRAME :
+                     tm_due[qn] ? DISPST_WAIT_TIMER : DISPST_WAIT_STEP;
         end
         default: ;
       endcase

@@ -5,7 +5,8 @@
 // Job (docs/rtl.md "Handshakes"): `req` held with has/evt until `done`.
 // QPERRST_SET_ERR: nothing if the QP is already in ERR or RESET; else the QP
 // state becomes ERR (the item's copy and hca_ctx), an SQD drain in progress
-// ends, and, if `has`, the asynchronous event `evt` is raised (QP_FATAL,
+// ends, the transport timer stops (TXS_TMR; hca_timers forgets its deadline
+// when it passes), and, if `has`, the asynchronous event `evt` is raised (QP_FATAL,
 // QP_REQ_ERR, QP_ACCESS_ERR).  QPERRST_EVENTS: LAST_WQE_REACHED for a QP on
 // an SRQ; the QP is marked busy so that its next step flushes it.
 // Callers: hca_req, hca_comp_retire, hca_qp_flush, hca_comp, hca_resp,
@@ -68,6 +69,7 @@ module hca_qp_err #(
             st_wm <= '1; st_wv <= QPS_ERR;
             s_qp_set <= 1'b1; s_qp_val <= QPS_ERR;
             `HCA_WSET(txs_wm, txs_wv, `TXS_DRAIN_O, 1, 1'b0)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_NONE)
             if (has) begin
               s_evt <= 1'b1; s_evt_type <= evt; s_evt_elem <= {{(32-LOG_MAX_QP){1'b0}}, qn};
             end

@@ -7,7 +7,8 @@
 // FLUSHST_SQ: each send WQE from SQ_CI to the producer index completes with
 // WR_FLUSH_ERR to the send CQ (hca_cq_post; FLUSHST_SQ_LOST: a lost CQE
 // moves the QP to ERR with QP_FATAL through hca_qp_err); when the SQ is
-// empty the requester state is reset to it (SQ_HEAD, cursor, RD_OUT, UNA),
+// empty the requester state is reset to it (SQ_HEAD, cursor, RD_OUT, UNA, no
+// timer),
 // and an SQE QP is done.  In ERR the receive side follows: FLUSHST_RQ_CUR
 // flushes the receive WQE in progress, FLUSHST_RQ every posted receive WQE
 // of the QP's own RQ (not an SRQ's), each to the receive CQ
@@ -117,6 +118,7 @@ module hca_qp_flush #(
             `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, 5'd0)
             `HCA_WSET(txs_wm, txs_wv, `TXS_RCVD_O, 24, 24'd0)
             `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, txs[`TXS_PSN_NEXT_O +: 24])
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_NONE)
             state_q <= (qp_st != QPS_ERR) ? FLUSHST_DONE : FLUSHST_RQ_CUR;
           end
         FLUSHST_SQ_LOST:

@@ -38,6 +38,9 @@ module hca_qpc_view (
     output logic [23:0]   dest_qpn,
     output logic [7:0]    sgid_index,
     output logic [4:0]    min_rnr_timer,
+    output logic [4:0]    timeout,        // local ACK timeout exponent (0 = no timer)
+    output logic [2:0]    retry_cnt,
+    output logic [2:0]    rnr_retry,      // 7 = infinite
     output logic [7:0]    max_rd_atomic,       // READ/atomic requests outstanding (0 means 1)
     output logic [7:0]    max_dest_rd_atomic   // responder resources
 );
@@ -64,6 +67,9 @@ module hca_qpc_view (
   assign dest_qpn = cfg[8*`HCA_QPC_DEST_QPN_OFF +: 24];
   assign sgid_index = cfg[8*`HCA_QPC_SGID_INDEX_OFF +: 8];
   assign min_rnr_timer = cfg[8*`HCA_QPC_MIN_RNR_TIMER_OFF +: 5];
+  assign timeout   = cfg[8*`HCA_QPC_TIMEOUT_OFF +: 5];
+  assign retry_cnt = cfg[8*`HCA_QPC_RETRY_CNT_OFF +: 3];
+  assign rnr_retry = cfg[8*`HCA_QPC_RNR_RETRY_OFF +: 3];
   assign max_rd_atomic = cfg[8*`HCA_QPC_MAX_RD_ATOMIC_OFF +: 8];
   assign max_dest_rd_atomic = cfg[8*`HCA_QPC_MAX_DEST_RD_ATOMIC_OFF +: 8];
 

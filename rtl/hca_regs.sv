@@ -66,6 +66,7 @@ module hca_regs #(
     output logic        port_up,
     output logic [47:0] port_mac,        // wire order: mac[0] in [7:0]
     output logic [63:0] cycle,
+    output logic [63:0] cycle_nx,        // the cycle counter after this clock edge (hca_timers)
     // events (engine and hca_ctx) into the FIFO
     input  logic        e_evt_valid,
     input  logic [7:0]  e_evt_type,
@@ -126,6 +127,7 @@ module hca_regs #(
   assign port_up  = port_ctrl_up;
   assign port_mac = {mac_lo[7:0], mac_lo[15:8], mac_lo[23:16], mac_lo[31:24], mac_hi[7:0], mac_hi[15:8]};
   assign cycle    = clk_cnt;
+  assign cycle_nx = eng_ce ? clk_cnt + 64'd1 : time_warp ? clk_cnt + time_warp_cycles : clk_cnt;
   assign x_masked = masked;
   assign x_pba    = pba;
 
@@ -409,10 +411,7 @@ module hca_regs #(
       end
 
       // cycle counter: engine time
-      if (eng_ce)
-        clk_cnt <= clk_cnt + 64'd1;
-      else if (time_warp)
-        clk_cnt <= clk_cnt + time_warp_cycles;
+      clk_cnt <= cycle_nx;
 
       // statistics (engine time) -- cleared by a reset below
       if (eng_ce) begin

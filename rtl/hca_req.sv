@@ -37,9 +37,11 @@
 // Planted-bug hooks hdr_se (BTH SE inverted on requests) and udp_sport (UDP
 // source port bit 0 inverted on requests).
 // Caller: hca_dispatch.  Calls: hca_qp_flush, hca_comp_retire, hca_mr_check,
-// hca_qp_err, hca_complete_send.  Future: retransmission from a PSN
-// (REQST_BUILD_HDR already resumes a SEND/WRITE at UNA and a READ at RCVD)
-// belongs here.
+// hca_qp_err, hca_complete_send.  Retransmission: hca_comp_retry moves the
+// cursor (TX_WQE, TX_PKT) back; REQST_BUILD_HDR resends from there (a
+// SEND/WRITE from UNA at the earliest, a READ from RCVD); nothing is sent
+// while an RNR wait runs (TXS_TMR, REQST_CURSOR); the first packet sent
+// with no timer running starts the ACK timer.
 module hca_req #(
     parameter int LOG_MAX_QP = 8,
     parameter int LOG_OUTS   = 5,
@@ -83,8 +85,12 @@ module hca_req #(
     input  logic [7:0]  sgid_index,
     input  logic [7:0]  max_rd_atomic,
     input  logic [15:0] e_qp_sq_pi,
+    input  logic [4:0]  timeout,
     output logic [`TXS_W-1:0] txs_wm,
     output logic [`TXS_W-1:0] txs_wv,
+    // hca_timers: the ACK timer starts with an RC packet sent while none runs
+    output logic        tm_set,
+    output logic [1:0]  tm_kind,
     // hca_ctx, hca_regs
     output logic        s_busy_set,
     output logic [3:0]  e_gid_idx,
@@ -225,6 +231,7 @@ module hca_req #(
   assign mr_req   = state == REQST_WAIT_LKEY || state == REQST_WAIT_PKT_LKEY;
   assign sc_req   = state == REQST_WAIT_SEND_DONE;
   assign step_end = state == REQST_END;
+  assign tm_kind  = `TMR_ACK;
   assign dbg_act  = state != REQST_IDLE && !fl_req && !rt_req && !qe_req && !mr_req && !sc_req;
   assign dbg_st   = 8'(state);
 
@@ -389,7 +396,7 @@ module hca_req #(
       d_f_start <= 1'b0; d_f_addr <= '0; d_f_len <= '0;
       d_g_push <= 1'b0; d_g_iova <= '0; d_g_len <= '0; d_g_dst <= '0; d_g_idx <= '0; d_g_close <= 1'b0;
       d_l_start <= 1'b0; d_l_src <= '0; d_l_len <= '0; d_l_dst <= '0;
-      go <= 1'b0; gid_i <= '0;
+      go <= 1'b0; gid_i <= '0; tm_set <= 1'b0;
       h_opcode <= '0; h_se <= 1'b0; h_ackreq <= 1'b0; h_psn <= '0; h_dqpn <= '0; h_pay_len <= '0;
       h_dmac <= '0; h_smac <= '0; h_tclass <= '0; h_hop <= '0; h_sip <= '0; h_dip <= '0; h_sport <= '0;
       h_va <= '0; h_rkey <= '0; h_rlen <= '0; h_imm <= '0; h_qkey <= '0; h_deth_sqp <= '0;
@@ -399,10 +406,12 @@ module hca_req #(
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
+      tm_set <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
+      tm_set <= 1'b0;
       state_q <= state;
       case (state)
         REQST_CHECK_STATE: begin
@@ -428,7 +437,9 @@ module hca_req #(
           end else
             state_q <= REQST_CURSOR;
         REQST_CURSOR:
-          if (t_tx_wqe != t_sq_head)
+          if (txs[`TXS_TMR_O +: 2] == `TMR_RNR)
+            state_q <= REQST_END;            // waiting out an RNR NAK: nothing is sent
+          else if (t_tx_wqe != t_sq_head)
             state_q <= REQST_READ_OUTS;
           else if (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi)
             state_q <= REQST_END;
@@ -722,6 +733,10 @@ module hca_req #(
             state_q <= REQST_WQE_FAIL;
           end else begin
             if (port_up) go <= 1'b1;       // a frame sent while the link is down is lost
+            if (is_rc && txs[`TXS_TMR_O +: 2] == `TMR_NONE && timeout != 5'd0) begin
+              tm_set <= 1'b1;              // the ACK timer (model/req.c send_packet)
+              `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_ACK)
+            end
             if (pk_last) begin
               `HCA_WSET(txs_wm, txs_wv, `TXS_TX_WQE_O, 16, t_tx_wqe + 16'd1)
               `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)

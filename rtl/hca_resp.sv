@@ -321,7 +321,8 @@ module hca_resp #(
             s_stat[`HCA_STAT_RX_SEQ_ERR] <= 1'b1;
             if (!r_seqnak) begin
               `HCA_WSET(rxs_wm, rxs_wv, `RXS_SEQNAK_O, 1, 1'b1)
-              ack_psn <= r_epsn; ack_syn <= AETH_NAKB | 8'(`HCA_AETH_NAK_PSN_SEQ_ERR);
+              ack_psn <= r_epsn;
+              ack_syn <= AETH_NAKB | `HCA_BUG(nak_code, 8'(`HCA_AETH_NAK_PSN_SEQ_ERR), 8'(`HCA_AETH_NAK_INVALID_REQUEST));
               state_q <= RESPST_WAIT_ACK_END;
             end else begin
               done_q <= 1'b1; state_q <= RESPST_IDLE;

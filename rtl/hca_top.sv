@@ -117,6 +117,7 @@ module hca_top #(
     // harness view
     output logic              busy,          // engine has work in hand
     output logic [63:0]       cycle,         // device clock
+    output logic [63:0]       next_timer,    // no transport timer expires before this cycle (all ones: none)
     output logic              soft_reset,    // an ENGINE_CTRL/CTRL reset happened this cycle
     output logic [31:0]       dbg            // debug: the working job and its state (docs/rtl.md)
 );
@@ -179,6 +180,11 @@ module hca_top #(
   end
   assign soft_reset = srst;
 
+  // the transport timers' earliest deadline, for the harness's skipping of
+  // idle time (a disabled engine fires no timer)
+  logic [63:0] cycle_nx, next_dl;
+  assign next_timer = enabled ? next_dl : '1;
+
   hca_regs #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
              .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR)) u_regs (
       .clk(clk), .rst_n(rst_n), .eng_ce(ce), .time_warp(time_warp), .time_warp_cycles(time_warp_cycles),
@@ -190,6 +196,7 @@ module hca_top #(
       .inj_req(inj_req), .inj_eqn(inj_eqn), .inj_type(inj_type), .inj_element(inj_element),
       .inj_data(inj_data), .inj_ack(inj_ack), .inj_status(inj_status),
       .srst(srst), .enabled(enabled), .port_up(port_up), .port_mac(port_mac), .cycle(cycle),
+      .cycle_nx(cycle_nx),
       .e_evt_valid(e_evt_valid), .e_evt_type(e_evt_type), .e_evt_elem(e_evt_elem),
       .c_evt_valid(c_evt_valid), .c_evt_type(c_evt_type), .c_evt_elem(c_evt_elem),
       .stat_inc(stat_inc), .stat_tx_bytes(stat_tx_bytes), .stat_rx_bytes(stat_rx_bytes),
@@ -336,7 +343,7 @@ module hca_top #(
                   .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .HDR_MAX(HDR),
                   .RX_SLOT_AW(BUF_AW), .FB_BYTES(320), .FB1_BYTES(320), .FB2_BYTES(320)) u_tp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up),
-      .port_mac(port_mac), .busy(tp_busy), .dbg(dbg),
+      .port_mac(port_mac), .cycle(cycle), .cycle_nx(cycle_nx), .next_dl(next_dl), .busy(tp_busy), .dbg(dbg),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
       .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy(qp_busy),

@@ -15,8 +15,11 @@
 //   hca_dispatch ---> hca_eq_post (injected EQE, re-arm irq), hca_cq_post (arm COMP EQE)
 //        |        \-> hca_recv --> hca_resp --> hca_ack_send, hca_scatter, hca_complete_recv,
 //        |                     |                hca_read_atomic --> hca_ack_send
-//        |                     \-> hca_comp --> hca_complete_send, hca_comp_retire, hca_comp_read
+//        |                     \-> hca_comp --> hca_complete_send, hca_comp_retire, hca_comp_read,
+//        |                                      hca_comp_retry
+//        |-> hca_comp_timer --> hca_comp_retry --> hca_complete_send, hca_qp_err
 //        \-> hca_req --> hca_qp_flush, hca_comp_retire, hca_complete_send
+//   background: hca_timers (per-QP deadlines; a passed one makes the QP due)
 //   leaf jobs: hca_mr_check, hca_qp_err, hca_cq_post --> hca_eq_post
 module hca_transport #(
     parameter int DATA_W      = 64,
@@ -44,6 +47,9 @@ module hca_transport #(
     input  logic        enabled,
     input  logic        port_up,
     input  logic [47:0] port_mac,
+    input  logic [63:0] cycle,                 // device clock and its value after this edge
+    input  logic [63:0] cycle_nx,
+    output logic [63:0] next_dl,               // hca_timers: no deadline before this cycle
     output logic        busy,
     output logic [31:0] dbg,
     // ---- hca_ctx engine side
@@ -213,7 +219,8 @@ module hca_transport #(
   logic [31:0] c_pdn, c_qkey, c_send_cqn, c_recv_cqn, c_srqn, c_pmtu, c_dip;
   logic [15:0] c_acc;
   logic [3:0]  c_lss, c_lrs;
-  logic [4:0]  c_lsq, c_lrq, c_rnr;
+  logic [4:0]  c_lsq, c_lrq, c_rnr, c_timeout;
+  logic [2:0]  c_retry_cnt, c_rnr_retry;
   logic [11:0] c_pmtu_log;
   logic [7:0]  c_maxrd, c_maxdest;
   logic [63:0] c_sq_base, c_rq_base;
@@ -225,6 +232,7 @@ module hca_transport #(
       .log_sq_stride(c_lss), .log_sq_size(c_lsq), .log_rq_stride(c_lrs), .log_rq_size(c_lrq),
       .pmtu_log(c_pmtu_log), .pmtu(c_pmtu), .sq_base(c_sq_base), .rq_base(c_rq_base), .dmac(c_dmac), .dip(c_dip),
       .hop_limit(c_hop), .tclass(c_tclass), .dest_qpn(c_dqpn), .sgid_index(c_sgid), .min_rnr_timer(c_rnr),
+      .timeout(c_timeout), .retry_cnt(c_retry_cnt), .rnr_retry(c_rnr_retry),
       .max_rd_atomic(c_maxrd), .max_dest_rd_atomic(c_maxdest));
 
   // the held receive frame, parsed (combinational on the receive slot)
@@ -269,13 +277,14 @@ module hca_transport #(
   // (complete_send), cr (complete_recv), fl (flush), qe (qp_err), ack, scat, mr,
   // cqp, eqp, txh.
   logic [7:0]  disp_st, recv_st, req_st, resp_st, comp_st, rt_st, cs_st, cr_st, fl_st, qe_st, ack_st,
-               scat_st, mr_st, cqp_st, eqp_st, rda_st, crd_st;
+               scat_st, mr_st, cqp_st, eqp_st, rda_st, crd_st, ry_st, tmr_st;
   logic        disp_act, recv_act, req_act, resp_act, comp_act, rt_act, cs_act, cr_act, fl_act, qe_act,
-               ack_act, scat_act, mr_act, cqp_act, eqp_act, rda_act, crd_act;
+               ack_act, scat_act, mr_act, cqp_act, eqp_act, rda_act, crd_act, ry_act, tmr_act;
   // item writes
   logic [LOG_MAX_QP-1:0] recv_qn_wm, recv_qn_wv;
   logic [`TXS_W-1:0] req_txs_wm, req_txs_wv, comp_txs_wm, comp_txs_wv, rt_txs_wm, rt_txs_wv,
-                     cs_txs_wm, cs_txs_wv, fl_txs_wm, fl_txs_wv, qe_txs_wm, qe_txs_wv, crd_txs_wm, crd_txs_wv;
+                     cs_txs_wm, cs_txs_wv, fl_txs_wm, fl_txs_wv, qe_txs_wm, qe_txs_wv, crd_txs_wm, crd_txs_wv,
+                     ry_txs_wm, ry_txs_wv, tmr_txs_wm, tmr_txs_wv;
   logic [`RXS_W-1:0] recv_rxs_wm, recv_rxs_wv, resp_rxs_wm, resp_rxs_wv, scat_rxs_wm, scat_rxs_wv,
                      cr_rxs_wm, cr_rxs_wv, fl_rxs_wm, fl_rxs_wv, rda_rxs_wm, rda_rxs_wv;
   logic [2:0]  rt_st_wm, rt_st_wv, qe_st_wm, qe_st_wv;
@@ -288,10 +297,12 @@ module hca_transport #(
   logic [31:0] cqa_cqn, cs_cqp_cqn, cr_cqp_cqn, fl_cqp_cqn, cqp_cqn;
   logic [255:0] cs_cqp_cqe, cr_cqp_cqe, fl_cqp_cqe, cqp_cqe;
   logic        cs_cqp_sol, cr_cqp_sol, fl_cqp_sol, cqp_sol;
-  logic        req_qe_req, rt_qe_req, fl_qe_req, comp_qe_req, resp_qe_req, cs_qe_req, cr_qe_req, crd_qe_req, qe_req,
-               qe_done;
-  logic        req_qe_has, rt_qe_has, fl_qe_has, comp_qe_has, resp_qe_has, cs_qe_has, cr_qe_has, crd_qe_has, qe_has;
-  logic [7:0]  req_qe_evt, rt_qe_evt, fl_qe_evt, comp_qe_evt, resp_qe_evt, cs_qe_evt, cr_qe_evt, crd_qe_evt, qe_evt;
+  logic        req_qe_req, rt_qe_req, fl_qe_req, comp_qe_req, resp_qe_req, cs_qe_req, cr_qe_req, crd_qe_req,
+               ry_qe_req, qe_req, qe_done;
+  logic        req_qe_has, rt_qe_has, fl_qe_has, comp_qe_has, resp_qe_has, cs_qe_has, cr_qe_has, crd_qe_has,
+               ry_qe_has, qe_has;
+  logic [7:0]  req_qe_evt, rt_qe_evt, fl_qe_evt, comp_qe_evt, resp_qe_evt, cs_qe_evt, cr_qe_evt, crd_qe_evt,
+               ry_qe_evt, qe_evt;
   logic        req_mr_req, resp_mr_req, scat_mr_req, rda_mr_req, crd_mr_req, mr_req, mr_done;
   logic [31:0] req_mr_key, resp_mr_key, scat_mr_key, rda_mr_key, crd_mr_key, mr_key;
   logic [31:0] req_mr_pdn, resp_mr_pdn, scat_mr_pdn, rda_mr_pdn, crd_mr_pdn, mr_pdn;
@@ -300,11 +311,19 @@ module hca_transport #(
   logic [63:0] req_mr_len, resp_mr_len, scat_mr_len, rda_mr_len, crd_mr_len, mr_len;
   logic [7:0]  mr_verr;
   logic [63:0] mr_iova;
-  logic        req_cs_req, rt_cs_req, comp_cs_req, crd_cs_req, cs_req, cs_done;
-  logic [`OW_W-1:0] req_cs_ow, rt_cs_ow, comp_cs_ow, crd_cs_ow, cs_ow;
-  logic [4:0]  req_cs_status, rt_cs_status, comp_cs_status, crd_cs_status, cs_status;
-  logic [7:0]  req_cs_verr, rt_cs_verr, comp_cs_verr, crd_cs_verr, cs_verr;
-  logic        req_cs_force, rt_cs_force, comp_cs_force, crd_cs_force, cs_force;
+  logic        req_cs_req, rt_cs_req, comp_cs_req, crd_cs_req, ry_cs_req, cs_req, cs_done;
+  logic [`OW_W-1:0] req_cs_ow, rt_cs_ow, comp_cs_ow, crd_cs_ow, ry_cs_ow, cs_ow;
+  logic [4:0]  req_cs_status, rt_cs_status, comp_cs_status, crd_cs_status, ry_cs_status, cs_status;
+  logic [7:0]  req_cs_verr, rt_cs_verr, comp_cs_verr, crd_cs_verr, ry_cs_verr, cs_verr;
+  logic        req_cs_force, rt_cs_force, comp_cs_force, crd_cs_force, ry_cs_force, cs_force;
+  logic        comp_ry_req, tmr_ry_req, ry_req, ry_done, tmr_req, tmr_done;
+  logic [1:0]  comp_ry_kind, ry_kind;
+  logic [23:0] comp_ry_psn, tmr_ry_psn, ry_psn;
+  logic [4:0]  comp_ry_code, ry_code;
+  logic [NQP-1:0] tm_due;
+  logic        req_tm_set, comp_tm_set, ry_tm_set, tmr_tm_set, tm_set;
+  logic [1:0]  req_tm_kind, comp_tm_kind, ry_tm_kind, tmr_tm_kind, tm_kind;
+  logic [4:0]  ry_tm_code;
   logic        req_rt_req, comp_rt_req, rt_req, rt_done, rt_hit;
   logic        fl_req, fl_done, fl_did;
   logic        rx_chk_req, rx_chk_done, rx_chk_accept, rx_qpc_en, rx_req, rx_done, rx_wb, rx_end, frame_valid;
@@ -330,13 +349,15 @@ module hca_transport #(
   logic [7:0]  rc_verr, rc_op, rc_flags;
   logic [31:0] rc_len, rc_src;
   // hca_ctx / hca_regs strobes
-  logic        req_busy_set, recv_busy_set, comp_busy_set, rt_busy_set, cs_busy_set, qe_busy_set;
-  logic        rt_qp_set, qe_qp_set;
-  logic [2:0]  rt_qp_val, qe_qp_val;
+  logic        req_busy_set, recv_busy_set, comp_busy_set, rt_busy_set, cs_busy_set, qe_busy_set, ry_busy_set,
+               tmr_busy_set;
+  logic        rt_qp_set, qe_qp_set, ry_qp_set;
+  logic [2:0]  rt_qp_val, qe_qp_val, ry_qp_val;
   logic        req_evt, recv_evt, scat_evt, cqp_evt, qe_evt_v;
   logic [7:0]  req_evt_type, recv_evt_type, scat_evt_type, cqp_evt_type, qe_evt_type;
   logic [31:0] req_evt_elem, recv_evt_elem, scat_evt_elem, cqp_evt_elem, qe_evt_elem;
-  logic [SW-1:0] req_stat, recv_stat, resp_stat, scat_stat, cqp_stat, eqp_stat, ack_stat, rda_stat, crd_stat, s_stat;
+  logic [SW-1:0] req_stat, recv_stat, resp_stat, scat_stat, cqp_stat, eqp_stat, ack_stat, rda_stat, crd_stat, ry_stat,
+               s_stat;
   logic        req_fault, resp_fault, scat_fault, cqp_fault, eqp_fault, rda_fault, crd_fault;
   logic [7:0]  req_fault_client, resp_fault_client, scat_fault_client, cqp_fault_client, eqp_fault_client,
                rda_fault_client, crd_fault_client;
@@ -355,8 +376,8 @@ module hca_transport #(
   logic [15:0] resp_w_len, scat_w_len, cqp_w_len, eqp_w_len, rda_w_len, crd_w_len;
   logic [RXA-1:0] resp_w_off, scat_w_off, crd_w_off;
   logic [511:0] scat_w_small, cqp_w_small, eqp_w_small, rda_w_small, crd_w_small;
-  logic        req_ow_re, rt_ow_re, comp_ow_re, crd_ow_re;
-  logic [OWA-1:0] req_ow_raddr, rt_ow_raddr, comp_ow_raddr, crd_ow_raddr;
+  logic        req_ow_re, rt_ow_re, comp_ow_re, crd_ow_re, ry_ow_re, tmr_ow_re;
+  logic [OWA-1:0] req_ow_raddr, rt_ow_raddr, comp_ow_raddr, crd_ow_raddr, ry_ow_raddr, tmr_ow_raddr;
   logic        req_g_push, req_g_close, ack_g_push, ack_g_close;
   logic [63:0] req_g_iova, ack_g_iova;
   logic [15:0] req_g_len, req_g_dst, ack_g_len, ack_g_dst;
@@ -387,8 +408,10 @@ module hca_transport #(
   logic [2:0]  st_wm, st_wv;
   assign qn_wm  = recv_qn_wm;
   assign qn_wv  = recv_qn_wv;
-  assign txs_wm = req_txs_wm | comp_txs_wm | rt_txs_wm | cs_txs_wm | fl_txs_wm | qe_txs_wm | crd_txs_wm;
-  assign txs_wv = req_txs_wv | comp_txs_wv | rt_txs_wv | cs_txs_wv | fl_txs_wv | qe_txs_wv | crd_txs_wv;
+  assign txs_wm = req_txs_wm | comp_txs_wm | rt_txs_wm | cs_txs_wm | fl_txs_wm | qe_txs_wm | crd_txs_wm | ry_txs_wm |
+                  tmr_txs_wm;
+  assign txs_wv = req_txs_wv | comp_txs_wv | rt_txs_wv | cs_txs_wv | fl_txs_wv | qe_txs_wv | crd_txs_wv | ry_txs_wv |
+                  tmr_txs_wv;
   assign rxs_wm = recv_rxs_wm | resp_rxs_wm | scat_rxs_wm | cr_rxs_wm | fl_rxs_wm | rda_rxs_wm;
   assign rxs_wv = recv_rxs_wv | resp_rxs_wv | scat_rxs_wv | cr_rxs_wv | fl_rxs_wv | rda_rxs_wv;
   assign st_wm  = rt_st_wm | qe_st_wm;
@@ -406,14 +429,14 @@ module hca_transport #(
                     (fl_cqp_req ? fl_cqp_cqe : 256'd0);
   assign cqp_sol  = (cs_cqp_req & cs_cqp_sol) | (cr_cqp_req & cr_cqp_sol) | (fl_cqp_req & fl_cqp_sol);
   assign qe_req   = req_qe_req | rt_qe_req | fl_qe_req | comp_qe_req | resp_qe_req | cs_qe_req | cr_qe_req |
-                    crd_qe_req;
+                    crd_qe_req | ry_qe_req;
   assign qe_has   = (req_qe_req & req_qe_has) | (rt_qe_req & rt_qe_has) | (fl_qe_req & fl_qe_has) |
                     (comp_qe_req & comp_qe_has) | (resp_qe_req & resp_qe_has) | (cs_qe_req & cs_qe_has) |
-                    (cr_qe_req & cr_qe_has) | (crd_qe_req & crd_qe_has);
+                    (cr_qe_req & cr_qe_has) | (crd_qe_req & crd_qe_has) | (ry_qe_req & ry_qe_has);
   assign qe_evt   = (req_qe_req ? req_qe_evt : 8'd0) | (rt_qe_req ? rt_qe_evt : 8'd0) |
                     (fl_qe_req ? fl_qe_evt : 8'd0) | (comp_qe_req ? comp_qe_evt : 8'd0) |
                     (resp_qe_req ? resp_qe_evt : 8'd0) | (cs_qe_req ? cs_qe_evt : 8'd0) |
-                    (cr_qe_req ? cr_qe_evt : 8'd0) | (crd_qe_req ? crd_qe_evt : 8'd0);
+                    (cr_qe_req ? cr_qe_evt : 8'd0) | (crd_qe_req ? crd_qe_evt : 8'd0) | (ry_qe_req ? ry_qe_evt : 8'd0);
   assign mr_req   = req_mr_req | resp_mr_req | scat_mr_req | rda_mr_req | crd_mr_req;
   assign mr_key   = (req_mr_req ? req_mr_key : 32'd0) | (resp_mr_req ? resp_mr_key : 32'd0) |
                     (scat_mr_req ? scat_mr_key : 32'd0) | (rda_mr_req ? rda_mr_key : 32'd0) |
@@ -430,15 +453,17 @@ module hca_transport #(
   assign mr_len   = (req_mr_req ? req_mr_len : 64'd0) | (resp_mr_req ? resp_mr_len : 64'd0) |
                     (scat_mr_req ? scat_mr_len : 64'd0) | (rda_mr_req ? rda_mr_len : 64'd0) |
                     (crd_mr_req ? crd_mr_len : 64'd0);
-  assign cs_req    = req_cs_req | rt_cs_req | comp_cs_req | crd_cs_req;
+  assign cs_req    = req_cs_req | rt_cs_req | comp_cs_req | crd_cs_req | ry_cs_req;
   assign cs_ow     = (req_cs_req ? req_cs_ow : '0) | (rt_cs_req ? rt_cs_ow : '0) | (comp_cs_req ? comp_cs_ow : '0) |
-                     (crd_cs_req ? crd_cs_ow : '0);
+                     (crd_cs_req ? crd_cs_ow : '0) | (ry_cs_req ? ry_cs_ow : '0);
   assign cs_status = (req_cs_req ? req_cs_status : 5'd0) | (rt_cs_req ? rt_cs_status : 5'd0) |
-                     (comp_cs_req ? comp_cs_status : 5'd0) | (crd_cs_req ? crd_cs_status : 5'd0);
+                     (comp_cs_req ? comp_cs_status : 5'd0) | (crd_cs_req ? crd_cs_status : 5'd0) |
+                     (ry_cs_req ? ry_cs_status : 5'd0);
   assign cs_verr   = (req_cs_req ? req_cs_verr : 8'd0) | (rt_cs_req ? rt_cs_verr : 8'd0) |
-                     (comp_cs_req ? comp_cs_verr : 8'd0) | (crd_cs_req ? crd_cs_verr : 8'd0);
+                     (comp_cs_req ? comp_cs_verr : 8'd0) | (crd_cs_req ? crd_cs_verr : 8'd0) |
+                     (ry_cs_req ? ry_cs_verr : 8'd0);
   assign cs_force  = (req_cs_req & req_cs_force) | (rt_cs_req & rt_cs_force) | (comp_cs_req & comp_cs_force) |
-                     (crd_cs_req & crd_cs_force);
+                     (crd_cs_req & crd_cs_force) | (ry_cs_req & ry_cs_force);
   // the response sender: hca_resp's ACK/NAK or hca_read_atomic's READ responses / atomic ACKs
   assign ack_req      = resp_ack_req | rda_ak_req;
   assign ack_opcode   = rda_ak_req ? rda_ak_opcode : 8'(`HCA_BTH_OP_RC_ACKNOWLEDGE);
@@ -449,11 +474,21 @@ module hca_transport #(
   assign ack_pay_iova = rda_ak_req ? rda_ak_pay_iova : 64'h0;
   assign ack_pay_len  = rda_ak_req ? rda_ak_pay_len : 16'h0;
   assign rt_req    = req_rt_req | comp_rt_req;
+  assign ry_req    = comp_ry_req | tmr_ry_req;
+  assign ry_kind   = comp_ry_req ? comp_ry_kind : `RETRY_TIMEOUT;
+  assign ry_psn    = (comp_ry_req ? comp_ry_psn : 24'd0) | (tmr_ry_req ? tmr_ry_psn : 24'd0);
+  assign ry_code   = comp_ry_req ? comp_ry_code : 5'd0;
+  // timer arming (one job at a time): hca_timers
+  assign tm_set    = req_tm_set | comp_tm_set | ry_tm_set | tmr_tm_set;
+  assign tm_kind   = (req_tm_set ? req_tm_kind : 2'd0) | (comp_tm_set ? comp_tm_kind : 2'd0) |
+                     (ry_tm_set ? ry_tm_kind : 2'd0) | (tmr_tm_set ? tmr_tm_kind : 2'd0);
 
   // hca_ctx and hca_regs strobes, selected by the strobe
-  assign e_busy_set     = req_busy_set | recv_busy_set | comp_busy_set | rt_busy_set | cs_busy_set | qe_busy_set;
-  assign e_qp_set_state = rt_qp_set | qe_qp_set;
-  assign e_qp_state_val = (rt_qp_set ? rt_qp_val : 3'd0) | (qe_qp_set ? qe_qp_val : 3'd0);
+  assign e_busy_set     = req_busy_set | recv_busy_set | comp_busy_set | rt_busy_set | cs_busy_set | qe_busy_set |
+                          ry_busy_set | tmr_busy_set;
+  assign e_qp_set_state = rt_qp_set | qe_qp_set | ry_qp_set;
+  assign e_qp_state_val = (rt_qp_set ? rt_qp_val : 3'd0) | (qe_qp_set ? qe_qp_val : 3'd0) |
+                          (ry_qp_set ? ry_qp_val : 3'd0);
   assign e_evt_valid = req_evt | recv_evt | scat_evt | cqp_evt | qe_evt_v;
   assign e_evt_type  = (req_evt ? req_evt_type : 8'd0) | (recv_evt ? recv_evt_type : 8'd0) |
                        (scat_evt ? scat_evt_type : 8'd0) | (cqp_evt ? cqp_evt_type : 8'd0) |
@@ -461,7 +496,8 @@ module hca_transport #(
   assign e_evt_elem  = (req_evt ? req_evt_elem : 32'd0) | (recv_evt ? recv_evt_elem : 32'd0) |
                        (scat_evt ? scat_evt_elem : 32'd0) | (cqp_evt ? cqp_evt_elem : 32'd0) |
                        (qe_evt_v ? qe_evt_elem : 32'd0);
-  assign s_stat   = req_stat | recv_stat | resp_stat | scat_stat | cqp_stat | eqp_stat | ack_stat | rda_stat | crd_stat;
+  assign s_stat   = req_stat | recv_stat | resp_stat | scat_stat | cqp_stat | eqp_stat | ack_stat | rda_stat | crd_stat |
+                    ry_stat;
   // frames transmitted are counted when the framer accepts them
   assign stat_inc = s_stat | (stat_tx_frame ? (SW'(1) << `HCA_STAT_TX_FRAMES) : '0);
   assign f_valid  = req_fault | resp_fault | scat_fault | cqp_fault | eqp_fault | rda_fault | crd_fault;
@@ -500,9 +536,10 @@ module hca_transport #(
   assign d_w_small = (scat_w_start ? scat_w_small : 512'd0) | (cqp_w_start ? cqp_w_small : 512'd0) |
                      (eqp_w_start ? eqp_w_small : 512'd0) | (rda_w_start ? rda_w_small : 512'd0) |
                      (crd_w_start ? crd_w_small : 512'd0);
-  assign ow_re    = req_ow_re | rt_ow_re | comp_ow_re | crd_ow_re;
+  assign ow_re    = req_ow_re | rt_ow_re | comp_ow_re | crd_ow_re | ry_ow_re | tmr_ow_re;
   assign ow_raddr = (req_ow_re ? req_ow_raddr : '0) | (rt_ow_re ? rt_ow_raddr : '0) |
-                    (comp_ow_re ? comp_ow_raddr : '0) | (crd_ow_re ? crd_ow_raddr : '0);
+                    (comp_ow_re ? comp_ow_raddr : '0) | (crd_ow_re ? crd_ow_raddr : '0) |
+                    (ry_ow_re ? ry_ow_raddr : '0) | (tmr_ow_re ? tmr_ow_raddr : '0);
   // payload reads: the requester's gather pieces, or a READ response's payload
   assign d_g_push  = req_g_push | ack_g_push;
   assign d_g_close = req_g_close | ack_g_close;
@@ -517,7 +554,7 @@ module hca_transport #(
                    e_cq_fp_clr || e_eq_fail || e_inj_pop || e_srq_inc || e_srq_disarm || e_srq_set_err ||
                    e_txs_we || e_rxs_we || ow_we || (|s_stat) || e_evt_valid || f_valid || x_fire || x_deliver ||
                    d_f_start || d_g_push || d_g_close || d_l_start || d_w_start || t_go || r_release ||
-                   wait_go || r_release_q;
+                   wait_go || r_release_q || tm_set;
   logic [7:0] job, job_st;
   always_comb begin
     job = `JOB_NONE; job_st = 8'd0;
@@ -538,6 +575,8 @@ module hca_transport #(
     else if (eqp_act)  begin job = `JOB_EQ_POST;       job_st = eqp_st; end
     else if (rda_act)  begin job = `JOB_READ_ATOMIC;   job_st = rda_st; end
     else if (crd_act)  begin job = `JOB_COMP_READ;     job_st = crd_st; end
+    else if (ry_act)   begin job = `JOB_COMP_RETRY;    job_st = ry_st; end
+    else if (tmr_act)  begin job = `JOB_COMP_TIMER;    job_st = tmr_st; end
   end
 
   // ================================================================ the jobs
@@ -550,7 +589,7 @@ module hca_transport #(
       .qn_wm(qn_wm), .qn_wv(qn_wv), .txs_wm(txs_wm), .txs_wv(txs_wv), .rxs_wm(rxs_wm), .rxs_wv(rxs_wv),
       .st_wm(st_wm), .st_wv(st_wv),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx),
-      .e_busy_set(e_busy_set), .qp_busy(qp_busy), .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx),
+      .e_busy_set(e_busy_set), .qp_busy(qp_busy), .tm_due(tm_due), .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx),
       .e_qpc_rdata(e_qpc_rdata), .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx),
       .e_txs_wdata(e_txs_wdata), .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we),
       .e_rxs_idx(e_rxs_idx), .e_rxs_wdata(e_rxs_wdata), .e_rxs_rdata(e_rxs_rdata), .e_srq_idx(e_srq_idx),
@@ -563,7 +602,8 @@ module hca_transport #(
       .eqp_done(eqp_done), .cqa_req(cqa_req), .cqa_cqn(cqa_cqn), .cqp_done(cqp_done),
       .frame_valid(frame_valid), .rx_chk_req(rx_chk_req), .rx_chk_done(rx_chk_done), .rx_chk_accept(rx_chk_accept),
       .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
-      .rx_end(rx_end), .step_req(step_req), .step_done(step_done), .step_end(step_end));
+      .rx_end(rx_end), .tmr_req(tmr_req), .tmr_done(tmr_done),
+      .step_req(step_req), .step_done(step_done), .step_end(step_end));
 
   hca_recv #(.LOG_MAX_QP(LOG_MAX_QP)) u_recv (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up), .port_mac(port_mac),
@@ -584,7 +624,8 @@ module hca_transport #(
       .qp_flags(c_flags), .pdn(c_pdn), .qkey(c_qkey), .log_sq_stride(c_lss), .log_sq_size(c_lsq),
       .pmtu_log(c_pmtu_log), .pmtu(c_pmtu), .sq_base(c_sq_base), .dmac(c_dmac), .dip(c_dip), .hop_limit(c_hop),
       .tclass(c_tclass), .dest_qpn(c_dqpn), .sgid_index(c_sgid), .max_rd_atomic(c_maxrd), .e_qp_sq_pi(e_qp_sq_pi),
-      .txs_wm(req_txs_wm), .txs_wv(req_txs_wv), .s_busy_set(req_busy_set), .e_gid_idx(e_gid_idx), .e_gid(e_gid),
+      .timeout(c_timeout), .txs_wm(req_txs_wm), .txs_wv(req_txs_wv), .tm_set(req_tm_set), .tm_kind(req_tm_kind),
+      .s_busy_set(req_busy_set), .e_gid_idx(e_gid_idx), .e_gid(e_gid),
       .s_stat(req_stat), .s_evt(req_evt), .s_evt_type(req_evt_type), .s_evt_elem(req_evt_elem),
       .s_fault(req_fault), .s_fault_client(req_fault_client), .s_fault_wr(req_fault_wr),
       .s_fault_iova(req_fault_iova),
@@ -698,12 +739,40 @@ module hca_transport #(
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(comp_req), .done(comp_done),
       .dbg_act(comp_act), .dbg_st(comp_st),
       .qn(qn), .txs(txs), .p_info(p_info), .qp_st(qp_st), .is_rc(c_rc), .p_psn(p_psn), .p_aeth_syn(p_aeth_syn),
+      .timeout(c_timeout), .retry_cnt(c_retry_cnt), .rnr_retry(c_rnr_retry),
       .txs_wm(comp_txs_wm), .txs_wv(comp_txs_wv), .s_busy_set(comp_busy_set),
+      .tm_set(comp_tm_set), .tm_kind(comp_tm_kind),
       .ow_re(comp_ow_re), .ow_raddr(comp_ow_raddr), .ow_rdata(ow_rdata),
       .sc_req(comp_cs_req), .sc_ow(comp_cs_ow), .sc_status(comp_cs_status), .sc_verr(comp_cs_verr),
       .sc_force(comp_cs_force), .sc_done(cs_done),
       .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_done),
-      .rt_req(comp_rt_req), .rt_done(rt_done), .crd_req(crd_req), .crd_done(crd_done), .crd_progress(crd_progress));
+      .ry_req(comp_ry_req), .ry_kind(comp_ry_kind), .ry_psn(comp_ry_psn), .ry_code(comp_ry_code),
+      .ry_done(ry_done), .rt_req(comp_rt_req), .rt_done(rt_done), .crd_req(crd_req), .crd_done(crd_done),
+      .crd_progress(crd_progress));
+
+  hca_comp_retry #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS)) u_retry (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(ry_req), .kind(ry_kind), .psn(ry_psn), .code(ry_code),
+      .done(ry_done), .dbg_act(ry_act), .dbg_st(ry_st),
+      .qn(qn), .txs(txs), .qp_st(qp_st), .timeout(c_timeout), .rnr_retry(c_rnr_retry),
+      .txs_wm(ry_txs_wm), .txs_wv(ry_txs_wv), .s_busy_set(ry_busy_set), .s_qp_set(ry_qp_set),
+      .s_qp_val(ry_qp_val), .s_stat(ry_stat), .tm_set(ry_tm_set), .tm_kind(ry_tm_kind), .tm_code(ry_tm_code),
+      .ow_re(ry_ow_re), .ow_raddr(ry_ow_raddr), .ow_rdata(ow_rdata),
+      .sc_req(ry_cs_req), .sc_ow(ry_cs_ow), .sc_status(ry_cs_status), .sc_verr(ry_cs_verr),
+      .sc_force(ry_cs_force), .sc_done(cs_done),
+      .qe_req(ry_qe_req), .qe_has(ry_qe_has), .qe_evt(ry_qe_evt), .qe_done(qe_done));
+
+  hca_comp_timer #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS)) u_ctmr (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(tmr_req), .done(tmr_done),
+      .dbg_act(tmr_act), .dbg_st(tmr_st),
+      .qn(qn), .txs(txs), .qp_st(qp_st), .timeout(c_timeout), .txs_wm(tmr_txs_wm), .txs_wv(tmr_txs_wv),
+      .s_busy_set(tmr_busy_set), .tm_set(tmr_tm_set), .tm_kind(tmr_tm_kind),
+      .ow_re(tmr_ow_re), .ow_raddr(tmr_ow_raddr), .ow_rdata(ow_rdata),
+      .ry_req(tmr_ry_req), .ry_psn(tmr_ry_psn), .ry_done(ry_done));
+
+  hca_timers #(.LOG_MAX_QP(LOG_MAX_QP)) u_timers (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .cycle(cycle), .cycle_nx(cycle_nx),
+      .set(tm_set), .qn(qn), .kind(tm_kind), .code(ry_tm_set ? ry_tm_code : 5'd0), .timeout(c_timeout),
+      .due(tm_due), .next_dl(next_dl));
 
   hca_comp_read #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS), .RX_SLOT_AW(RX_SLOT_AW),
                   .FB2_BYTES(FB2_BYTES)) u_crd (

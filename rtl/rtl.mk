@@ -160,6 +160,9 @@ TEST_ARGS_$(1) := $(3)
 endef
 $(eval $(call rtl_ls_test,rtl_errors,sim/rtl/tests/test_rtl_errors.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_errors512,sim/rtl/tests/test_rtl_errors.c,--width 512))
+# NAKs, go-back-N, the ACK timer and the RNR wait in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_retry,sim/rtl/tests/test_rtl_retry.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_retry512,sim/rtl/tests/test_rtl_retry.c,--width 512))
 # RDMA READ and atomics in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_read,sim/rtl/tests/test_rtl_read.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_read512,sim/rtl/tests/test_rtl_read.c,--width 512))

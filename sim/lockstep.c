@@ -23,8 +23,12 @@
 #include "lockstep.h"
 #include "lockstep_regions.h"
 #include "lockstep_regs.h"
+#include "lockstep_retx.h"
 
 #define LS_OPT_MAX 512
+/* Default bound on how late a DUT retransmission run may start after the
+ * reference's (docs/sim.md section 2, "Retransmissions"): 2^20 cycles. */
+#define LS_RETX_LAG (1ull << 20)
 
 struct lockstep {
 	struct lockstep *next;		/* live instances */
@@ -34,6 +38,7 @@ struct lockstep {
 	void *host_ctx;
 	struct sb *sb;
 	struct ls_regions rg;
+	struct ls_retx *retx;		/* retransmitted RC requests (lockstep_retx.h) */
 	int s_tx, s_irq, s_evt, s_other;
 	uint32_t last_ctx_cmd;
 	bool stopped;			/* diverged: the reference is no longer driven */
@@ -185,7 +190,8 @@ static void ref_tx_frame(void *h, const uint8_t *frame, size_t len)
 
 	if (ls->stopped)
 		return;
-	sb_push_key(ls->sb, ls->s_tx, SB_REF, ls->rops->now(ls->ref), frame_key(ls, frame, len), frame, len);
+	if (!ls_retx_tx(ls->retx, ls->sb, SB_REF, ls->rops->now(ls->ref), frame, len))
+		sb_push_key(ls->sb, ls->s_tx, SB_REF, ls->rops->now(ls->ref), frame_key(ls, frame, len), frame, len);
 	check(ls);
 }
 
@@ -233,7 +239,9 @@ static void dut_tx_frame(void *h, const uint8_t *frame, size_t len)
 	struct lockstep *ls = h;
 
 	if (!ls->stopped) {
-		sb_push_key(ls->sb, ls->s_tx, SB_DUT, ls->dops->now(ls->dut), frame_key(ls, frame, len), frame, len);
+		if (!ls_retx_tx(ls->retx, ls->sb, SB_DUT, ls->dops->now(ls->dut), frame, len))
+			sb_push_key(ls->sb, ls->s_tx, SB_DUT, ls->dops->now(ls->dut), frame_key(ls, frame, len), frame,
+				    len);
 		check(ls);
 	}
 	ls->host.tx_frame(ls->host_ctx, frame, len);
@@ -265,6 +273,7 @@ struct ls_opts {
 	char ref_opts[LS_OPT_MAX], dut_opts[LS_OPT_MAX];
 	char label[64], report[256];
 	unsigned int quiet, idle_check, probe, tx_order;
+	uint64_t retx_lag;
 };
 
 static const char *const tx_orders[] = { "qp", "port", NULL };
@@ -281,13 +290,15 @@ static const struct hca_engine_opt ls_opt_table[] = {
 	HCA_OPT_BOOL(struct ls_opts, idle_check, "0: no missing-transaction check when the DUT idles"),
 	HCA_OPT_BOOL(struct ls_opts, probe, "0: the reference's DMA writes never fault"),
 	HCA_OPT_ENUM(struct ls_opts, tx_order, tx_orders, "frame order per QP or per port"),
+	HCA_OPT_UINT(struct ls_opts, retx_lag, 0, 1000000000000ull,
+		     "cycles a DUT retransmission may follow the reference's (0: no bound); default 1048576"),
 	{ 0 },
 };
 
 static int parse_options(struct lockstep *ls, const char *opts, struct ls_opts *o)
 {
 	*o = (struct ls_opts){ .ref = "model", .dut = "rtl", .label = "lockstep", .idle_check = 1,
-			       .probe = 1 };
+			       .probe = 1, .retx_lag = LS_RETX_LAG };
 	if (hca_engine_opts_parse("lockstep", ls_opt_table, opts, o))
 		return -EINVAL;
 	snprintf(ls->label, sizeof(ls->label), "%s", o->label);
@@ -296,7 +307,8 @@ static int parse_options(struct lockstep *ls, const char *opts, struct ls_opts *
 	ls->idle_check = o->idle_check;
 	ls->probe = o->probe;
 	ls->port_order = o->tx_order == 1;
-	return 0;
+	ls->retx = ls_retx_create(o->retx_lag);
+	return ls->retx ? 0 : -ENOMEM;
 }
 
 /* Engine ops ----------------------------------------------------------------- */
@@ -374,6 +386,7 @@ fail:
 	if (ls->ref)
 		ls->rops->destroy(ls->ref);
 	sb_destroy(ls->sb);
+	ls_retx_destroy(ls->retx);
 	free(ls);
 	return r;
 }
@@ -394,6 +407,7 @@ static void ls_destroy(struct hca_engine *e)
 	ls->dops->destroy(ls->dut);
 	ls->rops->destroy(ls->ref);
 	sb_destroy(ls->sb);
+	ls_retx_destroy(ls->retx);
 	free(ls->scratch);
 	free(ls);
 }
@@ -401,6 +415,24 @@ static void ls_destroy(struct hca_engine *e)
 static bool both_idle(struct lockstep *ls)
 {
 	return ls->dops->next_event(ls->dut) == UINT64_MAX && ls->rops->next_event(ls->ref) == UINT64_MAX;
+}
+
+/*
+ * A counter as compared: frames the retransmission rule took (docs/sim.md
+ * section 2) do not count in TX_FRAMES and TX_BYTES, because how much each
+ * side resent depends on its timing; what is left, the first transmissions,
+ * must agree.
+ */
+static uint32_t stat_compared(const struct lockstep *ls, enum sb_side side, uint32_t addr, uint32_t v)
+{
+	uint64_t frames, bytes;
+
+	ls_retx_taken(ls->retx, side, &frames, &bytes);
+	if (addr == HCA_MGMT_STAT_BASE + 4 * HCA_STAT_TX_FRAMES)
+		return v - (uint32_t)frames;
+	if (addr == HCA_MGMT_STAT_BASE + 4 * HCA_STAT_TX_BYTES)
+		return v - (uint32_t)bytes;
+	return v;
 }
 
 /* Compare one register read under its rule. */
@@ -563,7 +595,7 @@ static uint32_t ls_mgmt_read(struct hca_engine *e, uint32_t addr)
 		compare_read(ls, "evt", &rule, r, d);
 		return d;
 	}
-	compare_read(ls, "mgmt-read", &rule, r, d);
+	compare_read(ls, "mgmt-read", &rule, stat_compared(ls, SB_REF, addr, r), stat_compared(ls, SB_DUT, addr, d));
 	return d;
 }
 
@@ -621,8 +653,10 @@ static void ls_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t value)
 		ls->dops->mgmt_write(ls->dut, addr, value);
 		return;
 	}
-	if (addr == HCA_MGMT_ENGINE_CTRL && (value & HCA_MGMT_ENGINE_CTRL_RESET_MASK))
+	if (addr == HCA_MGMT_ENGINE_CTRL && (value & HCA_MGMT_ENGINE_CTRL_RESET_MASK)) {
 		ls->flushed += sb_flush(ls->sb);	/* work in flight dies with the reset */
+		ls_retx_reset(ls->retx);
+	}
 	if (addr == HCA_MGMT_EVT_POP)
 		evt_pop(ls);
 	else
@@ -642,8 +676,10 @@ static void ls_rx_frame(struct hca_engine *e, const uint8_t *frame, size_t len)
 {
 	struct lockstep *ls = to_ls(e);
 
-	if (!ls->stopped)
+	if (!ls->stopped) {
 		ls->rops->rx_frame(ls->ref, frame, len);
+		ls_retx_rx(ls->retx, frame, len);
+	}
 	ls->dops->rx_frame(ls->dut, frame, len);
 }
 
@@ -655,9 +691,13 @@ static void ls_advance(struct hca_engine *e, uint64_t cycles)
 	if (!ls->stopped)
 		ls->rops->advance(ls->ref, cycles);
 	ls->dops->advance(ls->dut, cycles);
-	if (!ls->stopped && ls->idle_check && !sb_drained(ls->sb, SB_REF) &&
-	    ls->dops->next_event(ls->dut) == UINT64_MAX)
-		sb_check_end(ls->sb, ls->dops->now(ls->dut), "the DUT went idle", true);
+	if (!ls->stopped && ls->idle_check) {
+		bool idle = ls->dops->next_event(ls->dut) == UINT64_MAX;
+
+		if (!sb_drained(ls->sb, SB_REF) && idle)
+			sb_check_end(ls->sb, ls->dops->now(ls->dut), "the DUT went idle", true);
+		ls_retx_check(ls->retx, ls->sb, ls->dops->now(ls->dut), idle);
+	}
 	check(ls);
 	release_held(ls, ls->stopped);
 }
@@ -786,9 +826,12 @@ static void final_state(struct lockstep *ls)
 	for (unsigned int s = 0; s < HCA_STAT_COUNT && !sb_failed(ls->sb); s++) {
 		snprintf(what, sizeof(what), "MGMT.STAT[%u]", s);
 		sb_compare_value(ls->sb, "final-state", cyc, what,
-				 ls->rops->mgmt_read(ls->ref, HCA_MGMT_STAT_BASE + 4 * s),
-				 ls->dops->mgmt_read(ls->dut, HCA_MGMT_STAT_BASE + 4 * s),
-				 "counters must agree once both engines are idle");
+				 stat_compared(ls, SB_REF, HCA_MGMT_STAT_BASE + 4 * s,
+					       ls->rops->mgmt_read(ls->ref, HCA_MGMT_STAT_BASE + 4 * s)),
+				 stat_compared(ls, SB_DUT, HCA_MGMT_STAT_BASE + 4 * s,
+					       ls->dops->mgmt_read(ls->dut, HCA_MGMT_STAT_BASE + 4 * s)),
+				 "counters must agree once both engines are idle (TX_FRAMES and TX_BYTES "
+				 "without the retransmitted frames)");
 	}
 	for (unsigned int k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		const uint8_t *seen = kinds[k].type == HCA_CTX_TYPE_QPC   ? ls->seen_qp
@@ -822,6 +865,7 @@ bool lockstep_finish(struct hca_engine *e, const char *why)
 		return false;
 	if (!ls->stopped) {
 		sb_check_end(ls->sb, ls->dops->now(ls->dut), why ? why : "end of test", false);
+		ls_retx_check(ls->retx, ls->sb, ls->dops->now(ls->dut), true);
 		if (!sb_failed(ls->sb) && both_idle(ls))
 			final_state(ls);
 		check(ls);

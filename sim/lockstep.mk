@@ -4,7 +4,7 @@
 # Link order for a program: hcalockstep <engine libs: hcamodel hcaroce, rtl...> hcasim.
 LIBS += hcalockstep
 LIB_SRCS_hcalockstep += sim/scoreboard.c sim/scoreboard_fmt.c sim/lockstep.c sim/lockstep_regions.c \
-	sim/lockstep_regs.c sim/lockstep_mutant.c sim/lockstep_mutant_rx.c
+	sim/lockstep_regs.c sim/lockstep_mutant.c sim/lockstep_mutant_rx.c sim/lockstep_retx.c
 
 LOCKSTEP_TEST_LIBS := hcalockstep hcamodel hcaroce hcasim
 $(eval $(call hca_test,lockstep_scoreboard,sim/tests/test_lockstep_scoreboard.c,$(LOCKSTEP_TEST_LIBS)))

@@ -867,6 +867,19 @@ void sb_fail(struct sb *sb, const char *stream, const char *field, uint64_t cycl
 	rep_end(sb);
 }
 
+void sb_fail_report(struct sb *sb, const char *stream, const char *field, uint64_t cycle, uint64_t ref_cycle,
+		    uint64_t dut_cycle, const char *body, const char *values)
+{
+	if (sb->failed)
+		return;
+	rep_begin(sb, NULL, stream, field, cycle, ref_cycle, dut_cycle, 0);
+	sbs_printf(&sb->report, "%s", body);
+	sbs_printf(&sb->report, "  first : %s: %s\n", field, values);
+	set_summary(sb, "%s: stream %s diverges at DUT cycle %llu: %s (%s)", sb->label, stream,
+		    (unsigned long long)cycle, field, values);
+	rep_end(sb);
+}
+
 uint64_t sb_flush(struct sb *sb)
 {
 	uint64_t n = 0;

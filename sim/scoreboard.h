@@ -138,6 +138,15 @@ bool sb_compare_value(struct sb *sb, const char *stream, uint64_t cycle, const c
 /* Record a divergence of any other kind (first one wins); printf-style report body. */
 void sb_fail(struct sb *sb, const char *stream, const char *field, uint64_t cycle,
 	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/*
+ * The same with a report body of any length (lines "  name  : ...", e.g. a
+ * frame diff from sim/scoreboard_fmt.h), the cycles at which each side
+ * produced its transaction (UINT64_MAX: none) and the values of the first
+ * differing field ("ref 0x126, dut 0x127") for the summary and the
+ * report's "first" line.
+ */
+void sb_fail_report(struct sb *sb, const char *stream, const char *field, uint64_t cycle, uint64_t ref_cycle,
+		    uint64_t dut_cycle, const char *body, const char *values);
 
 /*
  * Transactions still waiting on either side become a divergence ("missing"

@@ -17,14 +17,17 @@
 #     bug=hdr_bit: the server's requests carry BTH MigReq 0, the client's 1);
 #     lockstep with a planted RTL bug (dut.bug=hdr_bit) reports the first
 #     divergence in the tx stream naming BTH MigReq (ref 1, dut 0);
-#   * --trace writes a waveform that fst2vcd reads; --width is checked.
+#   * --trace writes a waveform that fst2vcd reads; --width is checked;
+#   * through a lossy switch (`hcasim switch --drop 0.05`): RC pingpong with
+#     -c on --backend rtl completes (go-back-N and the ACK timer resend what
+#     the switch dropped), every byte checked, and the switch did drop frames.
 # The model runs the same pingpong first; the summary line compares speeds.
 # RTL_PP_SIZE / RTL_PP_ITERS change the message size and count.
 cd "$(dirname "$0")/../.." || exit 1
 . driver-shim/tests/lib.sh
 
-# The RTL hangs rather than fails when something goes wrong (no transport
-# timers yet): bound every run well below the default.
+# Bound every run well below the default (a broken RTL hangs more often than
+# it fails).
 T_TIMEOUT=${RTL_PP_TIMEOUT:-40}
 SIZE=${RTL_PP_SIZE:-4097}
 ITERS=${RTL_PP_ITERS:-50}
@@ -108,6 +111,23 @@ ok $? "$PP_WHAT: first difference is BTH MigReq (ref 1, dut 0)"
 grep -q "first : bth.m: ref 1, dut 0" "$SRV_LOG"; ok $? "$PP_WHAT: verdict line names bth.m"
 ! grep -q "DIVERGENCE" "$CLI_LOG"; ok $? "$PP_WHAT: nothing reported on the clean side"
 [ "$T_FAIL" -eq 0 ] || show_logs
+
+# A lossy switch: frames dropped (about 5 %) are resent by the RTL's go-back-N
+# after its ACK timeout (ibv_rc_pingpong: timeout 14, 2^24 cycles = 67 ms of
+# device time); --slowdown 20 lets idle device time run 20 times slower than
+# the wall clock instead of 1000 (docs/shim.md), so a timeout takes 1.3 s.
+LOSSY_ITERS=${RTL_LOSSY_ITERS:-30}
+T_TIMEOUT=${RTL_LOSSY_TIMEOUT:-90}
+start_switch --seed "${RTL_LOSSY_SEED:-3}" --drop 0.05 || ok 1 "lossy switch"
+port=$(free_port)
+SRV_OPTS="--backend rtl --slowdown 20" CLI_OPTS="--backend rtl --slowdown 20" run_pair "$port" \
+  ibv_rc_pingpong -g 1 -c -p "$port" -s 1 -n "$LOSSY_ITERS" -- ibv_rc_pingpong -g 1 -c -p "$port" -s 1 -n "$LOSSY_ITERS" 127.0.0.1
+stop_switch
+PP_WHAT="rtl through a switch dropping 5 %"
+passed 1 "$LOSSY_ITERS"
+dropped=$(sed -nE 's/.* ([0-9]+) dropped,.*/\1/p' "$SW_LOG")
+[ "${dropped:-0}" -gt 0 ]; ok $? "$PP_WHAT: the switch dropped ${dropped:-0} frames"
+T_TIMEOUT=${RTL_PP_TIMEOUT:-40}
 
 # The width is checked.
 "$HCASIM" run --width 128 -- true 2>"$T_DIR/width.log"

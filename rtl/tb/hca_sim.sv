@@ -21,6 +21,10 @@
 //   5     hdr_bit    hca_tx_hdr                          BTH MigReq inverted on request packets
 //   6     read_len   hca_read_atomic RDATST_READ_PKT     READ response payload length bit 2 inverted
 //   7     atomic_orig hca_read_atomic RDATST_ATOMIC_ACK   bit 0 of the AtomicAckETH original value inverted
+//   8     nak_code   hca_resp RESPST_CHECK_PSN           PSN sequence NAKs carry the invalid-request code
+//   9     retx_psn   hca_comp_retry RETRYST_REWIND_CHECK go-back-N resends from the PSN after the right one
+//   10    ack_timer  hca_timers                          an ACK timeout deadline that is never reached
+//   11    rnr_timer  hca_timers                          the RNR wait ignores the NAK's timer code (always 10 us)
 module hca_sim #(
     parameter int DATA_W      = 64,
     parameter int LOG_MAX_QP  = `HCA_CAP_LOG_MAX_QP,
@@ -123,11 +127,13 @@ module hca_sim #(
     // harness view
     output logic              busy,          // engine has work in hand
     output logic [63:0]       cycle,         // device clock
+    output logic [63:0]       next_timer,    // no transport timer expires before this cycle
     output logic              soft_reset,    // an ENGINE_CTRL/CTRL reset happened this cycle
     output logic [31:0]       dbg            // debug: the working job and its state (docs/rtl.md)
 );
   // read by the HCA_BUG hooks of the product modules (upward references)
-  logic bug_hdr_se, bug_udp_sport, bug_drop_ack, bug_cqe_field, bug_hdr_bit, bug_read_len, bug_atomic_orig;
+  logic bug_hdr_se, bug_udp_sport, bug_drop_ack, bug_cqe_field, bug_hdr_bit, bug_read_len, bug_atomic_orig,
+        bug_nak_code, bug_retx_psn, bug_ack_timer, bug_rnr_timer;
   assign bug_hdr_se    = dbg_bug == 8'd1;
   assign bug_udp_sport = dbg_bug == 8'd2;
   assign bug_drop_ack  = dbg_bug == 8'd3;
@@ -135,6 +141,10 @@ module hca_sim #(
   assign bug_hdr_bit   = dbg_bug == 8'd5;
   assign bug_read_len  = dbg_bug == 8'd6;
   assign bug_atomic_orig = dbg_bug == 8'd7;
+  assign bug_nak_code  = dbg_bug == 8'd8;
+  assign bug_retx_psn  = dbg_bug == 8'd9;
+  assign bug_ack_timer = dbg_bug == 8'd10;
+  assign bug_rnr_timer = dbg_bug == 8'd11;
 
   hca_top #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
             .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .RD_TAGS(RD_TAGS),

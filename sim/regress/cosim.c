@@ -51,6 +51,9 @@ struct spec {
 	unsigned int pairs, outstanding, max_sge;
 	uint32_t max_len;
 	bool no_events;
+	/* wire faults and the retry paths (docs/sim.md "Faults") */
+	char faults[128];	/* drop:P,dup:P,reorder:P,corrupt:P */
+	unsigned int timeout, rnr_timer, late_recv;
 	/* waveform replay */
 	char trace[256];
 	int trace_node;
@@ -64,6 +67,7 @@ struct outcome {
 	struct sb_divergence div;
 	char report[16384];
 	struct tr_result tr;
+	struct wire_stats wire;
 	uint64_t frames, dma_bytes, irqs;
 	double wall;
 	char why[512];
@@ -173,6 +177,41 @@ static int build_cfg(const struct spec *s, struct tr_cfg *c, struct tr_msg *list
 		c->max_len = s->max_len;
 	if (s->no_events)
 		c->events = false;
+	c->timeout = (uint8_t)s->timeout;
+	c->min_rnr_timer = (uint8_t)s->rnr_timer;
+	c->late_recv = s->late_recv;
+	c->spread_slots = s->faults[0] || s->late_recv;
+	return 0;
+}
+
+/* "drop:0.02,dup:0.01,reorder:0.02,corrupt:0.01" -> wire faults; 0 or -1 */
+static int parse_faults(const char *str, struct wire_faults *f)
+{
+	char buf[128], *tok, *save = NULL;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(buf, sizeof(buf), "%s", str);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':'), *end;
+		double v;
+
+		if (!colon)
+			return -1;
+		*colon++ = '\0';
+		v = strtod(colon, &end);
+		if (*end || v < 0 || v > 1)
+			return -1;
+		if (!strcmp(tok, "drop"))
+			f->drop = v;
+		else if (!strcmp(tok, "dup"))
+			f->dup = v;
+		else if (!strcmp(tok, "reorder"))
+			f->reorder = v;
+		else if (!strcmp(tok, "corrupt"))
+			f->corrupt = v;
+		else
+			return -1;
+	}
 	return 0;
 }
 
@@ -208,6 +247,14 @@ static void spec_args(const struct spec *s, char *b, size_t n)
 		ADD(" --max-sge %u", s->max_sge);
 	if (s->max_len)
 		ADD(" --max-len %u", s->max_len);
+	if (s->faults[0])
+		ADD(" --faults %s", s->faults);
+	if (s->timeout)
+		ADD(" --timeout %u", s->timeout);
+	if (s->rnr_timer)
+		ADD(" --rnr-timer %u", s->rnr_timer);
+	if (s->late_recv)
+		ADD(" --late-recv %u", s->late_recv);
 	if (s->no_events)
 		ADD(" --no-events");
 #undef ADD
@@ -312,6 +359,10 @@ static void run_one(const struct spec *s, struct outcome *o)
 		tc.engine = h.engine;
 	}
 	tc.seed = s->seed;
+	if (s->faults[0] && parse_faults(s->faults, &tc.faults)) {
+		snprintf(o->why, sizeof(o->why), "bad faults '%s' (drop:P,dup:P,reorder:P,corrupt:P)", s->faults);
+		return;
+	}
 	tc.engine_config = engine_config;
 	tc.engine_config_ctx = &h;
 	tb = tb_create(&tc);
@@ -320,6 +371,7 @@ static void run_one(const struct spec *s, struct outcome *o)
 		return;
 	}
 	tr_run(tb, &cfg, &o->tr);
+	wire_get_stats(tb_wire(tb), &o->wire);
 	for (unsigned int i = 0; i < 2 && !s->engine[0]; i++) {
 		struct hca_engine *e = tb_node(tb, i)->eng;
 		const struct sb_divergence *d;
@@ -376,6 +428,10 @@ static void print_row(const struct spec *s, const struct outcome *o)
 	       o->diverged ? 1 : 0, o->pass ? (s->expect[0] ? "CAUGHT" : "PASS") : "FAIL", o->wall);
 	if (o->why[0] && (!o->pass || verbose))
 		printf("    %s\n", o->why);
+	if (s->faults[0] && verbose)
+		printf("    wire: %" PRIu64 " dropped, %" PRIu64 " duplicated, %" PRIu64 " reordered, %" PRIu64
+		       " corrupted of %" PRIu64 "\n", o->wire.dropped, o->wire.duplicated, o->wire.reordered,
+		       o->wire.corrupted, o->wire.copies);
 	if (!o->pass || verbose > 1) {
 		if (o->diverged && (!s->expect[0] || verbose > 1))
 			printf("%s", o->report);
@@ -408,7 +464,7 @@ static void result_row(const struct spec *s, const struct outcome *o)
 static void record_result(const struct spec *s, const struct outcome *o)
 {
 	const char *path = getenv("HCASIM_RESULTS");
-	char why[sizeof(o->why)];
+	char why[sizeof(o->why)], tag[300];
 	FILE *f;
 
 	if (!path || !path[0] || !(f = fopen(path, "a")))
@@ -417,8 +473,13 @@ static void record_result(const struct spec *s, const struct outcome *o)
 	for (char *c = why; *c; c++)
 		if (*c == '\t' || *c == '\n')
 			*c = ' ';
-	fprintf(f, "%s\t%s-w%u-s%" PRIu64 "%s%s\t%.2f\t%s\n", o->pass ? "pass" : "fail", s->test, s->width, s->seed,
-		s->engine[0] ? "-" : "", s->engine[0] ? s->engine : (s->bug[0] ? "-bug" : ""), o->wall, why);
+	/* a planted bug is named: "bug=nak_code" -> "-bug-nak_code" */
+	snprintf(tag, sizeof(tag), "%s%s", s->bug[0] ? "-bug" : "",
+		 s->bug[0] && strchr(s->bug, '=') && !strchr(s->bug, ',') ? strchr(s->bug, '=') : "");
+	if (tag[4] == '=')
+		tag[4] = '-';
+	fprintf(f, "%s\t%s-w%u-s%" PRIu64 "%s%s%s\t%.2f\t%s\n", o->pass ? "pass" : "fail", s->test, s->width, s->seed,
+		s->engine[0] ? "-" : "", s->engine[0] ? s->engine : tag, s->faults[0] ? "-faults" : "", o->wall, why);
 	fclose(f);
 }
 
@@ -474,6 +535,10 @@ static int set_key(struct spec *s, const char *k, const char *v)
 	else if (!strcmp(k, "max-sge")) s->max_sge = (unsigned int)strtoul(v, NULL, 0);
 	else if (!strcmp(k, "max-len")) s->max_len = (uint32_t)strtoul(v, NULL, 0);
 	else if (!strcmp(k, "no-events")) s->no_events = true;
+	else if (!strcmp(k, "faults")) SETS(faults);
+	else if (!strcmp(k, "timeout")) s->timeout = (unsigned int)strtoul(v, NULL, 0);
+	else if (!strcmp(k, "rnr-timer")) s->rnr_timer = (unsigned int)strtoul(v, NULL, 0);
+	else if (!strcmp(k, "late-recv")) s->late_recv = (unsigned int)strtoul(v, NULL, 0);
 	else if (!strcmp(k, "trace")) SETS(trace);
 	else if (!strcmp(k, "trace-node")) s->trace_node = atoi(v);
 	else if (!strcmp(k, "trace-from")) s->trace_from = strtoull(v, NULL, 0);
@@ -493,6 +558,7 @@ static void usage(void)
 	printf("usage: cosim [--test NAME] [--width 64|512] [--seed S] [--messages N] [--dut NAME] [--ref NAME]\n"
 	       "             [--dut-opts K=V,...] [--ls-opts K=V,...] [--bug [K=V,...]] [--mutant-bug NAME[,at=N]] [--expect-fail STREAM] [--ops MIX]\n"
 	       "             [--qp-types rc,uc,ud] [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
+	       "             [--faults drop:P,dup:P,reorder:P,corrupt:P] [--timeout T] [--rnr-timer C] [--late-recv PCT]\n"
 	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR]\n"
 	       "             [--plan FILE [--only TEST] [--shard i/N]] [--engine NAME (alone, no lockstep)] [--list] [-v]\n"
 	       "             [--cov DIR (functional coverage counts)] [--result FILE (one line per run)]\n"

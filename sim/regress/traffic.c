@@ -43,6 +43,10 @@ struct inflight {
 	uint16_t rwqe;
 	bool needs_recv, send_done, recv_done;
 	bool await_write, write_done;	/* UC RDMA WRITE: data checked after the send completion */
+	bool recv_posted;	/* late receives (tr_cfg.late_recv): posted at recv_due */
+	uint64_t recv_due;
+	uint32_t rl[TR_MAX_SGE];	/* receive piece lengths; rn pieces */
+	unsigned int rn;
 	struct piece pc[TR_MAX_SGE];
 	unsigned int npc;
 };
@@ -77,6 +81,7 @@ struct run {
 	struct pair p[TR_MAX_PAIRS];
 	uint64_t rng;
 	uint64_t slot_bytes;		/* bytes of one (pair, dir) slot group */
+	unsigned int slots;		/* slots per (pair, dir), used round robin */
 };
 
 static const char *const op_names[TR_NOPS] = { "send", "send_imm", "write", "write_imm", "read", "fadd", "cswap" };
@@ -199,7 +204,7 @@ static void fail(struct run *R, const char *fmt, ...)
 
 static uint64_t slot_off(struct run *R, unsigned int pair, unsigned int dir, uint64_t id)
 {
-	return R->slot_bytes * (pair * 2 + dir) + (uint64_t)TR_SLOT * (id % R->c->outstanding);
+	return R->slot_bytes * (pair * 2 + dir) + (uint64_t)TR_SLOT * (id % R->slots);
 }
 
 /* Set-up ---------------------------------------------------------------------- */
@@ -243,6 +248,10 @@ static bool setup(struct run *R)
 		a.path_mtu = p->mtu;
 		a.sq_psn = (uint32_t)(rnd(R) & 0xffffff);
 		a.rq_psn = a.sq_psn;
+		if (R->c->timeout)
+			a.timeout = R->c->timeout;
+		if (R->c->min_rnr_timer)
+			a.min_rnr_timer = R->c->min_rnr_timer;
 		if (p->qpt == HCA_QPT_UD) {
 			a.qkey = p->qkey = (uint32_t)rnd(R) & 0x7fffffff;
 			if (tb_qp_ud_ready(p->qp[0], &a) || tb_qp_ud_ready(p->qp[1], &a))
@@ -339,12 +348,58 @@ static uint32_t grh_bytes(const struct pair *p)
 	return p->qpt == HCA_QPT_UD ? HCA_GRH_SIZE : 0;
 }
 
+/*
+ * Post the receive WQEs of a flow's first n messages that are due, in
+ * message order (a late one holds back those after it: receive WQEs are
+ * consumed in order).  Returns the earliest cycle one still waits for,
+ * UINT64_MAX if none.
+ */
+static uint64_t post_recvs(struct run *R, unsigned int pair, unsigned int dir, unsigned int n)
+{
+	struct pair *p = &R->p[pair];
+	struct flow *fl = &p->flow[dir];
+	struct tb_mr *dst = R->nd[1 - dir].dst;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct inflight *f = &fl->f[(fl->head + i) % MAX_OUT];
+		uint64_t base = slot_off(R, pair, dir, f->id), roff = 0;
+		struct tb_sge rs[TR_MAX_SGE];
+
+		if (!f->needs_recv || f->recv_posted)
+			continue;
+		if (f->recv_due > tb_now(R->tb))
+			return f->recv_due;
+		for (unsigned int k = 0; k < f->rn; k++) {
+			rs[k] = (struct tb_sge){ .addr = dst->va + base + roff, .len = f->rl[k], .lkey = dst->lkey };
+			roff += f->rl[k];
+		}
+		f->rwqe = (uint16_t)tb_post_recv(p->qp[1 - dir], rs, f->rn);
+		f->recv_posted = true;
+	}
+	return UINT64_MAX;
+}
+
+/* Every flow's due receives; the earliest cycle a late one waits for. */
+static uint64_t post_due_recvs(struct run *R)
+{
+	uint64_t due = UINT64_MAX;
+
+	for (unsigned int k = 0; k < R->c->pairs; k++)
+		for (unsigned int dir = 0; dir < 2; dir++) {
+			uint64_t t = post_recvs(R, k, dir, R->p[k].flow[dir].count);
+
+			if (t < due)
+				due = t;
+		}
+	return due;
+}
+
 static bool post(struct run *R, const struct tr_msg *m)
 {
 	struct pair *p = &R->p[m->pair];
 	struct flow *fl = &p->flow[m->dir];
 	struct node *s = &R->nd[m->dir], *d = &R->nd[1 - m->dir];
-	struct tb_qp *sq = p->qp[m->dir], *rq = p->qp[1 - m->dir];
+	struct tb_qp *sq = p->qp[m->dir];
 	struct inflight *f;
 	struct tb_sge sge[TR_MAX_SGE];
 	struct tb_send_wr wr;
@@ -416,17 +471,12 @@ static bool post(struct run *R, const struct tr_msg *m)
 		memset(d->dst->buf + base, POISON, n <= TR_SLOT ? n : TR_SLOT);
 	}
 	if (f->needs_recv) {
-		struct tb_sge rs[TR_MAX_SGE];
-		unsigned int n = m->op == TR_WRITE_IMM ? 0 : f->m.rsge;
-		uint32_t rl[TR_MAX_SGE], roff = 0;
-
 		/* receive pieces cover the whole slot; the message fills a prefix */
-		split(R, TR_SLOT, n ? n : 1, rl);
-		for (unsigned int i = 0; i < n; i++) {
-			rs[i] = (struct tb_sge){ .addr = d->dst->va + base + roff, .len = rl[i], .lkey = d->dst->lkey };
-			roff += rl[i];
-		}
-		f->rwqe = (uint16_t)tb_post_recv(rq, rs, n);
+		f->rn = m->op == TR_WRITE_IMM ? 0 : f->m.rsge;
+		split(R, TR_SLOT, f->rn ? f->rn : 1, f->rl);
+		if (R->c->late_recv && below(R, 100) < R->c->late_recv)
+			f->recv_due = tb_now(R->tb) + 2000 + below(R, 8000);
+		post_recvs(R, m->pair, m->dir, fl->count + 1);	/* with this one */
 	}
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = wr_op[m->op];
@@ -756,7 +806,10 @@ void tr_run(struct tb *tb, const struct tr_cfg *c, struct tr_result *r)
 	R->c = c;
 	R->r = r;
 	R->rng = c->seed * 0x2545F4914F6CDD1Dull + 1;
-	R->slot_bytes = (uint64_t)TR_SLOT * (c->outstanding ? c->outstanding : 1);
+	/* a duplicated READ or atomic may be served again after its message
+	 * completed: with faults, a slot is reused only MAX_OUT messages later */
+	R->slots = c->spread_slots ? MAX_OUT : (c->outstanding ? c->outstanding : 1);
+	R->slot_bytes = (uint64_t)TR_SLOT * R->slots;
 	if (c->pairs < 1 || c->pairs > TR_MAX_PAIRS || c->outstanding < 1 || c->outstanding > MAX_OUT ||
 	    c->max_sge < 1 || c->max_sge > TR_MAX_SGE || !setup(R)) {
 		fail(R, "set-up failed (pairs %u, outstanding %u, max_sge %u)", c->pairs, c->outstanding, c->max_sge);
@@ -792,6 +845,15 @@ void tr_run(struct tb *tb, const struct tr_cfg *c, struct tr_result *r)
 		}
 		if (poll_all(R))
 			progress = true;
+		if (c->late_recv && !progress) {
+			uint64_t due = post_due_recvs(R);
+
+			if (due != UINT64_MAX && due < limit) {
+				if (!tb_step(tb, due))
+					tb_run_for(tb, due - tb_now(tb));	/* nothing happens before it */
+				continue;
+			}
+		}
 		if (!progress && !tb_step(tb, limit)) {
 			check_uc_writes(R, false);
 			fail(R, "stalled at cycle %" PRIu64 ": %u of %u messages complete, %u posted", tb_now(tb),

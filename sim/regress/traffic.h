@@ -51,6 +51,12 @@ struct tr_cfg {
 	unsigned int outstanding;	/* in-flight messages per pair and direction (1..8) */
 	bool events;			/* arm CQs, take EQEs and MSI-X interrupts */
 	uint64_t max_cycles;		/* give up after this many cycles (0 = 2^32) */
+	/* retry paths (docs/sim.md "Faults"): 0 = tb_qp_attr_default's value */
+	uint8_t timeout;		/* local ACK timeout exponent of every QP */
+	uint8_t min_rnr_timer;		/* RNR NAK timer code of every QP */
+	unsigned int late_recv;		/* % of receive WQEs posted 2000..9999 cycles after their
+					 * message (in order per flow): the SEND may meet an RNR NAK */
+	bool spread_slots;		/* reuse a message slot only MAX_OUT (8) messages later */
 	bool verbose;
 };
 

@@ -49,6 +49,7 @@ struct rtl_engine {
 	uint64_t rng;
 	unsigned int rd_lat, rd_jitter, wr_lat;
 	uint8_t bug;
+	bool no_warp;		/* warp=0: clock every idle cycle (proves skipping changes nothing) */
 	unsigned int debug;	/* HCASIM_RTL_DEBUG=N: state line every N cycles */
 	FILE *txlog;		/* HCASIM_RTL_TXLOG=PREFIX: every host-side transaction */
 	/* tracing */
@@ -500,10 +501,11 @@ static uint32_t axil(struct rtl_engine *r, bool mgmt, bool write, uint32_t addr,
 struct rtl_opts {
 	unsigned int rd_lat, rd_jitter, wr_lat;
 	unsigned int bug;	/* index into bug_names = the dbg_bug code */
+	unsigned int warp;
 };
 
 static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit",
-					 "read_len", "atomic_orig", NULL };
+					 "read_len", "atomic_orig", "nak_code", "retx_psn", "ack_timer", "rnr_timer", NULL };
 
 #define RTL_LAT_MAX 1000000u	/* cycles (4 ms): beyond any host memory */
 
@@ -512,6 +514,7 @@ static const struct hca_engine_opt rtl_opt_table[] = {
 	HCA_OPT_UINT(struct rtl_opts, rd_jitter, 0, RTL_LAT_MAX, "extra random read latency, cycles; default 16"),
 	HCA_OPT_UINT(struct rtl_opts, wr_lat, 0, RTL_LAT_MAX, "DMA write response latency, cycles; default 8"),
 	HCA_OPT_ENUM(struct rtl_opts, bug, bug_names, "a planted test-only RTL bug"),
+	HCA_OPT_BOOL(struct rtl_opts, warp, "0: clock idle cycles one by one instead of skipping them; default 1"),
 	{ 0 },
 };
 
@@ -521,7 +524,7 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	struct rtl_engine *r;
 	unsigned int w = cfg && cfg->data_w ? cfg->data_w : 64;
 	const char *opts = cfg ? cfg->options : NULL;
-	struct rtl_opts o = { .rd_lat = 24, .rd_jitter = 16, .wr_lat = 8 };
+	struct rtl_opts o = { .rd_lat = 24, .rd_jitter = 16, .wr_lat = 8, .warp = 1 };
 
 	if (!host || !out || !host->dma_read || !host->dma_write || !host->tx_frame || !host->interrupt)
 		return -EINVAL;
@@ -551,6 +554,7 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	r->rd_jitter = o.rd_jitter;
 	r->wr_lat = o.wr_lat;
 	r->bug = (uint8_t)o.bug;
+	r->no_warp = !o.warp;
 	if (getenv("HCASIM_RTL_TXLOG")) {
 		static unsigned int engines;	/* numbered in creation order, per process */
 		char fn[4096];
@@ -671,9 +675,13 @@ static void rtl_advance(struct hca_engine *e, uint64_t cycles)
 	if (end < r->now)
 		end = UINT64_MAX;
 	while (r->now < end) {
-		if (idle(r)) {
-			warp(r, end - r->now);
-			break;
+		/* idle: skip to the end, but never past a timer deadline (the RTL
+		 * finds a passed deadline by itself within 2^LOG_MAX_QP cycles) */
+		if (!r->no_warp && idle(r) && r->io.next_timer > r->now) {
+			uint64_t to = r->io.next_timer < end ? r->io.next_timer : end;
+
+			warp(r, to - r->now);
+			continue;
 		}
 		cycle(r);
 	}
@@ -686,14 +694,19 @@ static uint64_t rtl_now(struct hca_engine *e)
 
 /*
  * A busy RTL acts on its next clock edge: now + 1 (advancing by 0 cycles
- * would do nothing, unlike the untimed model).  Idle: UINT64_MAX -- the RTL
- * has no timers yet.
+ * would do nothing, unlike the untimed model).  Idle: the earliest
+ * transport timer deadline (the next_timer port: a lower bound, exact
+ * after a full timer scan), UINT64_MAX when no timer runs.
  */
 static uint64_t rtl_next_event(struct hca_engine *e)
 {
 	struct rtl_engine *r = to_rtl(e);
 
-	return idle(r) ? UINT64_MAX : r->now + 1;
+	if (!idle(r))
+		return r->now + 1;
+	if (r->io.next_timer == UINT64_MAX)
+		return UINT64_MAX;
+	return r->io.next_timer > r->now ? r->io.next_timer : r->now + 1;
 }
 
 static int rtl_fw_irq(struct hca_engine *e)

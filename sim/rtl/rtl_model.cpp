@@ -154,6 +154,7 @@ void sample(const Top *t, rtl_io *io)
 	io->soft_reset = t->soft_reset;
 	io->dbg = t->dbg;
 	io->cycle = t->cycle;
+	io->next_timer = t->next_timer;
 }
 
 void m_settle(rtl_model *m, rtl_io *io)

@@ -61,6 +61,7 @@ struct rtl_io {
 	uint8_t msix_valid, msix_vector, fw_irq, busy, soft_reset;
 	uint32_t dbg;		/* debug word: working job and state (docs/rtl.md) */
 	uint64_t cycle;
+	uint64_t next_timer;	/* no transport timer expires before this cycle (UINT64_MAX: none) */
 };
 
 struct rtl_model {

@@ -87,13 +87,13 @@ static void finish(struct rt *t, const char *what)
 	tb_destroy(t->tb);
 }
 
-static int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
+static inline int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
 {
 	memset(c, 0, sizeof(*c));
 	return tb_cq_wait(cq, c, RT_WAIT);
 }
 
-static int count_evt(struct tb_node *n, uint8_t type, uint32_t element)
+static inline int count_evt(struct tb_node *n, uint8_t type, uint32_t element)
 {
 	uint8_t ty;
 	uint32_t el;

@@ -63,6 +63,8 @@ struct rt_cap {
 	struct roce_pkt pkt[RT_CAP_MAX];
 	unsigned int src[RT_CAP_MAX];
 	size_t len[RT_CAP_MAX];
+	uint64_t when[RT_CAP_MAX];	/* the cycle the sender put it on the wire */
+	bool dropped[RT_CAP_MAX];	/* lost by the drop rule */
 	/* return 1 to drop */
 	int (*drop)(struct rt_cap *c, unsigned int src, const struct roce_pkt *p);
 };
@@ -73,7 +75,6 @@ static inline int rt_cap_filter(void *ctx, unsigned int src, uint8_t *frame, siz
 	struct roce_pkt p;
 	int drop = 0;
 
-	(void)now;
 	if (roce_parse(frame, *len, &p) != ROCE_OK) {
 		c->bad++;
 		return TB_PASS;
@@ -86,6 +87,8 @@ static inline int rt_cap_filter(void *ctx, unsigned int src, uint8_t *frame, siz
 		c->pkt[c->n] = p;
 		c->src[c->n] = src;
 		c->len[c->n] = *len;
+		c->when[c->n] = now;
+		c->dropped[c->n] = drop != 0;
 		c->n++;
 	}
 	return drop ? TB_DROP : TB_PASS;
