@@ -6,11 +6,17 @@
  *
  *  - latency of a single message on an idle pair: device cycles from the SQ
  *    doorbell write to the first byte of the first frame on the wire, and
- *    from the doorbell to the CQE being visible in host memory;
+ *    from the doorbell to the CQE being visible in host memory; and where
+ *    the doorbell -> wire cycles go, by stage, from the events at the
+ *    harness boundary (rtl_engine_set_observer): doorbell, WQE read request
+ *    and completion, first payload read request and completion, first and
+ *    last transmit beat;
  *  - streaming: N messages back to back with D WQEs outstanding (a new one
  *    is posted in the cycle a completion is seen); steady-state cycles per
  *    message (the first D completions are the ramp and are not counted),
- *    payload bytes per cycle, and the requester's wire beats per message;
+ *    payload bytes per cycle, the requester's wire beats per message, and
+ *    the goodput as a share of the Ethernet line the harness MAC paces to
+ *    (--mac: 100 GbE at 512 bits, 25 GbE at 64 by default; mac_pace.h);
  *  - small messages over many QPs: 64 B RDMA WRITEs posted round robin over
  *    MULTI_QP QP pairs (MULTI_DEPTH outstanding on each, one send CQ),
  *    steady-state cycles per message over all of them.
@@ -25,7 +31,7 @@
  *
  *   bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N]
  *             [--depth D] [--latency CYCLES] [--options rtl-options]
- *             [--no-model] [--quick] [--csv FILE]
+ *             [--mac auto|none|25g|100g] [--no-model] [--quick] [--csv FILE]
  *
  * --csv FILE also writes the rtl rows, one per width and size, as CSV (make
  * bench-rtl: build/bench/rtl.csv, plotted by tools/plot_bench.py).  A
@@ -41,6 +47,7 @@
 #include "../../model/roce_hdr.h"
 #include "check.h"
 #include "progress.h"
+#include "rtl/mac_pace.h"
 #include "rtl/rtl_engine.h"
 #include "tb.h"
 
@@ -62,17 +69,32 @@ struct opts {
 	unsigned int depth;
 	uint64_t latency;
 	const char *rtl_options;
+	const char *mac;		/* auto, none, 25g, 100g */
 	bool model;
 	FILE *csv;			/* --csv: the rtl rows */
 	struct progress *pg;		/* one step per (engine, width, size) */
+};
+
+/*
+ * Doorbell -> wire of one message, as cycles of the events seen at the
+ * harness boundary (STAMP_NONE: not seen).  The first WQE read (an address
+ * in the SQ ring) and the first payload read (an address in the source MR)
+ * after the doorbell, each with its completion's last beat (same tag);
+ * node 0's first frame's first and last transmit beat.
+ */
+struct stages {
+	uint64_t db, wqe_req, wqe_cpl, pay_req, pay_cpl, tx_first, tx_last;
+	uint8_t wqe_tag, pay_tag;
 };
 
 /* One size's results. */
 struct result {
 	uint32_t size, pkts;
 	uint64_t lat_wire, lat_cqe;	/* single message, device cycles */
+	struct stages st;		/* of the single message */
 	unsigned int msgs, counted;	/* streamed / in the steady-state window */
 	double cyc_per_msg, bytes_per_cyc, beats_per_msg;
+	double wire_per_msg;		/* line bytes of its frames (preamble, pad, FCS, IFG included) */
 };
 
 struct bench {
@@ -84,16 +106,19 @@ struct bench {
 	struct tb_qp *qp[2][MAX_QP];	/* qp[0][k] on node 0 is connected to qp[1][k] */
 	unsigned int nqp;
 	struct tb_mr *src, *dst;
+	char options[512];		/* the rtl engines' options: mac=..., then --options */
+	unsigned int mac_rate;		/* line bits per cycle the MAC paces to; 0: none */
+	/* host-interface events of node 0 (the stage breakdown) */
+	bool stamping;
+	struct stages st;
 	/* wire observation (the transmit filter) */
 	bool armed;			/* record the first data frame's first beat */
 	uint64_t first_beat;
-	uint64_t data_frames, data_beats, acks, naks, other, bad;
+	uint64_t data_frames, data_beats, data_wire, acks, naks, other, bad;
 	uint64_t hdr_bad;		/* requests: PSN not consecutive, MigReq clear, wrong QP */
 	bool psn_valid[MAX_QP];
 	uint32_t psn_next[MAX_QP];
 };
-
-static const char *g_rtl_options;
 
 static void engine_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
 {
@@ -102,7 +127,15 @@ static void engine_config(void *ctx, unsigned int node, struct hca_engine_config
 	(void)node;
 	ec->data_w = b->width;
 	if (!strcmp(b->engine, "rtl"))
-		ec->options = g_rtl_options;
+		ec->options = b->options;
+}
+
+/* --mac auto: the line each width is built for, 100 GbE at 512 bits, 25 GbE at 64. */
+static const char *mac_for(const char *mac, unsigned int width)
+{
+	if (!strcmp(mac, "auto"))
+		return width == 512 ? "100g" : "25g";
+	return mac;
 }
 
 static uint64_t eng_now(struct tb_node *n)
@@ -136,6 +169,7 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 			k++;
 		b->data_frames++;
 		b->data_beats += beats;
+		b->data_wire += mac_wire_bytes(*len);
 		if (k == b->nqp || (b->psn_valid[k] && p.psn != b->psn_next[k]) || !p.migreq) {
 			b->hdr_bad++;
 			k = 0;
@@ -162,11 +196,57 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 	return TB_PASS;
 }
 
+static bool in_range(uint64_t a, uint64_t base, uint64_t len)
+{
+	return a >= base && a - base < len;
+}
+
+/* rtl_engine_set_observer on node 0: the stage stamps of the message being timed. */
+static void stage_event(void *ctx, const struct rtl_event *ev)
+{
+	struct bench *b = ctx;
+	struct stages *s = &b->st;
+	const struct tb_qp *qp = b->qp[0][0];
+
+	if (!b->stamping)
+		return;
+	switch (ev->kind) {
+	case RTL_EV_DMA_RD_REQ:
+		if (s->wqe_req == STAMP_NONE &&
+		    in_range(ev->addr, qp->sq_iova, (uint64_t)1 << (qp->qpc.log_sq_size + qp->qpc.log_sq_stride))) {
+			s->wqe_req = ev->cycle;
+			s->wqe_tag = ev->tag;
+		} else if (s->pay_req == STAMP_NONE && in_range(ev->addr, b->src->iova, b->src->len)) {
+			s->pay_req = ev->cycle;
+			s->pay_tag = ev->tag;
+		}
+		break;
+	case RTL_EV_DMA_RD_CPL:
+		if (s->wqe_req != STAMP_NONE && s->wqe_cpl == STAMP_NONE && ev->tag == s->wqe_tag)
+			s->wqe_cpl = ev->cycle;
+		else if (s->pay_req != STAMP_NONE && s->pay_cpl == STAMP_NONE && ev->tag == s->pay_tag)
+			s->pay_cpl = ev->cycle;
+		break;
+	case RTL_EV_TX_FIRST:
+		if (s->tx_first == STAMP_NONE)
+			s->tx_first = ev->cycle;
+		break;
+	case RTL_EV_TX_LAST:
+		if (s->tx_first != STAMP_NONE && s->tx_last == STAMP_NONE)
+			s->tx_last = ev->cycle;
+		break;
+	}
+}
+
 static void obs_reset(struct bench *b)
 {
 	b->armed = false;
 	b->first_beat = STAMP_NONE;
-	b->data_frames = b->data_beats = b->acks = b->naks = b->other = b->bad = b->hdr_bad = 0;
+	b->stamping = false;
+	b->st = (struct stages){ .db = STAMP_NONE, .wqe_req = STAMP_NONE, .wqe_cpl = STAMP_NONE,
+				 .pay_req = STAMP_NONE, .pay_cpl = STAMP_NONE, .tx_first = STAMP_NONE,
+				 .tx_last = STAMP_NONE };
+	b->data_frames = b->data_beats = b->data_wire = b->acks = b->naks = b->other = b->bad = b->hdr_bad = 0;
 	memset(b->psn_valid, 0, sizeof(b->psn_valid));
 }
 
@@ -185,10 +265,10 @@ static void fill(uint8_t *p, size_t len, uint32_t seed)
 }
 
 /* Two nodes, nqp RC QP pairs (PMTU 4096) sharing each node's CQs, one MR per node. */
-static int setup(struct bench *b, const char *engine, unsigned int width, uint64_t latency, size_t mr_len,
+static int setup(struct bench *b, const struct opts *o, const char *engine, unsigned int width, size_t mr_len,
 		 unsigned int nqp)
 {
-	struct tb_config c = { .engine = engine, .nodes = 2, .latency = latency, .engine_config = engine_config,
+	struct tb_config c = { .engine = engine, .nodes = 2, .latency = o->latency, .engine_config = engine_config,
 			       .engine_config_ctx = b };
 	struct tb_qp_attr a;
 
@@ -197,6 +277,8 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	b->width = width;
 	b->wb = width / 8;
 	b->nqp = nqp;
+	snprintf(b->options, sizeof(b->options), "mac=%s%s%s", mac_for(o->mac, width), o->rtl_options ? "," : "",
+		 o->rtl_options ? o->rtl_options : "");
 	b->tb = tb_create(&c);
 	if (!b->tb)
 		return -1;
@@ -221,6 +303,13 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	for (unsigned int k = 0; k < nqp; k++)
 		if (tb_connect_pair(b->qp[0][k], b->qp[1][k], &a))
 			return -1;
+	if (!strcmp(engine, "rtl")) {
+		struct rtl_engine_stats rs;
+
+		if (rtl_engine_set_observer(b->n[0]->eng, stage_event, b) || rtl_engine_stats(b->n[0]->eng, &rs))
+			return -1;
+		b->mac_rate = rs.mac_rate;
+	}
 	return 0;
 }
 
@@ -320,6 +409,7 @@ static void latency_run(struct bench *b, struct result *r)
 	memset(b->dst->buf, 0xEE, (size_t)len + 64);
 	obs_reset(b);
 	b->armed = true;
+	b->stamping = true;
 	/* the device cycle counter (BAR0 CLOCK; register accesses take no engine time) */
 	clk = tb_bar0_read(b->n[0], HCA_INIT_CLOCK_LO);
 	clk |= (uint64_t)tb_bar0_read(b->n[0], HCA_INIT_CLOCK_HI) << 32;
@@ -335,6 +425,17 @@ static void latency_run(struct bench *b, struct result *r)
 	cqe_ok(b, &c, idx, what);
 	CHECK(b->first_beat != STAMP_NONE && b->first_beat >= db, "%s: first frame seen", what);
 	r->lat_wire = b->first_beat - db;
+	b->st.db = db;
+	r->st = b->st;
+	if (!strcmp(b->engine, "rtl")) {
+		const struct stages *s = &r->st;
+
+		CHECK(s->wqe_req != STAMP_NONE && s->wqe_cpl != STAMP_NONE && s->pay_req != STAMP_NONE &&
+		      s->pay_cpl != STAMP_NONE && s->tx_first == b->first_beat && s->tx_last != STAMP_NONE &&
+		      s->wqe_req >= db && s->wqe_cpl > s->wqe_req && s->pay_req > s->wqe_cpl &&
+		      s->pay_cpl > s->pay_req && s->tx_last >= s->tx_first,
+		      "%s: stage events seen in order (WQE read, payload read, first beat = the frame's)", what);
+	}
 	CHECK(!memcmp(b->dst->buf, b->src->buf, len) && b->dst->buf[len] == 0xEE, "%s: target data", what);
 	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle after the run", what);
 	wire_checks(b, r->pkts, what);
@@ -393,6 +494,11 @@ static void stream_run(struct bench *b, struct result *r, unsigned int depth)
 		CHECK(!memcmp(b->dst->buf, b->src->buf, total), "%s: target data (%zu bytes)", what, total);
 		CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle after the run", what);
 		r->beats_per_msg = (double)b->data_beats / n;
+		r->wire_per_msg = (double)b->data_wire / n;
+		/* the paced MAC: the requester's line is never busier than the line */
+		CHECK(!b->mac_rate || r->wire_per_msg / r->cyc_per_msg <= b->mac_rate / 8.0 * 1.005,
+		      "%s: %.2f line bytes per cycle, the line carries %.2f", what, r->wire_per_msg / r->cyc_per_msg,
+		      b->mac_rate / 8.0);
 		wire_checks(b, (uint64_t)r->pkts * n, what);
 	}
 	free(t);
@@ -495,6 +601,45 @@ static double wall(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* b - a as signed text, "-" when either was not seen. */
+static const char *span(char *buf, size_t cap, uint64_t a, uint64_t b)
+{
+	if (a == STAMP_NONE || b == STAMP_NONE)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%lld", (long long)(b - a));
+	return buf;
+}
+
+/*
+ * Where the doorbell -> wire cycles of the single message go (docs/rtl.md
+ * "Performance"): doorbell -> WQE read request, the WQE read, -> the first
+ * payload read request, that read, -> the first beat; "engine" is db->wire
+ * without the two reads (the issue's "+ 12"); "frame" the first frame's
+ * beats from first to last, inclusive.
+ */
+static void print_stages(const struct result *res, unsigned int n)
+{
+	printf("  doorbell -> first wire byte, by stage (cycles between events at the harness boundary):\n");
+	printf("  %-7s : %7s %7s %8s %7s %7s | %8s %7s | %5s\n", "size", "db->WQE", "WQE rd", "->pay rd", "pay rd",
+	       "->beat", "db->wire", "engine", "frame");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct stages *t = &res[i].st;
+		char s[16], c[8][24];
+		uint64_t reads = STAMP_NONE;
+
+		if (t->wqe_cpl != STAMP_NONE && t->pay_cpl != STAMP_NONE)
+			reads = (t->wqe_cpl - t->wqe_req) + (t->pay_cpl - t->pay_req);
+		size_str(s, sizeof(s), res[i].size);
+		printf("  %-7s : %7s %7s %8s %7s %7s | %8s %7s | %5s\n", s,
+		       span(c[0], sizeof(c[0]), t->db, t->wqe_req), span(c[1], sizeof(c[1]), t->wqe_req, t->wqe_cpl),
+		       span(c[2], sizeof(c[2]), t->wqe_cpl, t->pay_req), span(c[3], sizeof(c[3]), t->pay_req, t->pay_cpl),
+		       span(c[4], sizeof(c[4]), t->pay_cpl, t->tx_first), span(c[5], sizeof(c[5]), t->db, t->tx_first),
+		       reads == STAMP_NONE ? "-" : span(c[6], sizeof(c[6]), reads, t->tx_first - t->db),
+		       t->tx_last == STAMP_NONE ? "-" : span(c[7], sizeof(c[7]), t->tx_first, t->tx_last + 1));
+	}
+}
+
 /* All sizes on one engine at one width; prints the table for the rtl engine. */
 static void run_width(const struct opts *o, const char *engine, unsigned int width)
 {
@@ -504,6 +649,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 	unsigned long fails = check_failures();
 	double t0 = wall(), dt;
 	uint64_t cyc;
+	double line;
 	char what[64];
 
 	for (unsigned int i = 0; i < o->nsizes; i++) {
@@ -512,7 +658,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		if (need > mr_len)
 			mr_len = need;
 	}
-	if (setup(&b, engine, width, o->latency, mr_len, 1)) {
+	if (setup(&b, o, engine, width, mr_len, 1)) {
 		CHECK(0, "%s/%u: setup", engine, width);
 		return;
 	}
@@ -537,7 +683,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 	multi.size = MULTI_SIZE;
 	multi.pkts = 1;
 	multi.msgs = MULTI_QP * (o->messages ? MULTI_DEPTH + 2 : MULTI_MSGS_PER_QP);
-	if (setup(&b, engine, width, o->latency, (size_t)MULTI_SIZE * multi.msgs + 4096, MULTI_QP)) {
+	if (setup(&b, o, engine, width, (size_t)MULTI_SIZE * multi.msgs + 4096, MULTI_QP)) {
 		CHECK(0, "%s/%u: setup of %u QP pairs", engine, width, MULTI_QP);
 	} else {
 		snprintf(what, sizeof(what), "%s DATA_W=%u, %u B over %u QPs", engine, width, MULTI_SIZE, MULTI_QP);
@@ -558,25 +704,36 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		       fails ? "FAILED" : "passed", dt);
 		return;
 	}
+	line = b.mac_rate / 8.0;
 	printf("rtl engine, DATA_W=%u (%u B/beat), RC RDMA WRITE, PMTU 4096, wire latency %llu cycles, "
-	       "stream depth %u%s%s\n", width, b.wb, (unsigned long long)o->latency, o->depth,
-	       o->rtl_options ? ", options " : "", o->rtl_options ? o->rtl_options : "");
-	printf("  %-7s %4s | %8s %8s | %5s %9s %8s %9s %6s\n", "size", "pkts", "db->wire", "db->CQE", "msgs",
-	       "cyc/msg", "B/cycle", "beats/msg", "wire%");
+	       "stream depth %u, MAC %s", width, b.wb, (unsigned long long)o->latency, o->depth,
+	       mac_for(o->mac, width));
+	if (line > 0)
+		printf(" (%.1f B/cycle of line)", line);
+	printf("%s%s\n", o->rtl_options ? ", options " : "", o->rtl_options ? o->rtl_options : "");
+	printf("  %-7s %4s | %8s %8s | %5s %9s %8s %9s %6s %6s %6s\n", "size", "pkts", "db->wire", "db->CQE", "msgs",
+	       "cyc/msg", "B/cycle", "beats/msg", "wire%", "%line", "%max");
 	for (unsigned int i = 0; i < o->nsizes; i++) {
 		const struct result *r = &res[i];
-		char s[16];
+		char s[16], pl[16] = "-", pm[16] = "-";
 
 		size_str(s, sizeof(s), r->size);
-		printf("  %-7s %4u | %8llu %8llu | %5u %9.1f %8.2f %9.1f %5.0f%%\n", s, r->pkts,
+		/* goodput as a share of the line, and of the most the line carries in these frames */
+		if (line > 0 && r->size) {
+			snprintf(pl, sizeof(pl), "%.1f%%", 100.0 * r->bytes_per_cyc / line);
+			snprintf(pm, sizeof(pm), "%.1f%%", 100.0 * r->bytes_per_cyc / (r->size / r->wire_per_msg * line));
+		}
+		printf("  %-7s %4u | %8llu %8llu | %5u %9.1f %8.2f %9.1f %5.0f%% %6s %6s\n", s, r->pkts,
 		       (unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg,
 		       r->bytes_per_cyc, r->beats_per_msg,
-		       r->cyc_per_msg > 0 ? 100.0 * r->beats_per_msg / r->cyc_per_msg : 0.0);
+		       r->cyc_per_msg > 0 ? 100.0 * r->beats_per_msg / r->cyc_per_msg : 0.0, pl, pm);
 		if (o->csv)
-			fprintf(o->csv, "%u,%u,%u,%llu,%llu,%u,%.1f,%.3f,%.1f\n", width, r->size, r->pkts,
+			fprintf(o->csv, "%u,%u,%u,%llu,%llu,%u,%.1f,%.3f,%.1f,%.1f,%.1f\n", width, r->size, r->pkts,
 				(unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted,
-				r->cyc_per_msg, r->bytes_per_cyc, r->beats_per_msg);
+				r->cyc_per_msg, r->bytes_per_cyc, r->beats_per_msg, line,
+				r->wire_per_msg);
 	}
+	print_stages(res, o->nsizes);
 	printf("  %u B WRITEs round robin over %u QPs (%u outstanding on each): %u msgs, %.1f cyc/msg, "
 	       "%.2f B/cycle\n", MULTI_SIZE, MULTI_QP, MULTI_DEPTH, multi.counted, multi.cyc_per_msg,
 	       multi.bytes_per_cyc);
@@ -588,14 +745,15 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N] [--depth D]\n"
-			"                 [--latency CYCLES] [--options rtl-options] [--no-model] [--quick] [--csv FILE]\n");
+			"                 [--latency CYCLES] [--options rtl-options] [--mac auto|none|25g|100g]\n"
+			"                 [--no-model] [--quick] [--csv FILE]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	static const uint32_t def_sizes[] = { 64, 256, 1024, 4096, 16384, 65536 };
-	struct opts o = { .depth = 16, .latency = 250, .model = true };
+	struct opts o = { .depth = 16, .latency = 250, .mac = "auto", .model = true };
 	struct progress pg;
 
 	for (int i = 1; i < argc; i++) {
@@ -625,13 +783,17 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--options") && v) {
 			o.rtl_options = v;
 			i++;
+		} else if (!strcmp(a, "--mac") && v) {
+			o.mac = v;
+			i++;
 		} else if (!strcmp(a, "--csv") && v) {
 			o.csv = fopen(v, "w");
 			if (!o.csv) {
 				perror(v);
 				return 2;
 			}
-			fprintf(o.csv, "width,size,pkts,db_wire,db_cqe,msgs,cyc_per_msg,bytes_per_cycle,beats_per_msg\n");
+			fprintf(o.csv, "width,size,pkts,db_wire,db_cqe,msgs,cyc_per_msg,bytes_per_cycle,beats_per_msg,"
+				"line_bytes_per_cycle,wire_bytes_per_msg\n");
 			i++;
 		} else if (!strcmp(a, "--no-model")) {
 			o.model = false;
@@ -660,7 +822,8 @@ int main(int argc, char **argv)
 		usage();
 	if (!o.latency)
 		o.latency = 250;
-	g_rtl_options = o.rtl_options;
+	if (strcmp(o.mac, "auto") && strcmp(o.mac, "none") && strcmp(o.mac, "25g") && strcmp(o.mac, "100g"))
+		usage();
 	progress_init(&pg, (o.nwidths + (o.model ? 1 : 0)) * o.nsizes, stderr);
 	o.pg = &pg;
 	hca_rtl_engine_register();
