@@ -47,6 +47,7 @@
 #include "../../model/roce_hdr.h"
 #include "check.h"
 #include "progress.h"
+#include "rtl/bench_stages.h"
 #include "rtl/mac_pace.h"
 #include "rtl/rtl_engine.h"
 #include "tb.h"
@@ -75,23 +76,11 @@ struct opts {
 	struct progress *pg;		/* one step per (engine, width, size) */
 };
 
-/*
- * Doorbell -> wire of one message, as cycles of the events seen at the
- * harness boundary (STAMP_NONE: not seen).  The first WQE read (an address
- * in the SQ ring) and the first payload read (an address in the source MR)
- * after the doorbell, each with its completion's last beat (same tag);
- * node 0's first frame's first and last transmit beat.
- */
-struct stages {
-	uint64_t db, wqe_req, wqe_cpl, pay_req, pay_cpl, tx_first, tx_last;
-	uint8_t wqe_tag, pay_tag;
-};
-
 /* One size's results. */
 struct result {
 	uint32_t size, pkts;
 	uint64_t lat_wire, lat_cqe;	/* single message, device cycles */
-	struct stages st;		/* of the single message */
+	struct bench_stages st;		/* doorbell -> wire of the single message */
 	unsigned int msgs, counted;	/* streamed / in the steady-state window */
 	double cyc_per_msg, bytes_per_cyc, beats_per_msg;
 	double wire_per_msg;		/* line bytes of its frames (preamble, pad, FCS, IFG included) */
@@ -108,9 +97,7 @@ struct bench {
 	struct tb_mr *src, *dst;
 	char options[512];		/* the rtl engines' options: mac=..., then --options */
 	unsigned int mac_rate;		/* line bits per cycle the MAC paces to; 0: none */
-	/* host-interface events of node 0 (the stage breakdown) */
-	bool stamping;
-	struct stages st;
+	struct bench_stages st;		/* node 0's host-interface events (rtl_engine_set_observer) */
 	/* wire observation (the transmit filter) */
 	bool armed;			/* record the first data frame's first beat */
 	uint64_t first_beat;
@@ -196,56 +183,11 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 	return TB_PASS;
 }
 
-static bool in_range(uint64_t a, uint64_t base, uint64_t len)
-{
-	return a >= base && a - base < len;
-}
-
-/* rtl_engine_set_observer on node 0: the stage stamps of the message being timed. */
-static void stage_event(void *ctx, const struct rtl_event *ev)
-{
-	struct bench *b = ctx;
-	struct stages *s = &b->st;
-	const struct tb_qp *qp = b->qp[0][0];
-
-	if (!b->stamping)
-		return;
-	switch (ev->kind) {
-	case RTL_EV_DMA_RD_REQ:
-		if (s->wqe_req == STAMP_NONE &&
-		    in_range(ev->addr, qp->sq_iova, (uint64_t)1 << (qp->qpc.log_sq_size + qp->qpc.log_sq_stride))) {
-			s->wqe_req = ev->cycle;
-			s->wqe_tag = ev->tag;
-		} else if (s->pay_req == STAMP_NONE && in_range(ev->addr, b->src->iova, b->src->len)) {
-			s->pay_req = ev->cycle;
-			s->pay_tag = ev->tag;
-		}
-		break;
-	case RTL_EV_DMA_RD_CPL:
-		if (s->wqe_req != STAMP_NONE && s->wqe_cpl == STAMP_NONE && ev->tag == s->wqe_tag)
-			s->wqe_cpl = ev->cycle;
-		else if (s->pay_req != STAMP_NONE && s->pay_cpl == STAMP_NONE && ev->tag == s->pay_tag)
-			s->pay_cpl = ev->cycle;
-		break;
-	case RTL_EV_TX_FIRST:
-		if (s->tx_first == STAMP_NONE)
-			s->tx_first = ev->cycle;
-		break;
-	case RTL_EV_TX_LAST:
-		if (s->tx_first != STAMP_NONE && s->tx_last == STAMP_NONE)
-			s->tx_last = ev->cycle;
-		break;
-	}
-}
-
 static void obs_reset(struct bench *b)
 {
 	b->armed = false;
 	b->first_beat = STAMP_NONE;
-	b->stamping = false;
-	b->st = (struct stages){ .db = STAMP_NONE, .wqe_req = STAMP_NONE, .wqe_cpl = STAMP_NONE,
-				 .pay_req = STAMP_NONE, .pay_cpl = STAMP_NONE, .tx_first = STAMP_NONE,
-				 .tx_last = STAMP_NONE };
+	b->st.on = false;
 	b->data_frames = b->data_beats = b->data_wire = b->acks = b->naks = b->other = b->bad = b->hdr_bad = 0;
 	memset(b->psn_valid, 0, sizeof(b->psn_valid));
 }
@@ -306,7 +248,8 @@ static int setup(struct bench *b, const struct opts *o, const char *engine, unsi
 	if (!strcmp(engine, "rtl")) {
 		struct rtl_engine_stats rs;
 
-		if (rtl_engine_set_observer(b->n[0]->eng, stage_event, b) || rtl_engine_stats(b->n[0]->eng, &rs))
+		if (rtl_engine_set_observer(b->n[0]->eng, bench_stages_event, &b->st) ||
+		    rtl_engine_stats(b->n[0]->eng, &rs))
 			return -1;
 		b->mac_rate = rs.mac_rate;
 	}
@@ -409,13 +352,15 @@ static void latency_run(struct bench *b, struct result *r)
 	memset(b->dst->buf, 0xEE, (size_t)len + 64);
 	obs_reset(b);
 	b->armed = true;
-	b->stamping = true;
 	/* the device cycle counter (BAR0 CLOCK; register accesses take no engine time) */
 	clk = tb_bar0_read(b->n[0], HCA_INIT_CLOCK_LO);
 	clk |= (uint64_t)tb_bar0_read(b->n[0], HCA_INIT_CLOCK_HI) << 32;
 	db = eng_now(b->n[0]);
 	CHECK(clk == db, "%s: CLOCK register %llu = engine cycle %llu", what, (unsigned long long)clk,
 	      (unsigned long long)db);
+	bench_stages_arm(&b->st, db, b->qp[0][0]->sq_iova,
+			 (uint64_t)1 << (b->qp[0][0]->qpc.log_sq_size + b->qp[0][0]->qpc.log_sq_stride), b->src->iova,
+			 b->src->len);
 	idx = post_write(b, 0, len);
 	if (!tb_cq_wait(b->scq[0], &c, WAIT_LIMIT)) {
 		CHECK(0, "%s: no completion", what);
@@ -425,17 +370,11 @@ static void latency_run(struct bench *b, struct result *r)
 	cqe_ok(b, &c, idx, what);
 	CHECK(b->first_beat != STAMP_NONE && b->first_beat >= db, "%s: first frame seen", what);
 	r->lat_wire = b->first_beat - db;
-	b->st.db = db;
 	r->st = b->st;
-	if (!strcmp(b->engine, "rtl")) {
-		const struct stages *s = &r->st;
-
-		CHECK(s->wqe_req != STAMP_NONE && s->wqe_cpl != STAMP_NONE && s->pay_req != STAMP_NONE &&
-		      s->pay_cpl != STAMP_NONE && s->tx_first == b->first_beat && s->tx_last != STAMP_NONE &&
-		      s->wqe_req >= db && s->wqe_cpl > s->wqe_req && s->pay_req > s->wqe_cpl &&
-		      s->pay_cpl > s->pay_req && s->tx_last >= s->tx_first,
+	b->st.on = false;
+	if (!strcmp(b->engine, "rtl"))
+		CHECK(bench_stages_complete(&r->st) && r->st.tx_first == b->first_beat,
 		      "%s: stage events seen in order (WQE read, payload read, first beat = the frame's)", what);
-	}
 	CHECK(!memcmp(b->dst->buf, b->src->buf, len) && b->dst->buf[len] == 0xEE, "%s: target data", what);
 	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle after the run", what);
 	wire_checks(b, r->pkts, what);
@@ -613,45 +552,6 @@ static double wall(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* b - a as signed text, "-" when either was not seen. */
-static const char *span(char *buf, size_t cap, uint64_t a, uint64_t b)
-{
-	if (a == STAMP_NONE || b == STAMP_NONE)
-		snprintf(buf, cap, "-");
-	else
-		snprintf(buf, cap, "%lld", (long long)(b - a));
-	return buf;
-}
-
-/*
- * Where the doorbell -> wire cycles of the single message go (docs/rtl.md
- * "Performance"): doorbell -> WQE read request, the WQE read, -> the first
- * payload read request, that read, -> the first beat; "engine" is db->wire
- * without the two reads (the issue's "+ 12"); "frame" the first frame's
- * beats from first to last, inclusive.
- */
-static void print_stages(const struct result *res, unsigned int n)
-{
-	printf("  doorbell -> first wire byte, by stage (cycles between events at the harness boundary):\n");
-	printf("  %-7s : %7s %7s %8s %7s %7s | %8s %7s | %5s\n", "size", "db->WQE", "WQE rd", "->pay rd", "pay rd",
-	       "->beat", "db->wire", "engine", "frame");
-	for (unsigned int i = 0; i < n; i++) {
-		const struct stages *t = &res[i].st;
-		char s[16], c[8][24];
-		uint64_t reads = STAMP_NONE;
-
-		if (t->wqe_cpl != STAMP_NONE && t->pay_cpl != STAMP_NONE)
-			reads = (t->wqe_cpl - t->wqe_req) + (t->pay_cpl - t->pay_req);
-		size_str(s, sizeof(s), res[i].size);
-		printf("  %-7s : %7s %7s %8s %7s %7s | %8s %7s | %5s\n", s,
-		       span(c[0], sizeof(c[0]), t->db, t->wqe_req), span(c[1], sizeof(c[1]), t->wqe_req, t->wqe_cpl),
-		       span(c[2], sizeof(c[2]), t->wqe_cpl, t->pay_req), span(c[3], sizeof(c[3]), t->pay_req, t->pay_cpl),
-		       span(c[4], sizeof(c[4]), t->pay_cpl, t->tx_first), span(c[5], sizeof(c[5]), t->db, t->tx_first),
-		       reads == STAMP_NONE ? "-" : span(c[6], sizeof(c[6]), reads, t->tx_first - t->db),
-		       t->tx_last == STAMP_NONE ? "-" : span(c[7], sizeof(c[7]), t->tx_first, t->tx_last + 1));
-	}
-}
-
 /* All sizes on one engine at one width; prints the table for the rtl engine. */
 static void run_width(const struct opts *o, const char *engine, unsigned int width)
 {
@@ -745,7 +645,13 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 				r->cyc_per_msg, r->bytes_per_cyc, r->beats_per_msg, line,
 				r->wire_per_msg);
 	}
-	print_stages(res, o->nsizes);
+	bench_stages_header();
+	for (unsigned int i = 0; i < o->nsizes; i++) {
+		char s[16];
+
+		size_str(s, sizeof(s), res[i].size);
+		bench_stages_row(s, &res[i].st);
+	}
 	printf("  %u B WRITEs round robin over %u QPs (%u outstanding on each): %u msgs, %.1f cyc/msg, "
 	       "%.2f B/cycle\n", MULTI_SIZE, MULTI_QP, MULTI_DEPTH, multi.counted, multi.cyc_per_msg,
 	       multi.bytes_per_cyc);
