@@ -1,5 +1,6 @@
 # sim/rtl_bench.mk: make bench-rtl, cycle-level performance of the RTL
-# engine (sim/rtl/bench_rtl.c; docs/rtl.md "Performance").  This fragment
+# engine (sim/rtl/bench_rtl.c, its stage breakdown sim/rtl/bench_stages.c;
+# docs/rtl.md "Performance").  This fragment
 # lives in sim/ because the top Makefile includes */*.mk only (sim/rtl/*.mk
 # would not be read).  Optimised, no sanitizers; the Verilated models come
 # from rtl/rtl.mk (libhcartl.a, RTL_LDLIBS).
@@ -9,7 +10,7 @@ BENCH_RTL_LIBS := $(BUILD)/lib/libhcartl.a $(BUILD)/lib/libhcamodel.a $(BUILD)/l
 # Extra arguments, e.g. BENCH_RTL_ARGS="--width 512 --sizes 4096 --depth 8".
 BENCH_RTL_ARGS ?=
 
-$(BENCH_RTL): $(BUILD)/obj/sim/rtl/bench_rtl.o $(BENCH_RTL_LIBS)
+$(BENCH_RTL): $(BUILD)/obj/sim/rtl/bench_rtl.o $(BUILD)/obj/sim/rtl/bench_stages.o $(BENCH_RTL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(RTL_LDLIBS) -lm
 

@@ -8,12 +8,18 @@
  *  - latency of a single message on an idle pair: device cycles from the SQ
  *    doorbell write to the first byte of the first frame on the wire (a
  *    READ's or atomic's request), and from the doorbell to the CQE being
- *    visible in host memory;
+ *    visible in host memory; for a WRITE, where the doorbell -> wire cycles
+ *    go, by stage, from the events at the harness boundary
+ *    (rtl_engine_set_observer): doorbell, WQE read request and completion,
+ *    first payload read request and completion, first and last transmit
+ *    beat;
  *  - streaming: N messages back to back with D WQEs outstanding (a new one
  *    is posted in the cycle a completion is seen); steady-state cycles per
  *    message (the first D completions are the ramp and are not counted),
  *    payload bytes per cycle, and the wire beats per message of the frames
- *    that carry the data (WRITE requests; READ responses, atomic ACKs);
+ *    that carry the data (WRITE requests; READ responses, atomic ACKs),
+ *    and the goodput as a share of the Ethernet line the harness MAC paces
+ *    to (--mac: 100 GbE at 512 bits, 25 GbE at 64 by default; mac_pace.h);
  *  - small messages over many QPs: 64 B RDMA WRITEs posted round robin over
  *    MULTI_QP QP pairs (MULTI_DEPTH outstanding on each, one send CQ),
  *    steady-state cycles per message over all of them.
@@ -28,7 +34,7 @@
  *
  *   bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N]
  *             [--depth D] [--latency CYCLES] [--options rtl-options]
- *             [--no-model] [--quick] [--csv FILE]
+ *             [--mac auto|none|25g|100g] [--no-model] [--quick] [--csv FILE]
  *
  * --csv FILE also writes the rtl WRITE rows, one per width and size, as CSV
  * (make bench-rtl: build/bench/rtl.csv, plotted by tools/plot_bench.py).  A
@@ -44,6 +50,8 @@
 #include "../../model/roce_hdr.h"
 #include "check.h"
 #include "progress.h"
+#include "rtl/bench_stages.h"
+#include "rtl/mac_pace.h"
 #include "rtl/rtl_engine.h"
 #include "tb.h"
 
@@ -66,6 +74,7 @@ struct opts {
 	unsigned int depth;
 	uint64_t latency;
 	const char *rtl_options;
+	const char *mac;		/* auto, none, 25g, 100g */
 	bool model;
 	FILE *csv;			/* --csv: the rtl rows */
 	struct progress *pg;		/* one step per (engine, width, size) */
@@ -76,8 +85,10 @@ struct result {
 	uint8_t op;			/* HCA_WR_RDMA_WRITE, _RDMA_READ, _ATOMIC_* */
 	uint32_t size, pkts;
 	uint64_t lat_wire, lat_cqe;	/* single message, device cycles */
+	struct bench_stages st;		/* doorbell -> wire of the single WRITE */
 	unsigned int msgs, counted;	/* streamed / in the steady-state window */
 	double cyc_per_msg, bytes_per_cyc, beats_per_msg;
+	double wire_per_msg;		/* line bytes of its data frames (preamble, pad, FCS, IFG included) */
 };
 
 struct bench {
@@ -90,16 +101,17 @@ struct bench {
 	unsigned int nqp;
 	struct tb_mr *src, *dst;	/* node 0's and node 1's buffer */
 	uint8_t op;			/* the operation measured */
+	char options[512];		/* the rtl engines' options: mac=..., then --options */
+	unsigned int mac_rate;		/* line bits per cycle the MAC paces to; 0: none */
+	struct bench_stages st;		/* node 0's host-interface events (rtl_engine_set_observer) */
 	/* wire observation (the transmit filter) */
 	bool armed;			/* record the first request frame's first beat */
 	uint64_t first_beat;
-	uint64_t data_frames, data_beats, acks, naks, other, bad;
+	uint64_t data_frames, data_beats, data_wire, acks, naks, other, bad;
 	uint64_t hdr_bad;		/* data frames: PSN not consecutive, MigReq clear, wrong QP */
 	bool psn_valid[MAX_QP];
 	uint32_t psn_next[MAX_QP];
 };
-
-static const char *g_rtl_options;
 
 static void engine_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
 {
@@ -108,7 +120,15 @@ static void engine_config(void *ctx, unsigned int node, struct hca_engine_config
 	(void)node;
 	ec->data_w = b->width;
 	if (!strcmp(b->engine, "rtl"))
-		ec->options = g_rtl_options;
+		ec->options = b->options;
+}
+
+/* --mac auto: the line each width is built for, 100 GbE at 512 bits, 25 GbE at 64. */
+static const char *mac_for(const char *mac, unsigned int width)
+{
+	if (!strcmp(mac, "auto"))
+		return width == 512 ? "100g" : "25g";
+	return mac;
 }
 
 static uint64_t eng_now(struct tb_node *n)
@@ -163,6 +183,7 @@ static int tx_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, u
 			k++;
 		b->data_frames++;
 		b->data_beats += beats;
+		b->data_wire += mac_wire_bytes(*len);
 		if (k == b->nqp || (b->psn_valid[k] && p.psn != b->psn_next[k]) || !p.migreq) {
 			b->hdr_bad++;
 			k = 0;
@@ -186,7 +207,8 @@ static void obs_reset(struct bench *b)
 {
 	b->armed = false;
 	b->first_beat = STAMP_NONE;
-	b->data_frames = b->data_beats = b->acks = b->naks = b->other = b->bad = b->hdr_bad = 0;
+	b->st.on = false;
+	b->data_frames = b->data_beats = b->data_wire = b->acks = b->naks = b->other = b->bad = b->hdr_bad = 0;
 	memset(b->psn_valid, 0, sizeof(b->psn_valid));
 }
 
@@ -205,10 +227,10 @@ static void fill(uint8_t *p, size_t len, uint32_t seed)
 }
 
 /* Two nodes, nqp RC QP pairs (PMTU 4096) sharing each node's CQs, one MR per node. */
-static int setup(struct bench *b, const char *engine, unsigned int width, uint64_t latency, size_t mr_len,
+static int setup(struct bench *b, const struct opts *o, const char *engine, unsigned int width, size_t mr_len,
 		 unsigned int nqp)
 {
-	struct tb_config c = { .engine = engine, .nodes = 2, .latency = latency, .engine_config = engine_config,
+	struct tb_config c = { .engine = engine, .nodes = 2, .latency = o->latency, .engine_config = engine_config,
 			       .engine_config_ctx = b };
 	struct tb_qp_attr a;
 
@@ -217,6 +239,8 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	b->width = width;
 	b->wb = width / 8;
 	b->nqp = nqp;
+	snprintf(b->options, sizeof(b->options), "mac=%s%s%s", mac_for(o->mac, width), o->rtl_options ? "," : "",
+		 o->rtl_options ? o->rtl_options : "");
 	b->tb = tb_create(&c);
 	if (!b->tb)
 		return -1;
@@ -241,6 +265,14 @@ static int setup(struct bench *b, const char *engine, unsigned int width, uint64
 	for (unsigned int k = 0; k < nqp; k++)
 		if (tb_connect_pair(b->qp[0][k], b->qp[1][k], &a))
 			return -1;
+	if (!strcmp(engine, "rtl")) {
+		struct rtl_engine_stats rs;
+
+		if (rtl_engine_set_observer(b->n[0]->eng, bench_stages_event, &b->st) ||
+		    rtl_engine_stats(b->n[0]->eng, &rs))
+			return -1;
+		b->mac_rate = rs.mac_rate;
+	}
 	return 0;
 }
 
@@ -394,6 +426,11 @@ static void latency_run(struct bench *b, struct result *r)
 	db = eng_now(b->n[0]);
 	CHECK(clk == db, "%s: CLOCK register %llu = engine cycle %llu", what, (unsigned long long)clk,
 	      (unsigned long long)db);
+	/* the stage breakdown: a WRITE's requester reads the WQE, then the payload */
+	if (r->op == HCA_WR_RDMA_WRITE)
+		bench_stages_arm(&b->st, db, b->qp[0][0]->sq_iova,
+				 (uint64_t)1 << (b->qp[0][0]->qpc.log_sq_size + b->qp[0][0]->qpc.log_sq_stride),
+				 b->src->iova, b->src->len);
 	idx = post_op(b, 0, len);
 	if (!tb_cq_wait(b->scq[0], &c, WAIT_LIMIT)) {
 		CHECK(0, "%s: no completion", what);
@@ -403,9 +440,22 @@ static void latency_run(struct bench *b, struct result *r)
 	cqe_ok(b, &c, idx, len, what);
 	CHECK(b->first_beat != STAMP_NONE && b->first_beat >= db, "%s: first frame seen", what);
 	r->lat_wire = b->first_beat - db;
+	r->st = b->st;
+	b->st.on = false;
+	if (r->op == HCA_WR_RDMA_WRITE && !strcmp(b->engine, "rtl"))
+		CHECK(bench_stages_complete(&r->st) && r->st.tx_first == b->first_beat,
+		      "%s: stage events seen in order (WQE read, payload read, first beat = the frame's)", what);
 	CHECK(data_ok(b, 1, len), "%s: target data", what);
 	CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle after the run", what);
 	wire_checks(b, r->pkts, what);
+}
+
+/* Cycles node 0's paced MAC held a valid beat back (0 for the model). */
+static uint64_t tx_held(struct bench *b)
+{
+	struct rtl_engine_stats rs;
+
+	return strcmp(b->engine, "rtl") || rtl_engine_stats(b->n[0]->eng, &rs) ? 0 : rs.tx_held;
 }
 
 /* N messages back to back, `depth` outstanding. */
@@ -416,7 +466,7 @@ static void stream_run(struct bench *b, struct result *r, unsigned int depth)
 	size_t total = (size_t)len * n;
 	uint64_t *t = calloc(n, sizeof(*t));
 	int *idx = calloc(n, sizeof(*idx));
-	uint64_t limit;
+	uint64_t limit, held0 = tx_held(b);
 	bool order = true;
 	char what[64];
 
@@ -461,6 +511,15 @@ static void stream_run(struct bench *b, struct result *r, unsigned int depth)
 		CHECK(data_ok(b, n, len), "%s: target data (%zu bytes)", what, total);
 		CHECK(tb_run(b->tb, WAIT_LIMIT), "%s: pair idle after the run", what);
 		r->beats_per_msg = (double)b->data_beats / n;
+		r->wire_per_msg = (double)b->data_wire / n;
+		/* the paced MAC: the data sender's line is never busier than the line, and
+		 * a requester faster than the line is held back on whole-packet WRITEs */
+		CHECK(!b->mac_rate || r->wire_per_msg / r->cyc_per_msg <= b->mac_rate / 8.0 * 1.005,
+		      "%s: %.2f line bytes per cycle, the line carries %.2f", what, r->wire_per_msg / r->cyc_per_msg,
+		      b->mac_rate / 8.0);
+		if (b->mac_rate && b->mac_rate < b->width && len >= 4096 && r->op == HCA_WR_RDMA_WRITE)
+			CHECK(tx_held(b) > held0, "%s: the paced MAC held beats back (%llu cycles)", what,
+			      (unsigned long long)(tx_held(b) - held0));
 		wire_checks(b, (uint64_t)r->pkts * n, what);
 	}
 	free(t);
@@ -564,20 +623,26 @@ static double wall(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void print_row(const struct opts *o, unsigned int width, const struct result *r)
+static void print_row(const struct opts *o, unsigned int width, const struct result *r, double line)
 {
-	char s[16];
+	char s[16], pl[16] = "-", pm[16] = "-";
 
 	size_str(s, sizeof(s), r->size);
+	/* goodput as a share of the line, and of the most the line carries in these frames */
+	if (line > 0 && r->size && r->wire_per_msg > 0) {
+		snprintf(pl, sizeof(pl), "%.1f%%", 100.0 * r->bytes_per_cyc / line);
+		snprintf(pm, sizeof(pm), "%.1f%%", 100.0 * r->bytes_per_cyc / (r->size / r->wire_per_msg * line));
+	}
 	if (r->op != HCA_WR_RDMA_WRITE)
 		printf("  %-9s", op_name(r->op));
-	printf("  %-7s %4u | %8llu %8llu | %5u %9.1f %8.2f %9.1f %5.0f%%\n", s, r->pkts, (unsigned long long)r->lat_wire,
-	       (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg, r->bytes_per_cyc, r->beats_per_msg,
-	       r->cyc_per_msg > 0 ? 100.0 * r->beats_per_msg / r->cyc_per_msg : 0.0);
+	printf("  %-7s %4u | %8llu %8llu | %5u %9.1f %8.2f %9.1f %5.0f%% %6s %6s\n", s, r->pkts,
+	       (unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg,
+	       r->bytes_per_cyc, r->beats_per_msg, r->cyc_per_msg > 0 ? 100.0 * r->beats_per_msg / r->cyc_per_msg : 0.0,
+	       pl, pm);
 	if (o->csv && r->op == HCA_WR_RDMA_WRITE)
-		fprintf(o->csv, "%u,%u,%u,%llu,%llu,%u,%.1f,%.3f,%.1f\n", width, r->size, r->pkts,
+		fprintf(o->csv, "%u,%u,%u,%llu,%llu,%u,%.1f,%.3f,%.1f,%.1f,%.1f\n", width, r->size, r->pkts,
 			(unsigned long long)r->lat_wire, (unsigned long long)r->lat_cqe, r->counted, r->cyc_per_msg,
-			r->bytes_per_cyc, r->beats_per_msg);
+			r->bytes_per_cyc, r->beats_per_msg, line, r->wire_per_msg);
 }
 
 /* The runs of one width: WRITE and READ of every size, then the two atomics. */
@@ -616,6 +681,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 	unsigned long fails = check_failures();
 	double t0 = wall(), dt;
 	uint64_t cyc;
+	double line;
 	char what[64];
 
 	for (unsigned int i = 0; i < nres; i++) {
@@ -624,7 +690,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		if (need > mr_len)
 			mr_len = need;
 	}
-	if (setup(&b, engine, width, o->latency, mr_len, 1)) {
+	if (setup(&b, o, engine, width, mr_len, 1)) {
 		CHECK(0, "%s/%u: setup", engine, width);
 		return;
 	}
@@ -646,7 +712,7 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 	multi.size = MULTI_SIZE;
 	multi.pkts = 1;
 	multi.msgs = MULTI_QP * (o->messages ? MULTI_DEPTH + 2 : MULTI_MSGS_PER_QP);
-	if (setup(&b, engine, width, o->latency, (size_t)MULTI_SIZE * multi.msgs + 4096, MULTI_QP)) {
+	if (setup(&b, o, engine, width, (size_t)MULTI_SIZE * multi.msgs + 4096, MULTI_QP)) {
 		CHECK(0, "%s/%u: setup of %u QP pairs", engine, width, MULTI_QP);
 	} else {
 		snprintf(what, sizeof(what), "%s DATA_W=%u, %u B over %u QPs", engine, width, MULTI_SIZE, MULTI_QP);
@@ -667,21 +733,36 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 		       fails ? "FAILED" : "passed", dt);
 		return;
 	}
+	line = b.mac_rate / 8.0;
 	for (int part = 0; part < 2; part++) {
-		if (part == 0)
+		if (part == 0) {
 			printf("rtl engine, DATA_W=%u (%u B/beat), RC RDMA WRITE, PMTU 4096, wire latency %llu cycles, "
-			       "stream depth %u%s%s\n", width, b.wb, (unsigned long long)o->latency, o->depth,
-			       o->rtl_options ? ", options " : "", o->rtl_options ? o->rtl_options : "");
-		else
+			       "stream depth %u, MAC %s", width, b.wb, (unsigned long long)o->latency, o->depth,
+			       mac_for(o->mac, width));
+			if (line > 0)
+				printf(" (%.1f B/cycle of line)", line);
+			printf("%s%s\n", o->rtl_options ? ", options " : "", o->rtl_options ? o->rtl_options : "");
+		} else
 			printf("rtl engine, DATA_W=%u, RC RDMA READ and atomics (db->wire: the request; pkts, beats/msg, "
 			       "wire%%: the responses)\n", width);
 		if (part)
 			printf("  %-9s", "op");
-		printf("  %-7s %4s | %8s %8s | %5s %9s %8s %9s %6s\n", "size", "pkts", "db->wire", "db->CQE", "msgs",
-		       "cyc/msg", "B/cycle", "beats/msg", "wire%");
+		printf("  %-7s %4s | %8s %8s | %5s %9s %8s %9s %6s %6s %6s\n", "size", "pkts", "db->wire", "db->CQE",
+		       "msgs", "cyc/msg", "B/cycle", "beats/msg", "wire%", "%line", "%max");
 		for (unsigned int i = 0; i < nres; i++)
 			if ((res[i].op == HCA_WR_RDMA_WRITE) == (part == 0))
-				print_row(o, width, &res[i]);
+				print_row(o, width, &res[i], line);
+		if (part == 0) {
+			bench_stages_header();
+			for (unsigned int i = 0; i < nres; i++) {
+				char s[16];
+
+				if (res[i].op != HCA_WR_RDMA_WRITE)
+					continue;
+				size_str(s, sizeof(s), res[i].size);
+				bench_stages_row(s, &res[i].st);
+			}
+		}
 	}
 	printf("  %u B WRITEs round robin over %u QPs (%u outstanding on each): %u msgs, %.1f cyc/msg, "
 	       "%.2f B/cycle\n", MULTI_SIZE, MULTI_QP, MULTI_DEPTH, multi.counted, multi.cyc_per_msg,
@@ -694,14 +775,15 @@ static void run_width(const struct opts *o, const char *engine, unsigned int wid
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_rtl [--width 64|512]... [--sizes 64,256,...] [--messages N] [--depth D]\n"
-			"                 [--latency CYCLES] [--options rtl-options] [--no-model] [--quick] [--csv FILE]\n");
+			"                 [--latency CYCLES] [--options rtl-options] [--mac auto|none|25g|100g]\n"
+			"                 [--no-model] [--quick] [--csv FILE]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	static const uint32_t def_sizes[] = { 64, 256, 1024, 4096, 16384, 65536 };
-	struct opts o = { .depth = 16, .latency = 250, .model = true };
+	struct opts o = { .depth = 16, .latency = 250, .mac = "auto", .model = true };
 	struct progress pg;
 
 	for (int i = 1; i < argc; i++) {
@@ -731,13 +813,17 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--options") && v) {
 			o.rtl_options = v;
 			i++;
+		} else if (!strcmp(a, "--mac") && v) {
+			o.mac = v;
+			i++;
 		} else if (!strcmp(a, "--csv") && v) {
 			o.csv = fopen(v, "w");
 			if (!o.csv) {
 				perror(v);
 				return 2;
 			}
-			fprintf(o.csv, "width,size,pkts,db_wire,db_cqe,msgs,cyc_per_msg,bytes_per_cycle,beats_per_msg\n");
+			fprintf(o.csv, "width,size,pkts,db_wire,db_cqe,msgs,cyc_per_msg,bytes_per_cycle,beats_per_msg,"
+				"line_bytes_per_cycle,wire_bytes_per_msg\n");
 			i++;
 		} else if (!strcmp(a, "--no-model")) {
 			o.model = false;
@@ -766,7 +852,8 @@ int main(int argc, char **argv)
 		usage();
 	if (!o.latency)
 		o.latency = 250;
-	g_rtl_options = o.rtl_options;
+	if (strcmp(o.mac, "auto") && strcmp(o.mac, "none") && strcmp(o.mac, "25g") && strcmp(o.mac, "100g"))
+		usage();
 	progress_init(&pg, (o.nwidths + (o.model ? 1 : 0)) * (2 * o.nsizes + 2), stderr);
 	o.pg = &pg;
 	hca_rtl_engine_register();

@@ -12,6 +12,7 @@
 
 #include "engine_opts.h"
 #include "hcasim/engine.h"
+#include "mac_pace.h"
 #include "rtl_engine.h"
 #include "rtl_model.h"
 
@@ -75,6 +76,9 @@ struct rtl_engine {
 	size_t txlen;
 	struct rxf *rxq;
 	size_t rx_head, rx_n, rx_cap, rx_off;
+	struct mac_pace mac;	/* transmit pacing to the line (option mac=) */
+	rtl_event_fn ev;	/* rtl_engine_set_observer */
+	void *ev_ctx;
 	struct rtl_engine_stats st;
 };
 
@@ -116,6 +120,15 @@ static void set_err(struct rtl_engine *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->err, sizeof(r->err), fmt, ap);
 	va_end(ap);
+}
+
+/* Tell the observer (rtl_engine_set_observer) about a host-interface event of this cycle. */
+static void observe(struct rtl_engine *r, enum rtl_event_kind kind, uint8_t tag, uint64_t addr, uint32_t len)
+{
+	struct rtl_event ev = { .kind = kind, .cycle = r->now, .addr = addr, .len = len, .tag = tag };
+
+	if (r->ev)
+		r->ev(r->ev_ctx, &ev);
 }
 
 static uint64_t rnd(struct rtl_engine *r)
@@ -215,6 +228,7 @@ static void accept_read(struct rtl_engine *r)
 	}
 	r->rq[r->rq_n++] = p;
 	r->st.dma_reads++;
+	observe(r, RTL_EV_DMA_RD_REQ, p.tag, r->io.rd_req_addr, p.len);
 	if (r->debug)
 		fprintf(stderr, "[rtl %p @%llu] read tag %u addr 0x%llx len %u%s\n", (void *)r,
 			(unsigned long long)r->now, p.tag, (unsigned long long)r->io.rd_req_addr, p.len,
@@ -263,7 +277,7 @@ static void cycle(struct rtl_engine *r)
 	io->rd_req_ready = 1;
 	io->wr_req_ready = 1;
 	io->wr_dat_ready = 1;
-	io->tx_tready = 1;
+	io->tx_tready = mac_pace_ready(&r->mac, r->now);
 
 	/* read completion beat */
 	if (!r->cpl_active)
@@ -306,6 +320,7 @@ static void cycle(struct rtl_engine *r)
 			if (r->debug)
 				fprintf(stderr, "[rtl %p @%llu] completion tag %u done\n", (void *)r,
 					(unsigned long long)r->now, r->cur.tag);
+			observe(r, RTL_EV_DMA_RD_CPL, r->cur.tag, 0, r->cur.len);
 			free(r->cur.data);
 			r->cpl_active = false;
 		}
@@ -335,19 +350,25 @@ static void cycle(struct rtl_engine *r)
 		r->wr_head = (r->wr_head + 1) % 16;
 		r->wr_n--;
 	}
-	if (io->tx_tvalid) {
+	if (io->tx_tvalid && !io->tx_tready)
+		r->st.tx_held++;
+	if (io->tx_tvalid && io->tx_tready) {
 		unsigned int n = keep_bytes(r, io->tx_tkeep, "MAC transmit");
 
 		if (!io->tx_tlast && n != r->wb)
 			set_err(r, "MAC transmit: partial beat before tlast");
-		if (r->txlen == 0)
+		mac_pace_beat(&r->mac, r->now, n, io->tx_tlast);
+		if (r->txlen == 0) {
 			r->st.tx_first_beat = r->now;
+			observe(r, RTL_EV_TX_FIRST, 0, 0, n);
+		}
 		if (r->txlen + n <= sizeof(r->txbuf)) {
 			memcpy(r->txbuf + r->txlen, io->tx_tdata, n);
 			r->txlen += n;
 		} else
 			set_err(r, "MAC transmit: frame longer than %d bytes", MAX_FRAME);
 		if (io->tx_tlast) {
+			observe(r, RTL_EV_TX_LAST, 0, 0, (uint32_t)r->txlen);
 			r->host.tx_frame(r->host_ctx, r->txbuf, r->txlen);
 			txlog(r, "tx_frame %zu %08x", r->txlen, bytes_hash(r->txbuf, r->txlen));
 			r->st.frames_tx++;
@@ -502,6 +523,7 @@ struct rtl_opts {
 	unsigned int rd_lat, rd_jitter, wr_lat;
 	unsigned int bug;	/* index into bug_names = the dbg_bug code */
 	unsigned int warp;
+	unsigned int mac;	/* enum mac_speed: mac_pace_names */
 };
 
 static const char *const bug_names[] = { "none", "hdr_se", "udp_sport", "drop_ack", "cqe_field", "hdr_bit",
@@ -515,6 +537,7 @@ static const struct hca_engine_opt rtl_opt_table[] = {
 	HCA_OPT_UINT(struct rtl_opts, wr_lat, 0, RTL_LAT_MAX, "DMA write response latency, cycles; default 8"),
 	HCA_OPT_ENUM(struct rtl_opts, bug, bug_names, "a planted test-only RTL bug"),
 	HCA_OPT_BOOL(struct rtl_opts, warp, "0: clock idle cycles one by one instead of skipping them; default 1"),
+	HCA_OPT_ENUM(struct rtl_opts, mac, mac_pace_names, "MAC transmit paced to the line; default none"),
 	{ 0 },
 };
 
@@ -555,6 +578,7 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	r->wr_lat = o.wr_lat;
 	r->bug = (uint8_t)o.bug;
 	r->no_warp = !o.warp;
+	mac_pace_init(&r->mac, (enum mac_speed)o.mac, r->wb);
 	if (getenv("HCASIM_RTL_TXLOG")) {
 		static unsigned int engines;	/* numbered in creation order, per process */
 		char fn[4096];
@@ -726,6 +750,19 @@ int rtl_engine_stats(struct hca_engine *e, struct rtl_engine_stats *st)
 	if (!r || r->magic != RTL_MAGIC || !st)
 		return -EINVAL;
 	*st = r->st;
+	st->tx_wire_bytes = r->mac.wire_bytes;
+	st->mac_rate = r->mac.rate;
+	return 0;
+}
+
+int rtl_engine_set_observer(struct hca_engine *e, rtl_event_fn fn, void *ctx)
+{
+	struct rtl_engine *r = to_rtl(e);
+
+	if (!r || r->magic != RTL_MAGIC)
+		return -EINVAL;
+	r->ev = fn;
+	r->ev_ctx = ctx;
 	return 0;
 }
 

@@ -18,7 +18,8 @@
  *    RTL bug for checker tests: hdr_bit (BTH MigReq inverted on requests),
  *    hdr_se (SE inverted), udp_sport, drop_ack (no coalesced ACKs),
  *    cqe_field (a CQE byte_len bit), read_len (a READ response's payload
- *    length bit 2), atomic_orig (an atomic ACK's original value bit 0)).
+ *    length bit 2), atomic_orig (an atomic ACK's original value bit 0)), mac=none|25g|100g (transmit
+ *    tready paced to that Ethernet line, mac_pace.h; default none).
  *  - cfg->trace: FST waveform of cycles [trace_from, trace_to] (0 = end).
  */
 #ifndef HCASIM_SIM_RTL_ENGINE_H
@@ -44,8 +45,31 @@ struct rtl_engine_stats {
 	uint64_t protocol_errors;	/* RTL broke an interface rule (see last_error) */
 	uint64_t tx_first_beat;		/* cycle of the first MAC TX beat of the frame being sent,
 					 * or of the last one sent (valid in the tx_frame callback) */
+	uint64_t tx_held;		/* cycles the paced MAC held a valid TX beat back (tready low) */
+	uint64_t tx_wire_bytes;		/* line bytes of the accepted TX beats, preamble/pad/FCS/IFG included */
+	uint32_t mac_rate;		/* line bits per device cycle of option mac= (0: none) */
 };
 int rtl_engine_stats(struct hca_engine *e, struct rtl_engine_stats *st);
+
+/*
+ * Host-interface events of one rtl engine, reported in the cycle they
+ * happen (benchmarks: where the cycles of doorbell -> wire go).  DMA_RD_REQ:
+ * a read request accepted (tag, addr, len); DMA_RD_CPL: the last beat of a
+ * read's completion consumed (tag, len); TX_FIRST / TX_LAST: the first
+ * (len: its bytes) / last (len: the frame's bytes) MAC beat of a frame
+ * accepted.  The observer must not call back into the engine.
+ */
+enum rtl_event_kind { RTL_EV_DMA_RD_REQ, RTL_EV_DMA_RD_CPL, RTL_EV_TX_FIRST, RTL_EV_TX_LAST };
+struct rtl_event {
+	enum rtl_event_kind kind;
+	uint64_t cycle;
+	uint64_t addr;
+	uint32_t len;
+	uint8_t tag;
+};
+typedef void (*rtl_event_fn)(void *ctx, const struct rtl_event *ev);
+/* fn NULL: none.  0, or -EINVAL when e is not an rtl engine. */
+int rtl_engine_set_observer(struct hca_engine *e, rtl_event_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,7 @@ check $? "bench-shim run with small iteration counts"
 "$PYTHON" tools/bench_summary.py "$d" > "$d/summary.txt"
 check $? "bench_summary.py runs"
 rows=$("$PYTHON" -c 'import csv, sys; print(len(list(csv.DictReader(open(sys.argv[1])))))' "$d/summary.csv" 2>/dev/null)
-[ "${rows:-0}" -eq 14 ]; check $? "14 rows in summary.csv (got ${rows:-none})"
+[ "${rows:-0}" -eq 17 ]; check $? "17 rows in summary.csv (got ${rows:-none})"
 missing=$("$PYTHON" -c 'import csv, sys
 print(" ".join(r["id"] for r in csv.DictReader(open(sys.argv[1])) if r["value"] == "-"))' "$d/summary.csv" 2>/dev/null)
 [ -z "$missing" ]; check $? "every figure found in the bench outputs (missing: $missing)"
