@@ -10,7 +10,8 @@
  *   is handled in arrival order; requests stop at the window of unacknowledged
  *   PSNs while ACKs are held (wire.md 3.1) and complete in order once they
  *   come; a QP on an SRQ reports LAST_WQE_REACHED once
- *   even when its error completion also overflows the CQ.
+ *   even when its error completion also overflows the CQ; go-back-N after a
+ *   NAK skips what a later ACK acknowledged (model.md rule 12).
  */
 #include "mt.h"
 
@@ -477,6 +478,75 @@ static void atomic_ack_not_ack(void)
 	mt_teardown(&t);
 }
 
+/*
+ * Go-back-N never resends what is acknowledged (docs/model.md rule 12,
+ * wire.md 3.3/3.4; IB spec 9.7.5.1: an ACK with PSN p acknowledges every
+ * request up to p): a 4-packet WRITE, its requests held; a NAK PSN
+ * sequence error for the second packet and, behind it, an ACK for the third
+ * arrive together.  The requester resends only from the fourth packet.
+ */
+static void nak_then_ack_skips(void)
+{
+	static struct hold h;
+	struct tb_qp_attr a;
+	struct mt t;
+	struct roce_pkt p;
+	struct tb_sge s;
+	struct hca_cqe c;
+	uint32_t psn0;
+	unsigned int sent, bad = 0, resent = 0;
+
+	tb_qp_attr_default(&a);
+	a.timeout = 0;		/* no ACK timer: only the hand-built responses move the requester */
+	mt_setup(&t, HCA_QPT_RC, &a, NULL);
+	memset(&h, 0, sizeof(h));
+	h.on = true;
+	h.src = 0;
+	tb_set_filter(t.tb, hold_filter, &h);
+	mt_fill(t.mr[0]->buf, 4096, 7);
+	s = mt_sge(t.mr[0], 0, 4096);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED,
+						     .sge = &s, .num_sge = 1, .raddr = t.mr[1]->va,
+						     .rkey = t.mr[1]->rkey });
+	tb_run(t.tb, 100000);
+	CHECK_EQ(h.n, 4, "a 4096-byte WRITE at PMTU 1024 is 4 request packets");
+	sent = h.n;
+	psn0 = (tb_qp_query(t.qp[0]).sq_psn_next - 4) & 0xffffff;
+	roce_pkt_init(&p, HCA_BTH_OP_RC_ACKNOWLEDGE);
+	p.dqpn = t.qp[0]->qpn;
+	p.psn = (psn0 + 1) & 0xffffff;
+	p.aeth.syndrome = AETH_NAK_SYN(0);	/* PSN sequence error: resend from psn0 + 1 */
+	CHECK(mt_inject(&t, 1, 0, &p, NULL, 0) == 0, "NAK PSN sequence error built");
+	roce_pkt_init(&p, HCA_BTH_OP_RC_ACKNOWLEDGE);
+	p.dqpn = t.qp[0]->qpn;
+	p.psn = (psn0 + 2) & 0xffffff;
+	p.aeth.syndrome = AETH_ACK_SYN;
+	CHECK(mt_inject(&t, 1, 0, &p, NULL, 0) == 0, "ACK of the third packet built");
+	tb_run(t.tb, 100000);
+	for (unsigned int i = sent; i < h.n; i++) {
+		struct roce_pkt q;
+
+		if (roce_parse(h.f[i], h.len[i], &q) != ROCE_OK)
+			continue;
+		resent++;
+		if (((q.psn - psn0) & 0xffffff) < 3)
+			bad++;
+	}
+	CHECK(resent >= 1, "the requester resends after the NAK (%u packets)", resent);
+	CHECK_EQ(bad, 0, "no resent packet has an acknowledged PSN (psn0 + 0..2)");
+	roce_pkt_init(&p, HCA_BTH_OP_RC_ACKNOWLEDGE);
+	p.dqpn = t.qp[0]->qpn;
+	p.psn = (psn0 + 3) & 0xffffff;
+	p.aeth.syndrome = AETH_ACK_SYN;
+	p.aeth.msn = 1;
+	CHECK(mt_inject(&t, 1, 0, &p, NULL, 0) == 0, "ACK of the last packet built");
+	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS, "the WRITE completes (status %u)",
+	      c.status);
+	for (unsigned int i = 0; i < h.n; i++)
+		free(h.f[i]);
+	mt_teardown(&t);
+}
+
 int main(void)
 {
 	cq_owner_wrap();
@@ -490,5 +560,6 @@ int main(void)
 	rd_atomic_above_limit();
 	read_response_short();
 	atomic_ack_not_ack();
+	nak_then_ack_skips();
 	return check_done();
 }
