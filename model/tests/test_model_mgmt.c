@@ -499,11 +499,34 @@ static void rx_drops(void)
 	free(ud);
 }
 
+static int no_dma_read(void *h, uint64_t iova, void *buf, size_t len)
+{
+	(void)h, (void)iova, (void)buf, (void)len;
+	return -1;
+}
+
+static int no_dma_write(void *h, uint64_t iova, const void *buf, size_t len)
+{
+	(void)h, (void)iova, (void)buf, (void)len;
+	return -1;
+}
+
+static void no_tx(void *h, const uint8_t *frame, size_t len)
+{
+	(void)h, (void)frame, (void)len;
+}
+
+static void no_irq(void *h, unsigned int vector)
+{
+	(void)h, (void)vector;
+}
+
 /* Bad arguments to create: a clear error, never a crash (engine.h contract). */
 static void create_args(void)
 {
 	const struct hca_engine_ops *ops = hca_engine_find("model");
 	struct hca_host_ops none = { 0 };
+	struct hca_host_ops host = { no_dma_read, no_dma_write, no_tx, no_irq };
 	struct hca_engine *e = NULL;
 
 	CHECK(ops != NULL, "model engine registered");
@@ -511,7 +534,11 @@ static void create_args(void)
 		return;
 	CHECK_EQ(ops->create(NULL, NULL, NULL, &e), -EINVAL, "no host ops: -EINVAL");
 	CHECK_EQ(ops->create(NULL, &none, NULL, &e), -EINVAL, "host ops without callbacks: -EINVAL");
+	CHECK_EQ(ops->create(NULL, &host, NULL, NULL), -EINVAL, "nowhere to return the engine: -EINVAL");
 	CHECK(e == NULL, "no engine handed out");
+	CHECK_EQ(ops->create(NULL, &host, NULL, &e), 0, "complete host ops: created");
+	if (e)
+		ops->destroy(e);
 }
 
 /*
