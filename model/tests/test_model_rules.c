@@ -547,6 +547,56 @@ static void nak_then_ack_skips(void)
 	mt_teardown(&t);
 }
 
+/*
+ * The fields of successful RC and UC receive completions (programming.md 5.4):
+ * vendor_err NONE, wc_flags only IBV_WC_WITH_IMM where the message carried
+ * immediate data (IBV_WC_GRH is a UD flag), src_qp a UD field left 0.
+ */
+static void rc_recv_cqe_fields(void)
+{
+	struct mt t;
+	struct tb_sge s, r;
+	struct hca_cqe c;
+
+	mt_setup(&t, HCA_QPT_RC, NULL, NULL);
+	r = mt_sge(t.mr[1], 0, 4096);
+	tb_post_recv(t.qp[1], &r, 1);
+	tb_post_recv(t.qp[1], &r, 1);
+	s = mt_sge(t.mr[0], 0, 2500);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_SEND, .sge = &s, .num_sge = 1 });
+	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS, "SEND received");
+	CHECK_EQ(c.opcode, HCA_WC_OP_RECV, "opcode RECV");
+	CHECK_EQ(c.byte_len, 2500, "byte_len");
+	CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_NONE, "SEND: vendor_err NONE");
+	CHECK_EQ(c.wc_flags, 0, "SEND: no wc_flags");
+	CHECK_EQ(c.src_qp, 0, "SEND: src_qp (a UD field) 0");
+	s = mt_sge(t.mr[0], 0, 3000);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE_WITH_IMM, .sge = &s, .num_sge = 1,
+						     .raddr = t.mr[1]->va + 8192, .rkey = t.mr[1]->rkey,
+						     .imm = 0x01020304 });
+	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS, "WRITE_WITH_IMM received");
+	CHECK_EQ(c.opcode, HCA_WC_OP_RECV_RDMA_WITH_IMM, "opcode RECV_RDMA_WITH_IMM");
+	CHECK_EQ(c.byte_len, 3000, "byte_len");
+	CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_NONE, "WRITE_WITH_IMM: vendor_err NONE");
+	CHECK_EQ(c.wc_flags, HCA_WC_FLAG_WITH_IMM, "WRITE_WITH_IMM: wc_flags WITH_IMM only");
+	CHECK_EQ(c.src_qp, 0, "WRITE_WITH_IMM: src_qp (a UD field) 0");
+	mt_teardown(&t);
+	/* the same on UC */
+	mt_setup(&t, HCA_QPT_UC, NULL, NULL);
+	r = mt_sge(t.mr[1], 0, 4096);
+	tb_post_recv(t.qp[1], &r, 1);
+	s = mt_sge(t.mr[0], 0, 3000);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE_WITH_IMM, .sge = &s, .num_sge = 1,
+						     .raddr = t.mr[1]->va + 8192, .rkey = t.mr[1]->rkey,
+						     .imm = 0x01020304 });
+	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS, "UC WRITE_WITH_IMM received");
+	CHECK_EQ(c.byte_len, 3000, "UC byte_len");
+	CHECK_EQ(c.vendor_err, HCA_VENDOR_ERR_NONE, "UC WRITE_WITH_IMM: vendor_err NONE");
+	CHECK_EQ(c.wc_flags, HCA_WC_FLAG_WITH_IMM, "UC WRITE_WITH_IMM: wc_flags WITH_IMM only");
+	CHECK_EQ(c.src_qp, 0, "UC WRITE_WITH_IMM: src_qp (a UD field) 0");
+	mt_teardown(&t);
+}
+
 int main(void)
 {
 	cq_owner_wrap();
@@ -561,5 +611,6 @@ int main(void)
 	read_response_short();
 	atomic_ack_not_ack();
 	nak_then_ack_skips();
+	rc_recv_cqe_fields();
 	return check_done();
 }
