@@ -548,7 +548,7 @@ static void srq_ring_wrap(void)
 /*
  * Firmware moving a QP to ERR is no error the engine detected: the QP's work
  * is flushed, and no asynchronous event is raised (programming.md 6.3 lists
- * the events and what raises them; IB spec 11.6.3).
+ * the events and what raises them).
  */
 static void fw_err_no_event(void)
 {

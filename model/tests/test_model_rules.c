@@ -480,7 +480,7 @@ static void atomic_ack_not_ack(void)
 
 /*
  * Go-back-N never resends what is acknowledged (docs/model.md rule 12,
- * wire.md 3.3/3.4; IB spec 9.7.5.1: an ACK with PSN p acknowledges every
+ * wire.md 3.3/3.4; IB spec: an ACK with PSN p acknowledges every
  * request up to p): a 4-packet WRITE, its requests held; a NAK PSN
  * sequence error for the second packet and, behind it, an ACK for the third
  * arrive together.  The requester resends only from the fourth packet.
@@ -597,6 +597,61 @@ static void rc_recv_cqe_fields(void)
 	mt_teardown(&t);
 }
 
+/*
+ * A UD datagram of exactly one path MTU (1024) of payload is one packet and
+ * is received whole (IB spec: a UD message may be as long as the PMTU).
+ */
+static void ud_full_pmtu(void)
+{
+	struct tb_qp_attr a;
+	struct mt t;
+	struct tb_sge r, s;
+	struct hca_cqe c;
+
+	tb_qp_attr_default(&a);
+	mt_setup(&t, HCA_QPT_UD, &a, NULL);
+	mt_fill(t.mr[0]->buf, 1024, 21);
+	r = mt_sge(t.mr[1], 0, HCA_GRH_SIZE + 1024);
+	tb_post_recv(t.qp[1], &r, 1);
+	s = mt_sge(t.mr[0], 0, 1024);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_SEND, .sge = &s, .num_sge = 1,
+						     .ud_dest = t.qp[1], .ud_qkey = a.qkey });
+	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS && c.byte_len == HCA_GRH_SIZE + 1024,
+	      "1024-byte datagram at PMTU 1024: status %u byte_len %u", c.status, c.byte_len);
+	CHECK(mt_check(t.mr[1]->buf + HCA_GRH_SIZE, 1024, 21), "its data");
+	mt_teardown(&t);
+}
+
+/*
+ * On UC an RDMA WRITE without immediate data consumes no receive WQE (the
+ * IB spec: only a WRITE with immediate data does): it lands with the receive queue empty, and the next SEND
+ * completes on receive WQE 0.
+ */
+static void uc_write_no_recv_wqe(void)
+{
+	struct mt t;
+	struct tb_sge s, r;
+	struct hca_cqe c;
+
+	mt_setup(&t, HCA_QPT_UC, NULL, NULL);
+	mt_fill(t.mr[0]->buf, 2500, 5);
+	s = mt_sge(t.mr[0], 0, 2500);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED,
+						     .sge = &s, .num_sge = 1, .raddr = t.mr[1]->va + 65536,
+						     .rkey = t.mr[1]->rkey });
+	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS, "UC WRITE sent");
+	tb_run(t.tb, MT_WAIT);
+	CHECK(mt_check(t.mr[1]->buf + 65536, 2500, 5), "UC WRITE data landed with no receive WQE posted");
+	CHECK(!tb_cq_poll(t.rcq[1], &c), "no receive completion for a WRITE");
+	r = mt_sge(t.mr[1], 0, 256);
+	tb_post_recv(t.qp[1], &r, 1);
+	s = mt_sge(t.mr[0], 0, 100);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_SEND, .sge = &s, .num_sge = 1 });
+	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS && c.wqe_index == 0 &&
+	      c.byte_len == 100, "the SEND completes on receive WQE 0 (status %u wqe_index %u)", c.status, c.wqe_index);
+	mt_teardown(&t);
+}
+
 int main(void)
 {
 	cq_owner_wrap();
@@ -612,5 +667,7 @@ int main(void)
 	atomic_ack_not_ack();
 	nak_then_ack_skips();
 	rc_recv_cqe_fields();
+	ud_full_pmtu();
+	uc_write_no_recv_wqe();
 	return check_done();
 }
