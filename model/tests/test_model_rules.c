@@ -652,6 +652,79 @@ static void uc_write_no_recv_wqe(void)
 	mt_teardown(&t);
 }
 
+/*
+ * A UD QPC left with path_mtu 0 (outside 1..5) means a 4096-byte PMTU
+ * (docs/model.md rule 11): a 2000-byte datagram goes out and arrives whole.
+ */
+static void ud_path_mtu_zero(void)
+{
+	struct tb_qp_attr a;
+	struct mt t;
+	struct tb_sge r, s;
+	struct hca_cqe c;
+
+	tb_qp_attr_default(&a);
+	a.path_mtu = 0;
+	mt_setup(&t, HCA_QPT_UD, &a, NULL);
+	mt_fill(t.mr[0]->buf, 2000, 23);
+	r = mt_sge(t.mr[1], 0, HCA_GRH_SIZE + 2000);
+	tb_post_recv(t.qp[1], &r, 1);
+	s = mt_sge(t.mr[0], 0, 2000);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s,
+						     .num_sge = 1, .ud_dest = t.qp[1], .ud_qkey = a.qkey });
+	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS, "sent (status %u)", c.status);
+	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS && c.byte_len == HCA_GRH_SIZE + 2000,
+	      "2000-byte datagram with path_mtu 0: status %u byte_len %u", c.status, c.byte_len);
+	CHECK(mt_check(t.mr[1]->buf + HCA_GRH_SIZE, 2000, 23), "its data");
+	mt_teardown(&t);
+}
+
+/*
+ * A NAK names the request it refuses and acknowledges every request before
+ * it (IB spec, RC NAKs): two 1-packet WRITEs, their requests held; a
+ * remote-access NAK for the second one's PSN completes the first with
+ * SUCCESS and the second with REM_ACCESS_ERR.
+ */
+static void nak_charged_to_its_psn(void)
+{
+	static struct hold h;
+	struct tb_qp_attr a;
+	struct mt t;
+	struct roce_pkt p;
+	struct tb_sge s;
+	struct hca_cqe c;
+	uint32_t psn0;
+
+	tb_qp_attr_default(&a);
+	a.timeout = 0;
+	mt_setup(&t, HCA_QPT_RC, &a, NULL);
+	memset(&h, 0, sizeof(h));
+	h.on = true;
+	h.src = 0;
+	tb_set_filter(t.tb, hold_filter, &h);
+	s = mt_sge(t.mr[0], 0, 64);
+	for (int i = 0; i < 2; i++)
+		tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED,
+							     .sge = &s, .num_sge = 1, .raddr = t.mr[1]->va,
+							     .rkey = t.mr[1]->rkey });
+	tb_run(t.tb, 100000);
+	CHECK_EQ(h.n, 2, "two 1-packet WRITE requests");
+	psn0 = (tb_qp_query(t.qp[0]).sq_psn_next - 2) & 0xffffff;
+	roce_pkt_init(&p, HCA_BTH_OP_RC_ACKNOWLEDGE);
+	p.dqpn = t.qp[0]->qpn;
+	p.psn = (psn0 + 1) & 0xffffff;
+	p.aeth.syndrome = AETH_NAK_SYN(HCA_AETH_NAK_REMOTE_ACCESS_ERR);
+	p.aeth.msn = 1;
+	CHECK(mt_inject(&t, 1, 0, &p, NULL, 0) == 0, "remote access NAK built");
+	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.wqe_index == 0 && c.status == HCA_WC_SUCCESS,
+	      "the first WRITE completes SUCCESS (wqe_index %u status %u)", c.wqe_index, c.status);
+	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.wqe_index == 1 && c.status == HCA_WC_REM_ACCESS_ERR,
+	      "the second WRITE completes REM_ACCESS_ERR (wqe_index %u status %u)", c.wqe_index, c.status);
+	for (unsigned int i = 0; i < h.n; i++)
+		free(h.f[i]);
+	mt_teardown(&t);
+}
+
 int main(void)
 {
 	cq_owner_wrap();
@@ -669,5 +742,7 @@ int main(void)
 	rc_recv_cqe_fields();
 	ud_full_pmtu();
 	uc_write_no_recv_wqe();
+	ud_path_mtu_zero();
+	nak_charged_to_its_psn();
 	return check_done();
 }
