@@ -725,6 +725,47 @@ static void nak_charged_to_its_psn(void)
 	mt_teardown(&t);
 }
 
+/*
+ * A malformed receive WQE (num_sge above what its stride holds) is consumed
+ * and completes with LOC_QP_OP_ERR / BAD_WQE (docs/model.md rule 22); on RC
+ * the request is NAKed remote operational error, the sender sees
+ * REM_OP_ERR.  Both on RC and on UD.
+ */
+static void malformed_recv_wqe(void)
+{
+	static const uint8_t types[2] = { HCA_QPT_RC, HCA_QPT_UD };
+
+	for (int k = 0; k < 2; k++) {
+		struct tb_qp_attr a;
+		struct mt t;
+		struct tb_sge r, s;
+		struct hca_cqe c;
+		struct hca_recv_wqe_hdr *h;
+		int idx;
+
+		tb_qp_attr_default(&a);
+		mt_setup(&t, types[k], &a, NULL);
+		r = mt_sge(t.mr[1], 0, 512);
+		idx = tb_post_recv(t.qp[1], &r, 1);
+		h = (struct hca_recv_wqe_hdr *)(t.qp[1]->rq +
+						((size_t)(idx & ((1u << t.qp[1]->qpc.log_rq_size) - 1))
+						 << t.qp[1]->qpc.log_rq_stride));
+		h->num_sge = 255;
+		s = mt_sge(t.mr[0], 0, 64);
+		tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED,
+							     .sge = &s, .num_sge = 1, .ud_dest = t.qp[1],
+							     .ud_qkey = a.qkey });
+		CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_LOC_QP_OP_ERR &&
+		      c.vendor_err == HCA_VENDOR_ERR_BAD_WQE && c.wqe_index == (uint32_t)idx,
+		      "%s: malformed receive WQE -> LOC_QP_OP_ERR/BAD_WQE (status %u vendor_err %u)",
+		      k ? "UD" : "RC", c.status, c.vendor_err);
+		if (types[k] == HCA_QPT_RC)
+			CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_REM_OP_ERR,
+			      "RC: the sender gets REM_OP_ERR (status %u)", c.status);
+		mt_teardown(&t);
+	}
+}
+
 int main(void)
 {
 	cq_owner_wrap();
@@ -744,5 +785,6 @@ int main(void)
 	uc_write_no_recv_wqe();
 	ud_path_mtu_zero();
 	nak_charged_to_its_psn();
+	malformed_recv_wqe();
 	return check_done();
 }
