@@ -154,11 +154,9 @@ static void comm_est(void)
 	mt_teardown(&t);
 }
 
-/* mt_setup with 512-entry send and receive queues. */
-static void setup_big(struct mt *t, uint8_t type, const struct tb_qp_attr *a)
+/* mt_setup with the QPs' capabilities given. */
+static void setup_cap(struct mt *t, uint8_t type, const struct tb_qp_attr *a, struct tb_qp_cap cap)
 {
-	struct tb_qp_cap cap = { .max_send_wr = 512, .max_recv_wr = 512 };
-
 	memset(t, 0, sizeof(*t));
 	hca_model_engine_register();
 	t->tb = tb_create(NULL);
@@ -174,6 +172,12 @@ static void setup_big(struct mt *t, uint8_t type, const struct tb_qp_attr *a)
 		CHECK(!tb_qp_ud_ready(t->qp[0], a) && !tb_qp_ud_ready(t->qp[1], a), "UD QPs ready");
 	else
 		CHECK(!tb_connect_pair(t->qp[0], t->qp[1], a), "QPs connected");
+}
+
+/* mt_setup with 512-entry send and receive queues. */
+static void setup_big(struct mt *t, uint8_t type, const struct tb_qp_attr *a)
+{
+	setup_cap(t, type, a, (struct tb_qp_cap){ .max_send_wr = 512, .max_recv_wr = 512 });
 }
 
 /* Frames node 0 sends, held back instead of delivered. */
@@ -766,6 +770,39 @@ static void malformed_recv_wqe(void)
 	}
 }
 
+/*
+ * Inline data is capped at HCA_CAP_MAX_INLINE_DATA (256) even where the SQ
+ * stride would hold more (programming.md 5.1: inline_len within the caps):
+ * on a QP with 16 SGEs (512-byte stride) a 300-byte inline SEND completes
+ * LOC_QP_OP_ERR / BAD_WQE and sends nothing; 256 bytes go through.
+ */
+static void inline_cap(void)
+{
+	static uint8_t data[300];
+	struct mt t;
+	struct tb_sge r;
+	struct hca_cqe c;
+	uint64_t sent;
+
+	setup_cap(&t, HCA_QPT_RC, NULL, (struct tb_qp_cap){ .max_send_sge = 16 });
+	CHECK_EQ(t.qp[0]->qpc.log_sq_stride, 9, "512-byte SQ stride");
+	mt_fill(data, sizeof(data), 31);
+	r = mt_sge(t.mr[1], 0, 512);
+	tb_post_recv(t.qp[1], &r, 1);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED,
+						     .inline_data = data, .inline_len = 256 });
+	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS && c.byte_len == 256,
+	      "256 inline bytes arrive (status %u)", c.status);
+	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS, "and complete");
+	sent = tb_frames_sent(t.tb);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED,
+						     .inline_data = data, .inline_len = 300 });
+	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_LOC_QP_OP_ERR &&
+	      c.vendor_err == HCA_VENDOR_ERR_BAD_WQE, "300 inline bytes: LOC_QP_OP_ERR/BAD_WQE (status %u)", c.status);
+	CHECK_EQ(tb_frames_sent(t.tb) - sent, 0, "nothing sent for it");
+	mt_teardown(&t);
+}
+
 int main(void)
 {
 	cq_owner_wrap();
@@ -786,5 +823,6 @@ int main(void)
 	ud_path_mtu_zero();
 	nak_charged_to_its_psn();
 	malformed_recv_wqe();
+	inline_cap();
 	return check_done();
 }
