@@ -558,6 +558,41 @@ static void reset_with_frames_queued(void)
 	CHECK_EQ(tb_stat(n, HCA_STAT_RX_DROP_NO_QP), 0, "frames queued before the reset are not processed after it");
 }
 
+/*
+ * An EQ destroyed (EQC valid = 0) and created again starts over: one whose
+ * ring write faulted (stopped, programming.md 3: DMA faults) takes EQEs
+ * again once destroyed and created on a good ring, its first EQE in slot 0
+ * with owner bit 1, where a driver reads a new EQ from.
+ */
+static void eq_recreate(void)
+{
+	struct tb_eq *eq = tb_eq_create(n, 2, 5);
+	struct hca_eqc c;
+	struct hca_eqe e;
+
+	memset(&c, 0, sizeof(c));
+	c.valid = 1;
+	c.log_size = (uint8_t)eq->log_size;
+	c.vector = (uint8_t)eq->vector;
+	c.base = 0xdead0000ull;		/* not mapped: the first EQE write faults */
+	c.uar = TB_UAR;
+	tb_ctx_write(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c));
+	inject(eq->eqn, HCA_EQE_TYPE_COMP, 0, 300, 0);
+	tb_run(tb, 1000);
+	inject(eq->eqn, HCA_EQE_TYPE_COMP, 0, 301, 0);
+	CHECK_EQ(mr(HCA_MGMT_EQE_INJ_STATUS), HCA_MGMT_STATUS_BAD_STATE, "the faulted EQ is stopped");
+	c.valid = 0;
+	tb_ctx_write(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c));	/* destroyed */
+	c.valid = 1;
+	c.base = eq->iova;
+	tb_ctx_write(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c));	/* created again on a good ring */
+	inject(eq->eqn, HCA_EQE_TYPE_COMP, 0, 400, 0);
+	CHECK_EQ(mr(HCA_MGMT_EQE_INJ_STATUS), HCA_MGMT_STATUS_OK, "the new EQ takes EQEs");
+	tb_run(tb, 1000);
+	CHECK(tb_eq_poll(eq, &e) && e.element == 400, "its first EQE in slot 0 with owner bit 1");
+	free(eq);
+}
+
 int main(void)
 {
 	struct tb_config cfg = { .nodes = 2 };
@@ -580,6 +615,7 @@ int main(void)
 	dma_fault_latch_and_reset();
 	reset_with_frames_queued();
 	create_args();
+	eq_recreate();
 	tb_destroy(tb);
 	return check_done();
 }
