@@ -803,6 +803,41 @@ static void inline_cap(void)
 	mt_teardown(&t);
 }
 
+/*
+ * A WRITE_WITH_IMM whose data cannot be written (the responder's MR points
+ * at host memory that is not mapped: a DMA fault) completes its receive WQE
+ * with LOC_PROT_ERR / DMA_FAULT (programming.md 3, DMA faults), and the
+ * CQE's src_qp, a UD field, stays 0 as on every RC completion.
+ */
+static void write_imm_dma_fault(void)
+{
+	struct mt t;
+	struct tb_sge s, r;
+	struct hca_cqe c;
+	struct hca_mrc m;
+
+	mt_setup(&t, HCA_QPT_RC, NULL, NULL);
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = (uint8_t)t.mr[1]->rkey;
+	m.access = (uint16_t)t.mr[1]->access;
+	m.pdn = t.mr[1]->pdn;
+	m.va = t.mr[1]->va;
+	m.length = t.mr[1]->len;
+	m.dma_addr = 0xdead0000ull;	/* not mapped */
+	tb_ctx_write(t.n[1], HCA_CTX_TYPE_MRC, t.mr[1]->index, &m, sizeof(m));
+	r = mt_sge(t.mr[1], 0, 0);
+	tb_post_recv(t.qp[1], &r, 0);
+	s = mt_sge(t.mr[0], 0, 64);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE_WITH_IMM, .sge = &s, .num_sge = 1,
+						     .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey, .imm = 7 });
+	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_LOC_PROT_ERR &&
+	      c.vendor_err == HCA_VENDOR_ERR_DMA_FAULT, "faulting WRITE_WITH_IMM: LOC_PROT_ERR/DMA_FAULT (status %u)",
+	      c.status);
+	CHECK_EQ(c.src_qp, 0, "src_qp (a UD field) 0");
+	mt_teardown(&t);
+}
+
 int main(void)
 {
 	cq_owner_wrap();
@@ -824,5 +859,6 @@ int main(void)
 	nak_charged_to_its_psn();
 	malformed_recv_wqe();
 	inline_cap();
+	write_imm_dma_fault();
 	return check_done();
 }
