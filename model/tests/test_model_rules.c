@@ -187,19 +187,20 @@ struct hold {
 	bool on;
 	uint8_t *f[HOLD_MAX];
 	size_t len[HOLD_MAX];
+	uint64_t at[HOLD_MAX];		/* cycle the frame was sent at */
 };
 
 static int hold_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len, uint64_t now)
 {
 	struct hold *h = ctx;
 
-	(void)now;
 	if (!h->on || src != h->src || h->n == HOLD_MAX)
 		return TB_PASS;
 	h->f[h->n] = malloc(*len);
 	if (!h->f[h->n])
 		return TB_PASS;
 	memcpy(h->f[h->n], frame, *len);
+	h->at[h->n] = now;
 	h->len[h->n++] = *len;
 	return TB_DROP;
 }
@@ -886,6 +887,11 @@ static void partial_ack_then_timeout(void)
 	}
 	CHECK(resent >= 1, "resent after the ACK timeout (%u packets)", resent);
 	CHECK_EQ(bad, 0, "the acknowledged first packet is not resent");
+	/* the timer runs from the last progress (the ACK, injected at about the 4th request's cycle) */
+	if (resent >= 1)
+		CHECK(h.at[sent] >= h.at[sent - 1] + 2048 && h.at[sent] < h.at[sent - 1] + 2 * 2048,
+		      "the resend comes one ACK timeout (2^11 cycles, wire.md 3.4) after the last progress: %llu cycles",
+		      (unsigned long long)(h.at[sent] - h.at[sent - 1]));
 	h.on = false;
 	for (unsigned int i = 0; i < h.n; i++)
 		free(h.f[i]);
