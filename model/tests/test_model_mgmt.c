@@ -8,6 +8,8 @@
  * events, context command status codes, QPC one-shot flags, doorbell
  * checks, the DMA fault latch, ENGINE_CTRL reset, side-effect-free reads.
  */
+#include <errno.h>
+
 #include "mt.h"
 
 static struct tb *tb;
@@ -66,6 +68,15 @@ static void fw_events_and_ctrl(void)
 	CHECK_EQ(mr(HCA_MGMT_FW_EVENT), HCA_MGMT_FW_EVENT_CMDQ_PI_MASK, "CMDQ_PI raises FW_EVENT.CMDQ_PI");
 	CHECK(n->ops->fw_irq(n->eng), "fw_irq high");
 	CHECK_EQ(mr(HCA_MGMT_INIT_WINDOW + HCA_INIT_CMDQ_PI), 5, "firmware sees CMDQ_PI");
+	/* the command queue registers are host rw (reference.md init segment): firmware reads what the host wrote */
+	tb_bar0_write(n, HCA_INIT_CMDQ_BASE_LO, 0x12345640);
+	tb_bar0_write(n, HCA_INIT_CMDQ_BASE_HI, 0x9);
+	tb_bar0_write(n, HCA_INIT_CMDQ_LOG_SIZE, 6);
+	CHECK_EQ(mr(HCA_MGMT_INIT_WINDOW + HCA_INIT_CMDQ_BASE_LO), 0x12345640, "firmware sees CMDQ_BASE_LO");
+	CHECK_EQ(mr(HCA_MGMT_INIT_WINDOW + HCA_INIT_CMDQ_BASE_HI), 0x9, "firmware sees CMDQ_BASE_HI");
+	CHECK_EQ(mr(HCA_MGMT_INIT_WINDOW + HCA_INIT_CMDQ_LOG_SIZE), 6, "firmware sees CMDQ_LOG_SIZE");
+	CHECK_EQ(tb_bar0_read(n, HCA_INIT_CMDQ_BASE_LO), 0x12345640, "host reads CMDQ_BASE_LO back");
+	CHECK_EQ(tb_bar0_read(n, HCA_INIT_CMDQ_PI), 5, "CMDQ_PI untouched by the other writes");
 	mw(HCA_MGMT_FW_EVENT, HCA_MGMT_FW_EVENT_CMDQ_PI_MASK);
 	CHECK_EQ(mr(HCA_MGMT_FW_EVENT), 0, "rw1c");
 	/* firmware-written registers are read-only to the host */
@@ -488,6 +499,100 @@ static void rx_drops(void)
 	free(ud);
 }
 
+static int no_dma_read(void *h, uint64_t iova, void *buf, size_t len)
+{
+	(void)h, (void)iova, (void)buf, (void)len;
+	return -1;
+}
+
+static int no_dma_write(void *h, uint64_t iova, const void *buf, size_t len)
+{
+	(void)h, (void)iova, (void)buf, (void)len;
+	return -1;
+}
+
+static void no_tx(void *h, const uint8_t *frame, size_t len)
+{
+	(void)h, (void)frame, (void)len;
+}
+
+static void no_irq(void *h, unsigned int vector)
+{
+	(void)h, (void)vector;
+}
+
+/* Bad arguments to create: a clear error, never a crash (engine.h contract). */
+static void create_args(void)
+{
+	const struct hca_engine_ops *ops = hca_engine_find("model");
+	struct hca_host_ops none = { 0 };
+	struct hca_host_ops host = { no_dma_read, no_dma_write, no_tx, no_irq };
+	struct hca_engine *e = NULL;
+
+	CHECK(ops != NULL, "model engine registered");
+	if (!ops)
+		return;
+	CHECK_EQ(ops->create(NULL, NULL, NULL, &e), -EINVAL, "no host ops: -EINVAL");
+	CHECK_EQ(ops->create(NULL, &none, NULL, &e), -EINVAL, "host ops without callbacks: -EINVAL");
+	CHECK_EQ(ops->create(NULL, &host, NULL, NULL), -EINVAL, "nowhere to return the engine: -EINVAL");
+	CHECK(e == NULL, "no engine handed out");
+	CHECK_EQ(ops->create(NULL, &host, NULL, &e), 0, "complete host ops: created");
+	if (e)
+		ops->destroy(e);
+}
+
+/*
+ * A reset while received frames wait for the next step: they are dropped
+ * with the rest of the engine state and their buffers freed (LeakSanitizer,
+ * which make test's build runs at exit, is the oracle).
+ */
+static void reset_with_frames_queued(void)
+{
+	uint8_t f[256];
+	size_t len = build_to(n, HCA_BTH_OP_UD_SEND_ONLY, 0x77, 0, f);
+
+	for (int i = 0; i < 3; i++)
+		n->ops->rx_frame(n->eng, f, len);
+	mw(HCA_MGMT_ENGINE_CTRL, HCA_MGMT_ENGINE_CTRL_RESET_MASK | HCA_MGMT_ENGINE_CTRL_ENABLE_MASK);
+	tb_run(tb, 1000);
+	CHECK_EQ(tb_stat(n, HCA_STAT_RX_DROP_NO_QP), 0, "frames queued before the reset are not processed after it");
+}
+
+/*
+ * An EQ destroyed (EQC valid = 0) and created again starts over: one whose
+ * ring write faulted (stopped, programming.md 3: DMA faults) takes EQEs
+ * again once destroyed and created on a good ring, its first EQE in slot 0
+ * with owner bit 1, where a driver reads a new EQ from.
+ */
+static void eq_recreate(void)
+{
+	struct tb_eq *eq = tb_eq_create(n, 2, 5);
+	struct hca_eqc c;
+	struct hca_eqe e;
+
+	memset(&c, 0, sizeof(c));
+	c.valid = 1;
+	c.log_size = (uint8_t)eq->log_size;
+	c.vector = (uint8_t)eq->vector;
+	c.base = 0xdead0000ull;		/* not mapped: the first EQE write faults */
+	c.uar = TB_UAR;
+	tb_ctx_write(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c));
+	inject(eq->eqn, HCA_EQE_TYPE_COMP, 0, 300, 0);
+	tb_run(tb, 1000);
+	inject(eq->eqn, HCA_EQE_TYPE_COMP, 0, 301, 0);
+	CHECK_EQ(mr(HCA_MGMT_EQE_INJ_STATUS), HCA_MGMT_STATUS_BAD_STATE, "the faulted EQ is stopped");
+	c.valid = 0;
+	tb_ctx_write(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c));	/* destroyed */
+	c.valid = 1;
+	c.base = eq->iova;
+	tb_ctx_write(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c));	/* created again on a good ring */
+	inject(eq->eqn, HCA_EQE_TYPE_COMP, 0, 400, 0);
+	CHECK_EQ(mr(HCA_MGMT_EQE_INJ_STATUS), HCA_MGMT_STATUS_OK, "the new EQ takes EQEs");
+	tb_run(tb, 1000);
+	CHECK(tb_eq_poll(eq, &e) && e.element == 400, "its first EQE in slot 0 with owner bit 1");
+	free(eq);
+}
+
 int main(void)
 {
 	struct tb_config cfg = { .nodes = 2 };
@@ -508,6 +613,9 @@ int main(void)
 	doorbells();
 	rx_drops();
 	dma_fault_latch_and_reset();
+	reset_with_frames_queued();
+	create_args();
+	eq_recreate();
 	tb_destroy(tb);
 	return check_done();
 }

@@ -4,7 +4,9 @@
  * (CQ_ERR + QP_FATAL), completion events for arm-next and arm-solicited
  * (the SE bit on the wire), arming counted from the consumer index, SRQ sharing, SRQ limit event, fence,
  * max_rd_atomic, SQD drain with SQ_DRAINED, ERR by firmware (flush, SRQ not
- * flushed, LAST_WQE_REACHED), RESET and INIT QPs drop traffic, COMM_EST.
+ * flushed, LAST_WQE_REACHED), RESET and INIT QPs drop traffic, COMM_EST;
+ * engine EQEs into a full EQ, an SRQ ring that wraps, no event for a QP
+ * firmware moves to ERR.
  */
 #include "mt.h"
 
@@ -472,6 +474,104 @@ static void reset_init_drop(void)
 	mt_teardown(&t);
 }
 
+/*
+ * An EQ of 4 entries that nobody polls takes the completion events of 5
+ * arm/receive rounds: 4 EQEs are written, the 5th is dropped and counted
+ * (reference.md HCA_STAT_EQ_OVERFLOW: EQEs dropped because their EQ was
+ * full; programming.md 5.5).
+ */
+static void eq_overflow_by_engine(void)
+{
+	struct mt t;
+	struct tb_eq *eq;
+	struct hca_eqe e;
+	struct hca_cqe c;
+	int got = 0;
+
+	mt_setup(&t, HCA_QPT_RC, NULL, NULL);
+	eq = tb_eq_create(t.n[1], 2, 2);
+	t.rcq[1] = (free(t.rcq[1]), tb_cq_create(t.n[1], 8, eq));
+	t.qp[1]->qpc.recv_cqn = t.rcq[1]->cqn;
+	tb_qp_modify(t.qp[1], HCA_QPS_RTS, 0);
+	post_recvs(&t, 8);
+	for (int i = 0; i < 5; i++) {
+		tb_cq_arm(t.rcq[1], false);
+		send_n(&t, 1, 16, 0);
+		tb_run(t.tb, MT_WAIT);
+		CHECK(tb_cq_poll(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS, "receive %d", i);
+	}
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_EQ_OVERFLOW), 1, "the 5th completion event overflows the 4-entry EQ");
+	while (tb_eq_poll(eq, &e) && got < 8)
+		got++;
+	CHECK_EQ(got, 4, "4 EQEs in the ring");
+	mt_teardown(&t);
+	free(eq);
+}
+
+/*
+ * An SRQ of 4 entries used 10 times round its ring (one WQE posted per
+ * message, each with its own buffer): every message lands in the buffer of
+ * its WQE, named by its free-running wqe_index, the ring slot wraps
+ * (programming.md 5.2, 5.3).
+ */
+static void srq_ring_wrap(void)
+{
+	struct mt t;
+	struct tb_srq *srq;
+	struct hca_cqe c;
+	struct tb_sge s;
+	int ok = 1;
+
+	mt_setup(&t, HCA_QPT_RC, NULL, NULL);
+	srq = tb_srq_create(t.n[1], t.pd[1], 2, 1, 0);
+	free(t.qp[1]);
+	t.qp[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], srq, NULL);
+	CHECK(tb_connect_pair(t.qp[0], t.qp[1], NULL) == 0, "connect");
+	for (int i = 0; i < 10 && ok; i++) {
+		struct tb_sge r = mt_sge(t.mr[1], (uint64_t)i * 4096, 256);
+		struct tb_send_wr wr = { .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+
+		tb_srq_post(srq, &r, 1);
+		s = mt_sge(t.mr[0], (uint64_t)i * 256, 200);
+		mt_fill(t.mr[0]->buf + i * 256, 200, 40 + i);
+		tb_post_send(t.qp[0], &wr);
+		tb_run(t.tb, MT_WAIT);
+		ok = tb_cq_poll(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == (uint32_t)i &&
+		     mt_check(t.mr[1]->buf + i * 4096, 200, 40 + i);
+		CHECK(ok, "message %d in the buffer of SRQ WQE %d, slot %d (status %u, wqe_index %u)", i, i, i & 3, c.status,
+		      c.wqe_index);
+	}
+	mt_teardown(&t);
+	free(srq);
+}
+
+/*
+ * Firmware moving a QP to ERR is no error the engine detected: the QP's work
+ * is flushed, and no asynchronous event is raised (programming.md 6.3 lists
+ * the events and what raises them).
+ */
+static void fw_err_no_event(void)
+{
+	struct mt t;
+	uint8_t type;
+	uint32_t elem;
+	int events = 0;
+
+	mt_setup(&t, HCA_QPT_RC, NULL, NULL);
+	send_n(&t, 1, 16, HCA_SEND_SIGNALED);
+	post_recvs(&t, 1);
+	tb_run(t.tb, MT_WAIT);
+	tb_evt_clear(t.n[0]);
+	tb_evt_clear(t.n[1]);
+	CHECK_EQ(tb_qp_modify(t.qp[0], HCA_QPS_ERR, 0), HCA_MGMT_STATUS_OK, "RTS -> ERR by firmware");
+	tb_run(t.tb, MT_WAIT);
+	while (tb_evt_pop(t.n[0], &type, &elem))
+		events++;
+	CHECK_EQ(events, 0, "no async event for a QP firmware moved to ERR");
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "QP in ERR");
+	mt_teardown(&t);
+}
+
 int main(void)
 {
 	hca_model_engine_register();
@@ -482,5 +582,8 @@ int main(void)
 	fence_and_rd_atomic();
 	sqd_drain();
 	reset_init_drop();
+	eq_overflow_by_engine();
+	srq_ring_wrap();
+	fw_err_no_event();
 	return check_done();
 }
