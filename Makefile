@@ -52,6 +52,7 @@ SPEC_MD   := docs/reference.md
 
 $(SPEC_H) $(SPEC_VH) $(SPEC_MD) &: $(SPEC) $(GENSPEC)
 	$(PYTHON) $(GENSPEC) --spec $(SPEC) --c $(SPEC_H) --v $(SPEC_VH) --md $(SPEC_MD)
+	@touch $(SPEC_H) $(SPEC_VH) $(SPEC_MD)	# genspec leaves unchanged files alone: mark them made
 
 gen: $(SPEC_H) $(SPEC_VH) $(SPEC_MD)
 ALL_TARGETS += $(SPEC_H) $(SPEC_VH) $(SPEC_MD)
