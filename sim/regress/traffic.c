@@ -399,7 +399,7 @@ static bool post(struct run *R, const struct tr_msg *m)
 	struct pair *p = &R->p[m->pair];
 	struct flow *fl = &p->flow[m->dir];
 	struct node *s = &R->nd[m->dir], *d = &R->nd[1 - m->dir];
-	struct tb_qp *sq = p->qp[m->dir];
+	struct tb_qp *sq = p->qp[m->dir], *rq = p->qp[1 - m->dir];
 	struct inflight *f;
 	struct tb_sge sge[TR_MAX_SGE];
 	struct tb_send_wr wr;
