@@ -38,6 +38,8 @@ void hca_rtl_engine_register(void);
 struct rtl_engine_stats {
 	uint64_t cycles_clocked;	/* engine cycles actually simulated */
 	uint64_t cycles_skipped;	/* idle cycles jumped over */
+	uint64_t cycles_quiet;		/* busy cycles jumped over: the model at a fixed point */
+	uint64_t quiet_checks, quiet_hits;	/* fixed-point checks tried, and found one */
 	uint64_t reg_accesses;
 	uint64_t dma_reads, dma_writes, frames_tx, frames_rx, irqs;
 	uint64_t protocol_errors;	/* RTL broke an interface rule (see last_error) */
