@@ -169,7 +169,7 @@ def main():
         # what this run says: the share of the rtl's cycles that were evaluated, and their rate
         st = sim_stats.get(("rtl", w))
         why = ("Verilator's evaluation of the whole design in every busy cycle is most of the time "
-               "(docs/sim.md 9.1: profile, and the RTL's per-cycle 256-entry scans)")
+               "(docs/sim.md 9.1: the profile)")
         if sim_load is not None:
             why += f"; load {sim_load:.1f} on {os.cpu_count()} cores at the start of the run"
         if not st:
