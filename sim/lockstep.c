@@ -17,7 +17,7 @@
  * (next_event(), cached until it gets input) only adds to a lag; the lag is
  * paid with one advance before anything else reaches the reference.  The
  * reference sees the same inputs at the same cycles and produces the same
- * transactions at the same cycles (docs/sim.md section 9).
+ * transactions at the same cycles (docs/sim.md 9.3).
  */
 #include <errno.h>
 #include <pthread.h>
