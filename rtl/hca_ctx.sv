@@ -172,7 +172,10 @@ module hca_ctx #(
   logic [31:0]     cq_ci [0:NCQ-1];
   logic [1:0]      cq_arm [0:NCQ-1];
   logic [15:0]     cq_solpi [0:NCQ-1];
-  logic [1:0]      cq_fp [0:NCQ-1];   // arm doorbells that fired, COMP EQEs to post (saturating)
+  // arm doorbells that fired, COMP EQEs to post (saturating 2-bit count per
+  // CQ, its bits as two vectors: the pending vector is then one word-wide OR)
+  logic [NCQ-1:0]  cq_fp_lo, cq_fp_hi;
+  logic [1:0]      cq_fp_dec, cq_fp_inc;  // the count of e_cq_idx less one, of dc plus one
   logic [NCQ-1:0]  cq_fpv;
   logic [255:0]    srq_cfg [0:NSRQ-1];
   logic [31:0]     srq_pi [0:NSRQ-1];
@@ -242,7 +245,7 @@ module hca_ctx #(
     carm = cq_live[c] ? cq_arm[c] : 2'h0;
   endfunction
   function automatic [1:0] cfp(input [LOG_MAX_CQ-1:0] c);
-    cfp = cq_live[c] ? cq_fp[c] : 2'h0;
+    cfp = cq_live[c] ? {cq_fp_hi[c], cq_fp_lo[c]} : 2'h0;
   endfunction
   function automatic [15:0] csolp(input [LOG_MAX_CQ-1:0] c);
     csolp = cq_live[c] ? cq_solpi[c] : 16'h0;
@@ -286,10 +289,9 @@ module hca_ctx #(
   assign e_eq_armed = eq_armed[e_eq_idx];
   assign e_eq_failed = eq_failed[e_eq_idx];
   assign eq_fire_pending = eq_fp;
-  always_comb begin : fpv
-    integer i;
-    for (i = 0; i < NCQ; i = i + 1) cq_fpv[i] = cfp(LOG_MAX_CQ'(i)) != 2'd0;
-  end
+  assign cq_fpv = cq_live & (cq_fp_lo | cq_fp_hi);
+  assign cq_fp_dec = cfp(e_cq_idx) - 2'd1;
+  assign cq_fp_inc = cfp(dc) + 2'd1;
   assign cq_fire_pending = cq_fpv;
   assign e_srq_cfg  = scfg(e_srq_idx);
   assign e_srq_valid = e_srq_cfg[7:0] != 8'h0;
@@ -754,7 +756,10 @@ module hca_ctx #(
         if (e_cq_dec) cq_pi[e_cq_idx] <= cpi(e_cq_idx) - 32'd1;
         if (e_cq_disarm) cq_arm[e_cq_idx] <= 2'(`HCA_CQ_ARM_NONE);
         if (e_cq_inc && e_cq_sol) cq_solpi[e_cq_idx] <= e_cq_pi[15:0] + 16'd1;
-        if (e_cq_fp_clr && !(db_cq_fires && dc == e_cq_idx)) cq_fp[e_cq_idx] <= cfp(e_cq_idx) - 2'd1;
+        if (e_cq_fp_clr && !(db_cq_fires && dc == e_cq_idx)) begin
+          cq_fp_hi[e_cq_idx] <= cq_fp_dec[1];
+          cq_fp_lo[e_cq_idx] <= cq_fp_dec[0];
+        end
         if (e_eq_inc) eq_pi[e_eq_idx] <= epi(e_eq_idx) + 32'd1;
         if (e_eq_dec) eq_pi[e_eq_idx] <= epi(e_eq_idx) - 32'd1;
         if (e_inj_pop && !inj_empty) eq_injq[e_inj_eqn] <= einj(e_inj_eqn) - 7'd1;
@@ -770,8 +775,10 @@ module hca_ctx #(
           if (db_reg == 12'(`HCA_DB_CQ_ARM) || db_reg == 12'(`HCA_DB_CQ_ARM_SOL)) begin
             if (db_fire) begin
               cq_arm[dc] <= 2'(`HCA_CQ_ARM_NONE);
-              if (!(eng_ce && e_cq_fp_clr && dc == e_cq_idx) && cfp(dc) != 2'd3)
-                cq_fp[dc] <= cfp(dc) + 2'd1;
+              if (!(eng_ce && e_cq_fp_clr && dc == e_cq_idx) && cfp(dc) != 2'd3) begin
+                cq_fp_hi[dc] <= cq_fp_inc[1];
+                cq_fp_lo[dc] <= cq_fp_inc[0];
+              end
             end else
               cq_arm[dc]  <= db_next ? 2'(`HCA_CQ_ARM_NEXT) : 2'(`HCA_CQ_ARM_SOLICITED);
           end
@@ -792,7 +799,8 @@ module hca_ctx #(
           cq_ci[cc_idx[LOG_MAX_CQ-1:0]]  <= '0;
           cq_arm[cc_idx[LOG_MAX_CQ-1:0]] <= '0;
           cq_solpi[cc_idx[LOG_MAX_CQ-1:0]] <= '0;
-          cq_fp[cc_idx[LOG_MAX_CQ-1:0]]    <= '0;   // a destroyed CQ raises no pending event
+          cq_fp_hi[cc_idx[LOG_MAX_CQ-1:0]] <= 1'b0;   // a destroyed CQ raises no pending event
+          cq_fp_lo[cc_idx[LOG_MAX_CQ-1:0]] <= 1'b0;
         end
         if (cc_srqc) begin
           srq_cfg[cc_idx[LOG_MAX_SRQ-1:0]] <= cc_wdata[255:0];

@@ -213,19 +213,30 @@ module hca_dispatch #(
   assign e_step_mid  = (in_step && state != DISPST_IDLE && !e_qpc_en) || wb_now;
   assign e_step_wb   = wb_now || step_end || rx_end;
 
+  // Lowest set bit of a QP- or CQ-sized vector, by halving: log2 steps, not
+  // a scan of every entry (the simulator evaluates it every cycle;
+  // docs/sim.md 9.1).
+  localparam int LW_PICK = LOG_MAX_QP > LOG_MAX_CQ ? LOG_MAX_QP : LOG_MAX_CQ;
+  localparam int NW_PICK = 1 << LW_PICK;
+  function automatic [LW_PICK-1:0] lowest(input logic [NW_PICK-1:0] v);
+    logic [NW_PICK-1:0] x;
+    integer b;
+    x = v;
+    lowest = '0;
+    for (b = LW_PICK - 1; b >= 0; b = b - 1)
+      if ((x & ({NW_PICK{1'b1}} >> (NW_PICK - (1 << b)))) == '0) begin
+        lowest[b] = 1'b1;
+        x = x >> (1 << b);
+      end
+  endfunction
   // Busy (or timer-due) QP after rr in ascending order (round robin =
   // repeated passes).
   logic [NQP-1:0] qp_work;
   assign qp_work = qp_busy | tm_due;
   logic [LOG_MAX_QP-1:0] rr_pick;
-  always_comb begin : rrp
-    integer i;
-    rr_pick = '0;
-    for (i = NQP - 1; i >= 0; i = i - 1)
-      if (qp_work[i]) rr_pick = LOG_MAX_QP'(i);
-    for (i = NQP - 1; i >= 0; i = i - 1)
-      if (qp_work[i] && LOG_MAX_QP'(i) > rr) rr_pick = LOG_MAX_QP'(i);
-  end
+  logic [NQP-1:0] busy_after;
+  assign busy_after = qp_work & ({NQP{1'b1}} << ({1'b0, rr} + (LOG_MAX_QP + 1)'(1)));
+  assign rr_pick    = LOG_MAX_QP'(lowest(NW_PICK'(busy_after != '0 ? busy_after : qp_work)));
   logic [LOG_MAX_EQ-1:0] fp_pick;
   logic [LOG_MAX_CQ-1:0] cfp_pick;
   logic [4:0]  pba_pick;
@@ -236,9 +247,7 @@ module hca_dispatch #(
     fp_pick = '0;
     for (i = NEQ - 1; i >= 0; i = i - 1)
       if (eq_fire_pending[i]) fp_pick = LOG_MAX_EQ'(i);
-    cfp_pick = '0;
-    for (i = (1 << LOG_MAX_CQ) - 1; i >= 0; i = i - 1)
-      if (cq_fire_pending[i]) cfp_pick = LOG_MAX_CQ'(i);
+    cfp_pick = LOG_MAX_CQ'(lowest(NW_PICK'(cq_fire_pending)));
     pba_pick = '0;
     for (i = 31; i >= 0; i = i - 1)
       if (pba_pend[i]) pba_pick = 5'(i);

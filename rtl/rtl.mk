@@ -89,9 +89,11 @@ RTL_VERILATOR_ROOT := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 RTL_VINC := -I$(RTL_VERILATOR_ROOT)/include -I$(RTL_VERILATOR_ROOT)/include/vltstd
 # Everything is compiled position-independent, so that the same objects also
 # go into shared libraries (the driver shim's preloadable libhcasim-verbs.so).
-RTL_VFLAGS := --cc --build -j 1 -O2 --x-assign fast --x-initial fast --trace-fst -Wno-fatal \
+# Speed (docs/sim.md "Where the time goes"): Verilator -O3 and the model's
+# evaluation code (OPT_FAST) at -O3 -- 13 % faster at DATA_W 512 than -O2.
+RTL_VFLAGS := --cc --build -j 1 -O3 --x-assign fast --x-initial fast --trace-fst -Wno-fatal \
 	-Irtl -Irtl/include --top-module $(RTL_SIM_TOP) -DHCA_PLANTED_BUGS -CFLAGS -fPIC
-RTL_VMAKE := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+RTL_VMAKE := OPT_FAST=-O3 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 RTL_LDLIBS := -lstdc++ -lz -lpthread
 RTL_CXXFLAGS := -O2 -fPIC -std=c++17 -DVM_TRACE=1 -DVM_TRACE_FST=1 $(RTL_VINC) -Isim/rtl -Iinclude
 

@@ -11,6 +11,13 @@
  * behind the DUT: a DUT transaction the reference has not produced is an
  * error at once, and a reference transaction the DUT has not produced when
  * the DUT goes idle is one too.
+ *
+ * Lazy reference (option lazy, default on): an untimed reference does
+ * nothing between its events, so an advance that ends before its next event
+ * (next_event(), cached until it gets input) only adds to a lag; the lag is
+ * paid with one advance before anything else reaches the reference.  The
+ * reference sees the same inputs at the same cycles and produces the same
+ * transactions at the same cycles (docs/sim.md 9.3).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -44,6 +51,10 @@ struct lockstep {
 	bool stopped;			/* diverged: the reference is no longer driven */
 	bool quiet, idle_check, probe;
 	bool port_order;		/* tx_order=port: one strict order for all frames of the port */
+	/* lazy reference (ref_touch()): cycles it has not been advanced by yet,
+	 * and its next event while it has had no input */
+	bool lazy, ref_next_ok;
+	uint64_t ref_lag, ref_next;
 	char report_path[256];
 	char label[64];
 	uint64_t reads_skipped;
@@ -94,6 +105,47 @@ static void check(struct lockstep *ls)
 {
 	if (!ls->stopped && sb_failed(ls->sb))
 		on_diverge(ls);
+}
+
+/* Lazy reference ------------------------------------------------------------ */
+
+/* Before the reference gets input or is read: its clock caught up with the
+ * DUT's (an advance with no event inside), its cached next event dropped. */
+static void ref_touch(struct lockstep *ls)
+{
+	uint64_t n = ls->ref_lag;
+
+	ls->ref_next_ok = false;
+	ls->ref_lag = 0;
+	if (n && !ls->stopped)	/* after a divergence the reference is not driven */
+		ls->rops->advance(ls->ref, n);
+}
+
+static uint64_t ref_next_event(struct lockstep *ls)
+{
+	if (!ls->ref_next_ok) {
+		ref_touch(ls);
+		ls->ref_next = ls->rops->next_event(ls->ref);
+		ls->ref_next_ok = true;
+	}
+	return ls->ref_next;
+}
+
+/* Advance the reference by `cycles`, or only owe them when nothing of its
+ * own falls inside (next event after the end of the window). */
+static void ref_advance(struct lockstep *ls, uint64_t cycles)
+{
+	if (ls->lazy) {
+		uint64_t next = ref_next_event(ls);
+		uint64_t end = ls->rops->now(ls->ref) + ls->ref_lag + cycles;
+
+		if (end >= cycles && next > end && ls->ref_lag + cycles >= cycles) {
+			ls->ref_lag += cycles;
+			return;
+		}
+	}
+	ref_touch(ls);
+	ls->rops->advance(ls->ref, cycles);
 }
 
 /* DMA classification ----------------------------------------------------------- */
@@ -272,7 +324,7 @@ struct ls_opts {
 	char ref[32], dut[32];
 	char ref_opts[LS_OPT_MAX], dut_opts[LS_OPT_MAX];
 	char label[64], report[256];
-	unsigned int quiet, idle_check, probe, tx_order;
+	unsigned int quiet, idle_check, probe, tx_order, lazy;
 	uint64_t retx_lag;
 };
 
@@ -292,13 +344,14 @@ static const struct hca_engine_opt ls_opt_table[] = {
 	HCA_OPT_ENUM(struct ls_opts, tx_order, tx_orders, "frame order per QP or per port"),
 	HCA_OPT_UINT(struct ls_opts, retx_lag, 0, 1000000000000ull,
 		     "cycles a DUT retransmission may follow the reference's (0: no bound); default 1048576"),
+	HCA_OPT_BOOL(struct ls_opts, lazy, "0: advance the reference on every advance, not only when it has work"),
 	{ 0 },
 };
 
 static int parse_options(struct lockstep *ls, const char *opts, struct ls_opts *o)
 {
 	*o = (struct ls_opts){ .ref = "model", .dut = "rtl", .label = "lockstep", .idle_check = 1,
-			       .probe = 1, .retx_lag = LS_RETX_LAG };
+			       .probe = 1, .retx_lag = LS_RETX_LAG, .lazy = 1 };
 	if (hca_engine_opts_parse("lockstep", ls_opt_table, opts, o))
 		return -EINVAL;
 	snprintf(ls->label, sizeof(ls->label), "%s", o->label);
@@ -307,6 +360,7 @@ static int parse_options(struct lockstep *ls, const char *opts, struct ls_opts *
 	ls->idle_check = o->idle_check;
 	ls->probe = o->probe;
 	ls->port_order = o->tx_order == 1;
+	ls->lazy = o->lazy;
 	ls->retx = ls_retx_create(o->retx_lag);
 	return ls->retx ? 0 : -ENOMEM;
 }
@@ -414,7 +468,7 @@ static void ls_destroy(struct hca_engine *e)
 
 static bool both_idle(struct lockstep *ls)
 {
-	return ls->dops->next_event(ls->dut) == UINT64_MAX && ls->rops->next_event(ls->ref) == UINT64_MAX;
+	return ls->dops->next_event(ls->dut) == UINT64_MAX && ref_next_event(ls) == UINT64_MAX;
 }
 
 /*
@@ -466,6 +520,7 @@ static uint32_t ls_bar0_read(struct hca_engine *e, uint32_t off)
 
 	if (ls->stopped)
 		return d;
+	ref_touch(ls);
 	ls_bar0_rule(off, &rule);
 	compare_read(ls, "bar0-read", &rule, ls->rops->bar0_read(ls->ref, off), d);
 	return d;
@@ -506,21 +561,29 @@ static bool ref_ahead(const struct lockstep *ls, const struct ls_region *g)
 
 static void deliver_bar0(struct lockstep *ls, uint32_t off, uint32_t value)
 {
-	if (!ls->stopped)
+	if (!ls->stopped) {
+		ref_touch(ls);
 		ls->rops->bar0_write(ls->ref, off, value);
+	}
 	ls->dops->bar0_write(ls->dut, off, value);
 }
 
-/* Deliver the held arms whose ring has caught up (all when `force`). */
+/* Deliver the held arms whose ring has caught up (all when `force`).  Runs
+ * on every advance: the scan stops after the last held arm. */
 static void release_held(struct lockstep *ls, bool force)
 {
-	for (uint32_t n = 0; ls->nheld && n < LS_NUM_CQ + LS_NUM_EQ; n++) {
+	uint32_t held = ls->nheld, seen = 0;
+
+	for (uint32_t n = 0; seen < held && n < LS_NUM_CQ + LS_NUM_EQ; n++) {
 		bool cq = n < LS_NUM_CQ;
 		uint32_t q = cq ? n : n - LS_NUM_CQ;
 		uint32_t *off = cq ? &ls->cq_arm_off[q] : &ls->eq_arm_off[q];
 		uint16_t ci = cq ? ls->cq_ci[q] : ls->eq_ci[q];
 
-		if (!*off || (!force && !ls->stopped && ref_ahead(ls, cq ? &ls->rg.cq[q] : &ls->rg.eq[q])))
+		if (!*off)
+			continue;
+		seen++;
+		if (!force && !ls->stopped && ref_ahead(ls, cq ? &ls->rg.cq[q] : &ls->rg.eq[q]))
 			continue;
 		deliver_bar0(ls, *off, HCA_FIELD_PREP(HCA_DB_CQ_ARM_NUM, q) | HCA_FIELD_PREP(HCA_DB_CQ_ARM_IDX, ci));
 		*off = 0;
@@ -579,6 +642,7 @@ static uint32_t ls_mgmt_read(struct hca_engine *e, uint32_t addr)
 
 	if (ls->stopped)
 		return d;
+	ref_touch(ls);
 	r = ls->rops->mgmt_read(ls->ref, addr);
 	ls_mgmt_rule(addr, ls->last_ctx_cmd, &rule);
 	if ((addr == HCA_MGMT_EVT_TYPE || addr == HCA_MGMT_EVT_ELEMENT) && evt_count(ls->dops, ls->dut)) {
@@ -643,6 +707,7 @@ static void ls_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t value)
 {
 	struct lockstep *ls = to_ls(e);
 
+	ref_touch(ls);
 	if (addr == HCA_MGMT_CTX_CMD) {
 		ls->last_ctx_cmd = value;
 		note_ctx(ls, value);
@@ -677,6 +742,7 @@ static void ls_rx_frame(struct hca_engine *e, const uint8_t *frame, size_t len)
 	struct lockstep *ls = to_ls(e);
 
 	if (!ls->stopped) {
+		ref_touch(ls);
 		ls->rops->rx_frame(ls->ref, frame, len);
 		ls_retx_rx(ls->retx, frame, len);
 	}
@@ -689,12 +755,12 @@ static void ls_advance(struct hca_engine *e, uint64_t cycles)
 
 	release_held(ls, false);
 	if (!ls->stopped)
-		ls->rops->advance(ls->ref, cycles);
+		ref_advance(ls, cycles);
 	ls->dops->advance(ls->dut, cycles);
 	if (!ls->stopped && ls->idle_check) {
 		bool idle = ls->dops->next_event(ls->dut) == UINT64_MAX;
 
-		if (!sb_drained(ls->sb, SB_REF) && idle)
+		if (idle && !sb_drained(ls->sb, SB_REF))
 			sb_check_end(ls->sb, ls->dops->now(ls->dut), "the DUT went idle", true);
 		ls_retx_check(ls->retx, ls->sb, ls->dops->now(ls->dut), idle);
 	}
@@ -716,7 +782,7 @@ static uint64_t ls_next_event(struct hca_engine *e)
 
 	if (ls->stopped)
 		return d;
-	r = ls->rops->next_event(ls->ref);
+	r = ref_next_event(ls);
 	if (r < d)
 		d = r;
 	if (ls->nheld && d > ls->dops->now(ls->dut) + 1)
@@ -864,6 +930,7 @@ bool lockstep_finish(struct hca_engine *e, const char *why)
 	if (!ls)
 		return false;
 	if (!ls->stopped) {
+		ref_touch(ls);
 		sb_check_end(ls->sb, ls->dops->now(ls->dut), why ? why : "end of test", false);
 		ls_retx_check(ls->retx, ls->sb, ls->dops->now(ls->dut), true);
 		if (!sb_failed(ls->sb) && both_idle(ls))
@@ -913,6 +980,11 @@ struct hca_engine *lockstep_ref(struct hca_engine *e, const struct hca_engine_op
 {
 	struct lockstep *ls = find(e);
 
+	if (ls) {
+		/* the caller may drive the reference directly: no lag from here on */
+		ref_touch(ls);
+		ls->lazy = false;
+	}
 	if (ops)
 		*ops = ls ? ls->rops : NULL;
 	return ls ? ls->ref : NULL;

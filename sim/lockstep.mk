@@ -68,6 +68,13 @@ wave: $(COSIM)
 HELP += "sim|cosimulation regression: lockstep model vs DUT, both widths (SIM_PLAN, SIM_ARGS)" \
 	"wave|replay a failing cosim run with FST tracing around the divergence (TEST= SEED= WIDTH= WINDOW=)"
 
+# Quiet-cycle skipping changes nothing: the same plan with every busy cycle
+# clocked and with skipping, transaction logs compared (docs/sim.md "Skipping
+# quiet cycles"; about twice sim_cosim's time).
+TESTS += sim_quiet
+TEST_DEPS_sim_quiet := $(COSIM)
+TEST_CMD_sim_quiet = $(COSIM_ENV)sim/regress/quiet_check.sh $(COSIM) $(SIM_PLAN) $(BUILD)/sim/quiet
+
 # Waveform replay plumbing (make wave) and the .gtkw generator.
 TESTS += sim_wave
 TEST_DEPS_sim_wave := $(COSIM) $(RTL_STATE_NAMES)

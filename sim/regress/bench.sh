@@ -20,15 +20,19 @@ has_rtl=0 status=0 failed=0 step=0
 mkdir -p "$(dirname "$csv")"
 echo "engine,width,msgs,cycles,wall_s,cycles_per_s,msgs_per_s,result" > "$csv"
 progress_init $((has_rtl ? 8 : 4)) >&2
+# wall-clock rates move with the machine's load: say what it was
+echo "sim bench on $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) at the start"
 printf '%-28s %5s %7s %11s %8s %12s %10s\n' engine width msgs cycles wall-s cycles/s msgs/s
 run() {	# label width messages args...
 	local label=$1 w=$2 n=$3; shift 3
-	local line m c wall res
+	local line m c wall res stats
 	progress_show "$step" "$label DATA_W=$w" >&2
 	step=$((step + 1))
-	# a failing run (lockstep divergence: cosim exits 1) still gets its row
-	line=$("$cosim" --test random --seed 1 --messages "$n" --pairs 8 --outstanding 8 --width "$w" \
-		--out build/bench/sim "$@" 2>/dev/null | awk '$1 == "random" { print $4, $5, $11, $10 }') || true
+	stats=$(mktemp)
+	# a failing run (lockstep divergence: cosim exits 1) still gets its row;
+	# HCASIM_RTL_STATS: each rtl engine's cycles clocked and skipped (stderr)
+	line=$(HCASIM_RTL_STATS=1 "$cosim" --test random --seed 1 --messages "$n" --pairs 8 --outstanding 8 \
+		--width "$w" --out build/bench/sim "$@" 2>"$stats" | awk '$1 == "random" { print $4, $5, $11, $10 }') || true
 	progress_clear >&2
 	if [ -z "$line" ]; then
 		printf '%-28s %5s  (no result: cosim %s failed)\n' "$label" "$w" "$*"
@@ -44,6 +48,12 @@ run() {	# label width messages args...
 		printf "%-28s %5s %7s %11s %8.2f %12.0f %10.0f%s\n", l, w, m, c, t, cps, mps, note
 		printf "\"%s\",%s,%s,%s,%.2f,%.0f,%.0f,%s\n", l, w, m, c, t, cps, mps, r >> csv
 	}'
+	# where the rtl engines' cycles went (docs/sim.md 9.2): evaluated, or skipped
+	awk -v t="$wall" '/^rtl engine/ { c += $4; i += $7; q += $10; n++ }
+		END { if (n && c + i + q > 0 && t > 0)
+			printf "  (%d rtl engines: %.1f %% of their cycles clocked, %.1f %% idle and %.1f %% quiet skipped; %.0f clocked cycles/s)\n",
+			       n, 100 * c / (c + i + q), 100 * i / (c + i + q), 100 * q / (c + i + q), c / t }' "$stats"
+	rm -f "$stats"
 }
 for w in 64 512; do
 	run "model" "$w" "$msgs" --engine model

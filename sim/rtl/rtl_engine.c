@@ -19,6 +19,13 @@
 #define RTL_MAGIC 0x52544c45u	/* "RTLE" */
 #define AXIL_TIMEOUT 1000
 #define MAX_FRAME 16384
+/* Quiet cycles: a check is tried only when the harness changes no input for
+ * at least QUIET_MIN cycles: a cheap look at the model's scalars first, the
+ * whole state (a copy and a comparison of about 300 KB) in the next cycle
+ * if they did not change; after a failed check the next waits 1, 2, 4 ...
+ * up to QUIET_BACKOFF_MAX cycles. */
+#define QUIET_MIN 4
+#define QUIET_BACKOFF_MAX 32
 
 struct rd_pend {
 	uint64_t due;
@@ -79,6 +86,13 @@ struct rtl_engine {
 	struct mac_pace mac;	/* transmit pacing to the line (option mac=) */
 	rtl_event_fn ev;	/* rtl_engine_set_observer */
 	void *ev_ctx;
+	/* Quiet cycles (docs/sim.md "Skipping quiet cycles") */
+	bool quiet_on;		/* option quiet (default on) and the model can check */
+	bool fixed;		/* the last cycle left the model as it found it, no handshake */
+	uint64_t fixed_until;	/* the first cycle the harness changes an input then */
+	uint64_t owed;		/* cycles skipped, not yet warped into the model's clock */
+	bool head_same;		/* the last cycle was quiet and passed the cheap look */
+	unsigned int check_wait, check_gap;
 	struct rtl_engine_stats st;
 };
 
@@ -168,6 +182,69 @@ static void trace_window(struct rtl_engine *r)
 }
 
 /* ------------------------------------------------------------ one cycle */
+
+static void flush_owed(struct rtl_engine *r);
+
+/* The first cycle at which the harness changes an input of its own accord
+ * (a read completion or a write response falling due, the paced MAC's
+ * tready rising) or a transport timer falls due, UINT64_MAX if none:
+ * until then, a cycle without a handshake leaves every input as it was. */
+static uint64_t harness_next(const struct rtl_engine *r)
+{
+	uint64_t t = UINT64_MAX;
+
+	if (!r->cpl_active)
+		for (size_t i = 0; i < r->rq_n; i++)
+			if (r->rq[i].due < t)
+				t = r->rq[i].due;
+	if (r->wr_n && r->wr[r->wr_head].due < t)
+		t = r->wr[r->wr_head].due;
+	/* a transport timer falling due changes the RTL's state without an input */
+	if (r->io.next_timer < t)
+		t = r->io.next_timer > r->now ? r->io.next_timer : r->now + 1;
+	/* the paced MAC raises tready by itself */
+	{
+		uint64_t m = mac_pace_next_ready(&r->mac, r->now);	/* now: ready */
+
+		if (m > r->now && m < t)
+			t = m;
+	}
+	return t;
+}
+
+/* Try a quiet check in this cycle (a cycle without a handshake)? */
+static bool want_check(struct rtl_engine *r, bool full)
+{
+	if (!r->quiet_on || r->trace_on || r->debug)
+		return false;
+	if (!full && r->check_wait) {
+		r->check_wait--;
+		return false;
+	}
+	return harness_next(r) > r->now + QUIET_MIN;
+}
+
+/* After the clock of a checked cycle: the model at a fixed point (same state,
+ * no handshake, no interrupt) stays there while the inputs stay the same. */
+static void checked(struct rtl_engine *r, bool full, bool same)
+{
+	r->st.quiet_checks++;
+	if (same && !full) {
+		r->head_same = true;
+		return;
+	}
+	if (!same) {
+		r->check_gap = r->check_gap ? 2 * r->check_gap : 1;
+		if (r->check_gap > QUIET_BACKOFF_MAX)
+			r->check_gap = QUIET_BACKOFF_MAX;
+		r->check_wait = r->check_gap;
+		return;
+	}
+	r->st.quiet_hits++;
+	r->check_gap = 0;
+	r->fixed = true;
+	r->fixed_until = harness_next(r);
+}
 
 static bool pick_completion(struct rtl_engine *r)
 {
@@ -271,7 +348,11 @@ static unsigned int keep_bytes(struct rtl_engine *r, uint64_t keep, const char *
 static void cycle(struct rtl_engine *r)
 {
 	struct rtl_io *io = &r->io;
+	bool check, full = r->head_same;
 
+	flush_owed(r);
+	r->fixed = false;
+	r->head_same = false;
 	io->eng_hold = 0;
 	io->time_warp = 0;
 	io->rd_req_ready = 1;
@@ -311,6 +392,9 @@ static void cycle(struct rtl_engine *r)
 	}
 
 	r->m->settle(r->m, io);
+	check = !io->rd_req_valid && !(r->cpl_active && io->rd_cpl_ready) && !io->wr_req_valid &&
+		!io->wr_dat_valid && !io->wr_rsp_valid && !io->tx_tvalid && !(io->rx_tvalid && io->rx_tready) &&
+		want_check(r, full);
 
 	/* handshakes of this cycle */
 	if (io->rd_req_valid)
@@ -389,9 +473,13 @@ static void cycle(struct rtl_engine *r)
 		}
 	}
 
+	if (check)
+		r->m->remember(r->m, full);
 	r->m->clock(r->m, io);
 	r->st.cycles_clocked++;
 	r->now = io->cycle;
+	if (check)
+		checked(r, full, !io->msix_valid && r->m->unchanged(r->m, full));
 	if (r->debug && r->now % r->debug == 0)
 		fprintf(stderr, "[rtl %p @%llu] busy %u dbg 0x%08x rq %zu cpl %d w %d/%d rsp %u rx %zu tx %zu\n",
 			(void *)r, (unsigned long long)r->now, io->busy, io->dbg, r->rq_n, r->cpl_active, r->w_req,
@@ -412,6 +500,9 @@ static bool idle(const struct rtl_engine *r)
 	       !r->io.wr_dat_valid;
 }
 
+/* Skipped cycles, idle or quiet: the model's clock jumps by the time it is
+ * next clocked or accessed (flush_owed), so that a node skipping one cycle
+ * at a time while another works costs no evaluation. */
 static void warp(struct rtl_engine *r, uint64_t n)
 {
 	struct rtl_io *io = &r->io;
@@ -429,8 +520,30 @@ static void warp(struct rtl_engine *r, uint64_t n)
 	io->time_warp_cycles = 0;
 	io->eng_hold = 0;
 	r->m->settle(r->m, io);
-	r->st.cycles_skipped += n;
 	r->now = io->cycle;
+}
+
+static void flush_owed(struct rtl_engine *r)
+{
+	uint64_t n = r->owed;
+
+	if (!n)
+		return;
+	r->owed = 0;
+	warp(r, n);
+	if (r->now != r->io.cycle && !r->err[0])
+		set_err(r, "time warp by %llu cycles: device clock %llu, harness %llu", (unsigned long long)n,
+			(unsigned long long)r->io.cycle, (unsigned long long)r->now);
+}
+
+static void owe(struct rtl_engine *r, uint64_t n, bool idle)
+{
+	r->owed += n;
+	r->now += n;
+	if (idle)
+		r->st.cycles_skipped += n;
+	else
+		r->st.cycles_quiet += n;
 	trace_window(r);
 }
 
@@ -464,6 +577,9 @@ static uint32_t axil(struct rtl_engine *r, bool mgmt, bool write, uint32_t addr,
 	uint32_t data = 0;
 	int n;
 
+	flush_owed(r);
+	r->fixed = false;
+	r->head_same = false;
 	r->st.reg_accesses++;
 	quiet_inputs(io);
 	io->eng_hold = 1;
@@ -520,7 +636,7 @@ static uint32_t axil(struct rtl_engine *r, bool mgmt, bool write, uint32_t addr,
 
 /* Options (docs/rtl.md "Engine configuration"); checked by sim/engine_opts. */
 struct rtl_opts {
-	unsigned int rd_lat, rd_jitter, wr_lat;
+	unsigned int rd_lat, rd_jitter, wr_lat, quiet;
 	unsigned int bug;	/* index into bug_names = the dbg_bug code */
 	unsigned int warp;
 	unsigned int mac;	/* enum mac_speed: mac_pace_names */
@@ -538,6 +654,7 @@ static const struct hca_engine_opt rtl_opt_table[] = {
 	HCA_OPT_ENUM(struct rtl_opts, bug, bug_names, "a planted test-only RTL bug"),
 	HCA_OPT_BOOL(struct rtl_opts, warp, "0: clock idle cycles one by one instead of skipping them; default 1"),
 	HCA_OPT_ENUM(struct rtl_opts, mac, mac_pace_names, "MAC transmit paced to the line; default none"),
+	HCA_OPT_BOOL(struct rtl_opts, quiet, "0: clock every busy cycle (no quiet-cycle skipping)"),
 	{ 0 },
 };
 
@@ -547,7 +664,7 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	struct rtl_engine *r;
 	unsigned int w = cfg && cfg->data_w ? cfg->data_w : 64;
 	const char *opts = cfg ? cfg->options : NULL;
-	struct rtl_opts o = { .rd_lat = 24, .rd_jitter = 16, .wr_lat = 8, .warp = 1 };
+	struct rtl_opts o = { .rd_lat = 24, .rd_jitter = 16, .wr_lat = 8, .warp = 1, .quiet = 1 };
 
 	if (!host || !out || !host->dma_read || !host->dma_write || !host->tx_frame || !host->interrupt)
 		return -EINVAL;
@@ -579,6 +696,11 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	r->bug = (uint8_t)o.bug;
 	r->no_warp = !o.warp;
 	mac_pace_init(&r->mac, (enum mac_speed)o.mac, r->wb);
+	/* HCASIM_RTL_QUIET=0 turns quiet-cycle skipping off for a whole process
+	 * (sim/regress/quiet_check.sh runs the make sim plan both ways) */
+	if (getenv("HCASIM_RTL_QUIET") && !strcmp(getenv("HCASIM_RTL_QUIET"), "0"))
+		o.quiet = 0;
+	r->quiet_on = o.quiet && r->m->remember && r->m->unchanged;
 	if (getenv("HCASIM_RTL_TXLOG")) {
 		static unsigned int engines;	/* numbered in creation order, per process */
 		char fn[4096];
@@ -622,9 +744,15 @@ static void rtl_destroy(struct hca_engine *e)
 	if (!r)
 		return;
 	if (r->txlog) {
-		txlog(r, "end: %llu cycles clocked", (unsigned long long)r->st.cycles_clocked);
+		txlog(r, "end: %llu cycles clocked, %llu quiet skipped", (unsigned long long)r->st.cycles_clocked,
+		      (unsigned long long)r->st.cycles_quiet);
 		fclose(r->txlog);
 	}
+	if (getenv("HCASIM_RTL_STATS"))	/* where the cycles went (docs/sim.md) */
+		fprintf(stderr, "rtl engine %u-bit: %llu cycles clocked, %llu idle and %llu quiet skipped; "
+			"quiet checks %llu, fixed points %llu\n", r->wb * 8, (unsigned long long)r->st.cycles_clocked,
+			(unsigned long long)r->st.cycles_skipped, (unsigned long long)r->st.cycles_quiet,
+			(unsigned long long)r->st.quiet_checks, (unsigned long long)r->st.quiet_hits);
 	r->m->destroy(r->m);
 	for (size_t i = 0; i < r->rq_n; i++)
 		free(r->rq[i].data);
@@ -665,6 +793,8 @@ static void rtl_rx_frame(struct hca_engine *e, const uint8_t *frame, size_t len)
 
 	if (!frame || len == 0 || len > 65536)
 		return;
+	r->fixed = false;	/* a new input */
+	r->head_same = false;
 	if (r->rx_n == r->rx_cap) {
 		size_t ncap = r->rx_cap ? 2 * r->rx_cap : 64;
 		struct rxf *n = malloc(ncap * sizeof(*n));
@@ -699,15 +829,22 @@ static void rtl_advance(struct hca_engine *e, uint64_t cycles)
 	if (end < r->now)
 		end = UINT64_MAX;
 	while (r->now < end) {
-		/* idle: skip to the end, but never past a timer deadline (the RTL
-		 * finds a passed deadline by itself within 2^LOG_MAX_QP cycles) */
-		if (!r->no_warp && idle(r) && r->io.next_timer > r->now) {
-			uint64_t to = r->io.next_timer < end ? r->io.next_timer : end;
+		uint64_t to = r->now;
 
-			warp(r, to - r->now);
-			continue;
+		/* idle: skip to the end; quiet (a fixed point): skip to the next input
+		 * change (harness_next, which counts the timer deadline); never past
+		 * a timer deadline (the RTL finds a passed deadline by itself within
+		 * 2^LOG_MAX_QP cycles) */
+		if (idle(r)) {
+			if (!r->no_warp && r->io.next_timer > r->now)
+				to = r->io.next_timer < end ? r->io.next_timer : end;
+		} else if (r->fixed) {
+			to = r->fixed_until < end ? r->fixed_until : end;
 		}
-		cycle(r);
+		if (to > r->now)
+			owe(r, to - r->now, idle(r));
+		else
+			cycle(r);
 	}
 }
 
@@ -718,19 +855,23 @@ static uint64_t rtl_now(struct hca_engine *e)
 
 /*
  * A busy RTL acts on its next clock edge: now + 1 (advancing by 0 cycles
- * would do nothing, unlike the untimed model).  Idle: the earliest
- * transport timer deadline (the next_timer port: a lower bound, exact
- * after a full timer scan), UINT64_MAX when no timer runs.
+ * would do nothing, unlike the untimed model); one at a fixed point acts
+ * when the harness next changes an input or a timer falls due.  Idle: the
+ * earliest transport timer deadline (the next_timer port: a lower bound,
+ * exact after a full timer scan), UINT64_MAX when no timer runs.
  */
 static uint64_t rtl_next_event(struct hca_engine *e)
 {
 	struct rtl_engine *r = to_rtl(e);
 
-	if (!idle(r))
-		return r->now + 1;
-	if (r->io.next_timer == UINT64_MAX)
-		return UINT64_MAX;
-	return r->io.next_timer > r->now ? r->io.next_timer : r->now + 1;
+	if (idle(r)) {
+		if (r->io.next_timer == UINT64_MAX)
+			return UINT64_MAX;
+		return r->io.next_timer > r->now ? r->io.next_timer : r->now + 1;
+	}
+	if (r->fixed && r->fixed_until != UINT64_MAX && r->fixed_until > r->now)
+		return r->fixed_until;
+	return r->now + 1;
 }
 
 static int rtl_fw_irq(struct hca_engine *e)

@@ -12,9 +12,12 @@
  *    request is accepted and its completion returned after a latency;
  *    completions of different requests come back out of order (seeded).
  *    A faulting access is an error completion / response.
- *  - Idle time is skipped (time warp) when the RTL reports no work.
+ *  - Idle time is skipped (time warp) when the RTL reports no work, and so
+ *    are quiet cycles: busy ones in which the whole Verilated state stands
+ *    still until the harness changes an input (docs/sim.md 9.2).
  *  - Options ("key=value,..."): rd_lat=N (cycles, default 24),
- *    rd_jitter=N (default 16), wr_lat=N (default 8), bug=NAME (a planted
+ *    rd_jitter=N (default 16), wr_lat=N (default 8), quiet=0 (clock every
+ *    busy cycle; also HCASIM_RTL_QUIET=0), bug=NAME (a planted
  *    RTL bug for checker tests: hdr_bit (BTH MigReq inverted on requests),
  *    hdr_se (SE inverted), udp_sport, drop_ack (no coalesced ACKs),
  *    cqe_field (a CQE byte_len bit), read_len (a READ response's payload
@@ -40,6 +43,8 @@ void hca_rtl_engine_register(void);
 struct rtl_engine_stats {
 	uint64_t cycles_clocked;	/* engine cycles actually simulated */
 	uint64_t cycles_skipped;	/* idle cycles jumped over */
+	uint64_t cycles_quiet;		/* busy cycles jumped over: the model at a fixed point */
+	uint64_t quiet_checks, quiet_hits;	/* fixed-point checks tried, and found one */
 	uint64_t reg_accesses;
 	uint64_t dma_reads, dma_writes, frames_tx, frames_rx, irqs;
 	uint64_t protocol_errors;	/* RTL broke an interface rule (see last_error) */

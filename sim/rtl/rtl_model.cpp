@@ -20,8 +20,20 @@
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 #include STR(RTL_PREFIX.h)
+#include STR(CAT(RTL_PREFIX, ___024root).h)
 
 typedef RTL_PREFIX Top;
+typedef CAT(RTL_PREFIX, ___024root) Root;
+
+// Quiet-cycle checks compare the whole Verilated state (the root module:
+// every flop, memory and net) with a copy; not in the mutant netlist (other
+// names; its activation record must see every cycle) nor with coverage on
+// (its counters must see every cycle).
+#if !defined(RTL_MUTANT) && !VM_COVERAGE
+#define RTL_QUIET_CHECK 1
+#else
+#define RTL_QUIET_CHECK 0
+#endif
 
 namespace {
 
@@ -33,6 +45,7 @@ struct impl {
 	VerilatedFstC *fst;
 	int tracing;
 	uint64_t ticks;		/* half cycles, the waveform time base */
+	unsigned char *snap;	/* remember(): the root module's bytes */
 };
 
 #ifdef RTL_MUTANT
@@ -225,10 +238,46 @@ void m_set_trace(rtl_model *m, int on)
 }
 
 
+#if RTL_QUIET_CHECK
+// The bytes unchanged(m, 0) compares: the scalars (Verilator lays the root
+// module out by size: scalars, wide words, then arrays and memories).
+const size_t QUIET_HEAD = sizeof(Root) < 16384 ? sizeof(Root) : 16384;
+
+void m_remember(rtl_model *m, int full)
+{
+	impl *p = (impl *)m->impl;
+	if (!p->snap) p->snap = new unsigned char[sizeof(Root)];
+	std::memcpy(p->snap, (const void *)p->top->rootp, full ? sizeof(Root) : QUIET_HEAD);
+}
+
+// The fields that may differ between two cycles of a design that does
+// nothing: the clock input and its edge detector, the device cycle counter
+// (hca_regs' clk_cnt and the `cycle` port; nothing in the engine reads it:
+// docs/sim.md) and the scheduler's iteration counters.  They are copied from
+// the live state into the copy before the byte comparison.
+#define RTL_TIME_FIELDS(X) X(clk) X(__Vtrigrprev__TOP__clk) X(cycle) \
+	X(hca_sim__DOT__hca_top__DOT__u_regs__DOT__clk_cnt) X(__VicoIterCount) X(__VactIterCount) \
+	X(__VactContinue) X(__Vm_traceActivity)
+
+int m_unchanged(rtl_model *m, int full)
+{
+	impl *p = (impl *)m->impl;
+	const unsigned char *live = (const unsigned char *)(const void *)p->top->rootp;
+	Root *r = p->top->rootp;
+	if (!p->snap) return 0;
+	size_t n = full ? sizeof(Root) : QUIET_HEAD;
+#define RTL_COPY_FIELD(f) { size_t o = (size_t)((const unsigned char *)(const void *)&r->f - live); \
+	if (o < n) std::memcpy(p->snap + o, live + o, sizeof(r->f)); }
+	RTL_TIME_FIELDS(RTL_COPY_FIELD)
+	return std::memcmp(p->snap, live, n) == 0;
+}
+#endif
+
 void m_destroy(rtl_model *m)
 {
 	impl *p = (impl *)m->impl;
 	m_trace_close(m);
+	delete[] p->snap;
 #ifdef RTL_MUTANT
 	mut_report();
 #endif
@@ -260,6 +309,7 @@ extern "C" rtl_model *CAT(rtl_model_new_, RTL_W)(void)
 	p->fst = nullptr;
 	p->tracing = 0;
 	p->ticks = 0;
+	p->snap = nullptr;
 	p->top->clk = 0;
 	rtl_model *m = new rtl_model;
 	m->data_w = RTL_W;
@@ -269,6 +319,13 @@ extern "C" rtl_model *CAT(rtl_model_new_, RTL_W)(void)
 	m->trace_open = m_trace_open;
 	m->trace_close = m_trace_close;
 	m->set_trace = m_set_trace;
+#if RTL_QUIET_CHECK
+	m->remember = m_remember;
+	m->unchanged = m_unchanged;
+#else
+	m->remember = nullptr;
+	m->unchanged = nullptr;
+#endif
 	m->destroy = m_destroy;
 	(void)WB;
 	return m;

@@ -75,6 +75,15 @@ struct rtl_model {
 	int (*trace_open)(struct rtl_model *m, const char *path);
 	void (*trace_close)(struct rtl_model *m);
 	void (*set_trace)(struct rtl_model *m, int on);
+	/* Quiet cycles (docs/sim.md "Skipping quiet cycles"): remember() copies
+	 * the model state; unchanged() tells whether the state equals the copy in
+	 * everything but the device clock (the cycle counter, clk).  full = 0:
+	 * only its first 16 KiB (Verilator puts the scalar flops and nets first,
+	 * the memories last), a cheap first look; full = 1:
+	 * all of it.  NULL in builds that cannot tell (the mutant netlist,
+	 * coverage). */
+	void (*remember)(struct rtl_model *m, int full);
+	int (*unchanged)(struct rtl_model *m, int full);
 	void (*destroy)(struct rtl_model *m);
 };
 
