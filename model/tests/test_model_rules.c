@@ -350,8 +350,8 @@ static void last_wqe_once(void)
 	mt_teardown(&t);
 }
 
-/* A UD receive buffer of exactly 40 + message bytes holds the datagram (the GRH area first). */
-static void ud_exact_fit(void)
+/* One UD SEND of `len` bytes into a receive buffer of exactly 40 + len bytes. */
+static void ud_datagram_fits(uint32_t len, uint8_t seed, const char *what)
 {
 	struct tb_qp_attr a;
 	struct mt t;
@@ -360,16 +360,22 @@ static void ud_exact_fit(void)
 
 	tb_qp_attr_default(&a);
 	mt_setup(&t, HCA_QPT_UD, &a, NULL);
-	mt_fill(t.mr[0]->buf, 200, 9);
-	r = mt_sge(t.mr[1], 0, HCA_GRH_SIZE + 200);
+	mt_fill(t.mr[0]->buf, len, seed);
+	r = mt_sge(t.mr[1], 0, HCA_GRH_SIZE + len);
 	tb_post_recv(t.qp[1], &r, 1);
-	s = mt_sge(t.mr[0], 0, 200);
+	s = mt_sge(t.mr[0], 0, len);
 	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_SEND, .sge = &s, .num_sge = 1,
 						     .ud_dest = t.qp[1], .ud_qkey = a.qkey });
-	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS && c.byte_len == HCA_GRH_SIZE + 200,
-	      "exact fit: status %u byte_len %u", c.status, c.byte_len);
-	CHECK(mt_check(t.mr[1]->buf + HCA_GRH_SIZE, 200, 9), "exact fit: data");
+	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS && c.byte_len == HCA_GRH_SIZE + len,
+	      "%s: status %u byte_len %u", what, c.status, c.byte_len);
+	CHECK(mt_check(t.mr[1]->buf + HCA_GRH_SIZE, len, seed), "%s: data", what);
 	mt_teardown(&t);
+}
+
+/* A UD receive buffer of exactly 40 + message bytes holds the datagram (the GRH area first). */
+static void ud_exact_fit(void)
+{
+	ud_datagram_fits(200, 9, "exact fit");
 }
 
 /*
@@ -608,23 +614,7 @@ static void rc_recv_cqe_fields(void)
  */
 static void ud_full_pmtu(void)
 {
-	struct tb_qp_attr a;
-	struct mt t;
-	struct tb_sge r, s;
-	struct hca_cqe c;
-
-	tb_qp_attr_default(&a);
-	mt_setup(&t, HCA_QPT_UD, &a, NULL);
-	mt_fill(t.mr[0]->buf, 1024, 21);
-	r = mt_sge(t.mr[1], 0, HCA_GRH_SIZE + 1024);
-	tb_post_recv(t.qp[1], &r, 1);
-	s = mt_sge(t.mr[0], 0, 1024);
-	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_SEND, .sge = &s, .num_sge = 1,
-						     .ud_dest = t.qp[1], .ud_qkey = a.qkey });
-	CHECK(tb_cq_wait(t.rcq[1], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS && c.byte_len == HCA_GRH_SIZE + 1024,
-	      "1024-byte datagram at PMTU 1024: status %u byte_len %u", c.status, c.byte_len);
-	CHECK(mt_check(t.mr[1]->buf + HCA_GRH_SIZE, 1024, 21), "its data");
-	mt_teardown(&t);
+	ud_datagram_fits(1024, 21, "1024-byte datagram at PMTU 1024");
 }
 
 /*
