@@ -91,15 +91,22 @@ module hca_timers #(
   logic [LOG_MAX_QP-1:0] ra, sq;
   logic [63:0] rd, byp_d, sd;
   logic        byp_v;
+  logic [NQP-1:0] tv;
+  logic        scan_on;
+  // No timer armed and none arming: the scan (and its RAM read) rests, so an
+  // engine with nothing to time holds still from cycle to cycle (the
+  // harness's quiet-cycle skipping needs an unchanged state; docs/sim.md
+  // 9.2).  A rested read is never used: vis looks at armed entries only, and
+  // the arm cycle's read of the next entry runs (bypassed when it is qn).
+  assign scan_on = (|tv) || arm;
   assign ra = cycle_nx[LOG_MAX_QP-1:0];
   assign sq = cycle[LOG_MAX_QP-1:0];
   hca_ram_sdp #(.W(64), .DEPTH(NQP)) u_dl (
       .clk(clk), .wr_en(arm && ce), .wr_addr(qn), .wr_data(dl), .wr_be('1),
-      .rd_en(1'b1), .rd_addr(ra), .rd_data(rd));
+      .rd_en(scan_on), .rd_addr(ra), .rd_data(rd));
   assign sd = byp_v ? byp_d : rd;          // entry sq, with a write of the read's cycle
 
   // the scan
-  logic [NQP-1:0] tv;
   logic [63:0] acc;                        // minimum over this scan window
   logic [63:0] lb;                         // lower bound of the armed deadlines
   logic [LOG_MAX_QP:0] cnt;                // engine cycles in this window
@@ -125,7 +132,7 @@ module hca_timers #(
       tv <= '0; due <= '0; acc <= NEVER; cnt <= '0; lb <= NEVER;
     end else if (srst) begin
       tv <= '0; due <= '0; acc <= NEVER; cnt <= '0; lb <= NEVER;
-    end else if (ce) begin : scan
+    end else if (ce && scan_on) begin : scan
       logic [63:0] a;
       a = min64(acc, vis);
       if (arm) a = min64(a, dl);
