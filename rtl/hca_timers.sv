@@ -124,7 +124,7 @@ module hca_timers #(
 
   always_ff @(posedge clk) begin
     byp_v <= arm && ce && qn == ra;
-    byp_d <= dl;
+    if (arm) byp_d <= dl;                  // used only after an arm (byp_v)
   end
 
   always_ff @(posedge clk or negedge rst_n) begin

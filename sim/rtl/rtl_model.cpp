@@ -253,10 +253,14 @@ void m_remember(rtl_model *m, int full)
 // The fields that may differ between two cycles of a design that does
 // nothing: the clock input and its edge detector, the device cycle counter
 // (hca_regs' clk_cnt and the `cycle` port; nothing in the engine reads it:
-// docs/sim.md) and the scheduler's iteration counters.  They are copied from
-// the live state into the copy before the byte comparison.
+// docs/sim.md), the nets that are functions of it alone and of compared
+// state (hca_top's cycle_nx; hca_timers' deadline-to-be `dl`, stored only
+// when a timer is armed, a state change of its own) and the scheduler's
+// iteration counters.  They are copied from the live state into the copy
+// before the byte comparison.
 #define RTL_TIME_FIELDS(X) X(clk) X(__Vtrigrprev__TOP__clk) X(cycle) \
-	X(hca_sim__DOT__hca_top__DOT__u_regs__DOT__clk_cnt) X(__VicoIterCount) X(__VactIterCount) \
+	X(hca_sim__DOT__hca_top__DOT__u_regs__DOT__clk_cnt) X(hca_sim__DOT__hca_top__DOT__cycle_nx) \
+	X(hca_sim__DOT__hca_top__DOT__u_tp__DOT__u_timers__DOT__dl) X(__VicoIterCount) X(__VactIterCount) \
 	X(__VactContinue) X(__Vm_traceActivity)
 
 int m_unchanged(rtl_model *m, int full)
