@@ -14,10 +14,12 @@
 // handled (the item moved the timer).
 //
 // Scan: the deadlines sit in a RAM (one entry per QP, `tv` says which are
-// armed); entry `cycle mod 2^LOG_MAX_QP` is checked in every engine cycle,
+// armed); entry `cycle mod 2^LOG_MAX_QP` is checked in every engine cycle
+// while a timer is armed (the scan rests, and the state holds still, while
+// none is),
 // so a deadline is found at most 2^LOG_MAX_QP - 1 cycles after it passes,
 // at a cycle that depends only on the deadline (never on the time warp: the
-// RAM is read on every clock at the address of the NEXT device cycle,
+// RAM is read on every clock of a scan at the address of the NEXT device cycle,
 // cycle_nx, held clocks and warps included).  A passed deadline sets the
 // QP's `due` bit; hca_dispatch steps a due QP like a busy one and
 // hca_comp_timer acts on it (and re-arms or disarms the timer, which clears
