@@ -31,7 +31,7 @@ accepted() {
 # Unknown keys: every backend, the known ones listed.
 refused model nosuch=1 '^model: unknown option "nosuch=1" \(options: trace=0\|1\)'
 refused rtl nosuch=1 '^rtl: unknown option "nosuch=1" \(options: rd_lat=0\.\.1000000, rd_jitter=0\.\.1000000, wr_lat=0\.\.1000000, bug=none\|'
-refused lockstep nosuch=1 '^lockstep: unknown option "nosuch=1" \(options: ref=TEXT, dut=TEXT, ref\.K=V, dut\.K=V, .*tx_order=qp\|port\)'
+refused lockstep nosuch=1 '^lockstep: unknown option "nosuch=1" \(options: ref=TEXT, dut=TEXT, ref\.K=V, dut\.K=V, .*tx_order=qp\|port(, [a-z_]+=[^,)]+)*\)'
 refused lockstep dut.nosuch=1 '^rtl: unknown option "nosuch=1"'
 refused lockstep ref.nosuch=1 '^model: unknown option "nosuch=1"'
 refused model rd_lat=40 '^model: unknown option "rd_lat=40"'
