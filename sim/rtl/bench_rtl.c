@@ -852,8 +852,14 @@ int main(int argc, char **argv)
 		usage();
 	if (!o.latency)
 		o.latency = 250;
-	if (strcmp(o.mac, "auto") && strcmp(o.mac, "none") && strcmp(o.mac, "25g") && strcmp(o.mac, "100g"))
-		usage();
+	if (strcmp(o.mac, "auto")) {	/* or a name of the rtl engine's mac= option */
+		unsigned int k = 0;
+
+		while (mac_pace_names[k] && strcmp(o.mac, mac_pace_names[k]))
+			k++;
+		if (!mac_pace_names[k])
+			usage();
+	}
 	progress_init(&pg, (o.nwidths + (o.model ? 1 : 0)) * (2 * o.nsizes + 2), stderr);
 	o.pg = &pg;
 	hca_rtl_engine_register();

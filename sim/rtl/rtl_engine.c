@@ -189,9 +189,18 @@ static void flush_owed(struct rtl_engine *r);
  * (a read completion or a write response falling due, the paced MAC's
  * tready rising) or a transport timer falls due, UINT64_MAX if none:
  * until then, a cycle without a handshake leaves every input as it was. */
+/* The transport timers' earliest deadline as a cycle to act in (never before
+ * the next one: a passed deadline is acted on at once), UINT64_MAX if none. */
+static uint64_t timer_next(const struct rtl_engine *r)
+{
+	if (r->io.next_timer == UINT64_MAX)
+		return UINT64_MAX;
+	return r->io.next_timer > r->now ? r->io.next_timer : r->now + 1;
+}
+
 static uint64_t harness_next(const struct rtl_engine *r)
 {
-	uint64_t t = UINT64_MAX;
+	uint64_t t = UINT64_MAX, m;
 
 	if (!r->cpl_active)
 		for (size_t i = 0; i < r->rq_n; i++)
@@ -200,15 +209,13 @@ static uint64_t harness_next(const struct rtl_engine *r)
 	if (r->wr_n && r->wr[r->wr_head].due < t)
 		t = r->wr[r->wr_head].due;
 	/* a transport timer falling due changes the RTL's state without an input */
-	if (r->io.next_timer < t)
-		t = r->io.next_timer > r->now ? r->io.next_timer : r->now + 1;
+	m = timer_next(r);
+	if (m < t)
+		t = m;
 	/* the paced MAC raises tready by itself */
-	{
-		uint64_t m = mac_pace_next_ready(&r->mac, r->now);	/* now: ready */
-
-		if (m > r->now && m < t)
-			t = m;
-	}
+	m = mac_pace_next_ready(&r->mac, r->now);	/* now: ready */
+	if (m > r->now && m < t)
+		t = m;
 	return t;
 }
 
@@ -830,19 +837,20 @@ static void rtl_advance(struct hca_engine *e, uint64_t cycles)
 		end = UINT64_MAX;
 	while (r->now < end) {
 		uint64_t to = r->now;
+		bool at_rest = idle(r);
 
 		/* idle: skip to the end; quiet (a fixed point): skip to the next input
 		 * change (harness_next, which counts the timer deadline); never past
 		 * a timer deadline (the RTL finds a passed deadline by itself within
 		 * 2^LOG_MAX_QP cycles) */
-		if (idle(r)) {
+		if (at_rest) {
 			if (!r->no_warp && r->io.next_timer > r->now)
 				to = r->io.next_timer < end ? r->io.next_timer : end;
 		} else if (r->fixed) {
 			to = r->fixed_until < end ? r->fixed_until : end;
 		}
 		if (to > r->now)
-			owe(r, to - r->now, idle(r));
+			owe(r, to - r->now, at_rest);
 		else
 			cycle(r);
 	}
@@ -864,11 +872,8 @@ static uint64_t rtl_next_event(struct hca_engine *e)
 {
 	struct rtl_engine *r = to_rtl(e);
 
-	if (idle(r)) {
-		if (r->io.next_timer == UINT64_MAX)
-			return UINT64_MAX;
-		return r->io.next_timer > r->now ? r->io.next_timer : r->now + 1;
-	}
+	if (idle(r))
+		return timer_next(r);
 	if (r->fixed && r->fixed_until != UINT64_MAX && r->fixed_until > r->now)
 		return r->fixed_until;
 	return r->now + 1;
