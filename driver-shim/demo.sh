@@ -3,7 +3,8 @@
 # make demo: two simulated RoCEv2 HCAs, each in its own process under
 # `hcasim run` on the lockstep backend (the RTL engine checked transaction by
 # transaction against the C model), joined by `hcasim switch` with pcap
-# capture, running Debian's unmodified ibv_rc_pingpong and ib_write_bw.
+# capture, running Debian's unmodified ibv_rc_pingpong, ib_write_bw, ib_read_bw and
+# ib_atomic_bw.
 # Leaves the captures and HCA A's waveform in build/demo/ and prints what
 # ran and what came out.  DEMO_BACKEND=model runs the same on the C model.
 set -u
@@ -48,8 +49,8 @@ run() {
 frames() { sed -nE 's/.*: ([0-9]+) frames in,.*/\1/p' "$OUT/$1-switch.log"; }
 opcodes() {
   tshark -r "$OUT/$1.pcap" -T fields -e infiniband.bth.opcode 2>/dev/null | sort -n | uniq -c |
-    awk 'BEGIN { split("0 RC-SEND-FIRST 1 RC-SEND-MIDDLE 2 RC-SEND-LAST 4 RC-SEND-ONLY 6 RC-WRITE-FIRST 7 RC-WRITE-MIDDLE 8 RC-WRITE-LAST 10 RC-WRITE-ONLY 17 RC-ACK", a, " ");
-                 for (i = 1; i < 18; i += 2) n[a[i]] = a[i + 1] }
+    awk 'BEGIN { split("0 RC-SEND-FIRST 1 RC-SEND-MIDDLE 2 RC-SEND-LAST 4 RC-SEND-ONLY 6 RC-WRITE-FIRST 7 RC-WRITE-MIDDLE 8 RC-WRITE-LAST 10 RC-WRITE-ONLY 12 RC-READ-REQUEST 13 RC-READ-RESPONSE-FIRST 14 RC-READ-RESPONSE-MIDDLE 15 RC-READ-RESPONSE-LAST 16 RC-READ-RESPONSE-ONLY 17 RC-ACK 18 RC-ATOMIC-ACK 19 RC-CMP-SWAP 20 RC-FETCH-ADD", a, " ");
+                 for (i = 1; i < 38; i += 2) n[a[i]] = a[i + 1] }
          { printf "%s%s %s", sep, $1, ($2 in n) ? n[$2] : "opcode-" $2; sep = ", " }'
 }
 
@@ -92,6 +93,18 @@ if run write_bw "" ib_write_bw -F -x 1 -s 65536 -n "$BW_N" -t 16; then
     "$OUT/write_bw-client.log"
   echo "     captured $(frames write_bw) frames: $(opcodes write_bw)"
   echo "     pcap: $OUT/write_bw.pcap"
+  [ "$BACKEND" = lockstep ] && echo "     lockstep: no divergence between the RTL and the model on either HCA"
+else
+  status=1
+fi
+echo
+
+echo "3. ib_read_bw -x 1 -s 65536 -n $BW_N, then ib_atomic_bw -A FETCH_AND_ADD -n $BW_N   (RDMA READ and atomics)"
+if run read_bw "" ib_read_bw -F -x 1 -s 65536 -n "$BW_N" && run atomic_bw "" ib_atomic_bw -F -x 1 -A FETCH_AND_ADD -n "$BW_N"; then
+  awk -v n="$BW_N" '$1 == 65536 && $2 == n { printf "     READ %s bytes x %s: %s MB/s average (as reported)\n", $1, $2, $4 }' "$OUT/read_bw-client.log"
+  awk -v n="$BW_N" '$1 == 8 && $2 == n { printf "     FETCH_AND_ADD x %s: %s Mpps (as reported)\n", $2, $5 }' "$OUT/atomic_bw-client.log"
+  echo "     captured $(frames read_bw) + $(frames atomic_bw) frames: $(opcodes read_bw); $(opcodes atomic_bw)"
+  echo "     pcaps: $OUT/read_bw.pcap $OUT/atomic_bw.pcap"
   [ "$BACKEND" = lockstep ] && echo "     lockstep: no divergence between the RTL and the model on either HCA"
 else
   status=1

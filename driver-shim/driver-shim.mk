@@ -120,7 +120,7 @@ regress-shim: $(SHIM_RUNTIME)
 	@HCASIM=$(HCASIM_BIN) bash driver-shim/tests/regress.sh
 BENCH_TARGETS += bench-shim
 REGRESS_TARGETS += regress-shim
-HELP += "demo|two simulated HCAs (lockstep: RTL checked against the model) run ibv_rc_pingpong and ib_write_bw (pcaps, waveform in build/demo/; DEMO_BACKEND=model|rtl|lockstep)" \
+HELP += "demo|two simulated HCAs (lockstep: RTL checked against the model) run ibv_rc_pingpong, ib_write_bw, ib_read_bw and ib_atomic_bw (pcaps, waveform in build/demo/; DEMO_BACKEND=model|rtl|lockstep)" \
         "bench-shim|ib_write_bw through the driver shim (64 B, 64 KiB; batched and one frame per message; CPU per message)"
 
 .PHONY: lint-shim
