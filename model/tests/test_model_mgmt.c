@@ -7,12 +7,11 @@
  * overflow, invalid EQ), the event FIFO (depth, overflow flag, pop), port
  * events, context command status codes, QPC one-shot flags, doorbell
  * checks, the DMA fault latch, ENGINE_CTRL reset, side-effect-free reads;
- * a QPC write of state RESET without RESET_STATE, a valid EQC rewritten
- * (status kept) and destroyed (status forgotten), the CTX_DATA words past
- * a context's size and after a reset.
+ * the context rules of tests/ctx_rules.h (also run on the RTL by rtl_regs).
  */
 #include <errno.h>
 
+#include "ctx_rules.h"
 #include "mt.h"
 
 static struct tb *tb;
@@ -328,14 +327,6 @@ static void contexts(void)
 	tb_ctx_write(n, HCA_CTX_TYPE_QPC, 40, &q, sizeof(q));
 	tb_ctx_read(n, HCA_CTX_TYPE_QPC, 40, &qb, sizeof(qb));
 	CHECK_EQ(qb.sq_psn_next, 0xabcdef, "no LOAD_SQ_PSN: PSN state kept");
-	/* state = RESET alone (no RESET_STATE flag) makes the engine forget the QP (programming.md 7) */
-	q.state = HCA_QPS_RESET;
-	tb_ctx_write(n, HCA_CTX_TYPE_QPC, 40, &q, sizeof(q));
-	tb_ctx_read(n, HCA_CTX_TYPE_QPC, 40, &qb, sizeof(qb));
-	CHECK_EQ(qb.cur_state, HCA_QPS_RESET, "RESET without RESET_STATE: cur_state RESET");
-	CHECK(qb.sq_psn_next == 0 && qb.rq_psn_expected == 0,
-	      "RESET without RESET_STATE: the QP's PSN state is forgotten (sq_psn_next 0x%x, rq_psn_expected 0x%x)",
-	      qb.sq_psn_next, qb.rq_psn_expected);
 	for (unsigned int i = 0xA0; i < 256; i++)
 		if (((uint8_t *)&qb)[i])
 			CHECK(0, "QPC reserved byte 0x%x reads non-zero", i);
@@ -604,88 +595,6 @@ static void eq_recreate(void)
 	free(eq);
 }
 
-/*
- * Rewriting a valid EQ's context replaces its configuration only: the
- * status words (pi, ci, armed) are the engine's (programming.md 7), so the
- * next EQE goes to the next slot and a disarmed EQ stays disarmed.  A write
- * of valid = 0 makes the engine forget the EQ: its status reads 0.
- */
-static void eq_rewrite_keeps_status(void)
-{
-	struct tb_eq *eq = tb_eq_create(n, 2, 6);
-	struct hca_eqc c, back;
-	struct hca_eqe e;
-	uint64_t irq0 = n->irq[6];
-
-	inject(eq->eqn, HCA_EQE_TYPE_COMP, 0, 500, 0);	/* fires the armed EQ, which disarms */
-	inject(eq->eqn, HCA_EQE_TYPE_COMP, 0, 501, 0);
-	tb_run(tb, 1000);
-	CHECK_EQ(n->irq[6], irq0 + 1, "one interrupt: the EQ disarmed after the first EQE");
-	tb_ctx_read(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c));
-	CHECK(c.valid == 1 && c.pi == 2 && c.armed == 0, "EQ status before the rewrite: pi %u armed %u", c.pi, c.armed);
-	c.pi = 0;		/* status words written are ignored */
-	c.armed = 1;
-	CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c)), HCA_MGMT_STATUS_OK, "valid EQC rewritten");
-	tb_ctx_read(n, HCA_CTX_TYPE_EQC, eq->eqn, &back, sizeof(back));
-	CHECK(back.pi == 2 && back.armed == 0, "rewrite keeps the status: pi %u armed %u", back.pi, back.armed);
-	inject(eq->eqn, HCA_EQE_TYPE_COMP, 0, 502, 0);
-	tb_run(tb, 1000);
-	CHECK_EQ(n->irq[6], irq0 + 1, "still disarmed: no interrupt for the third EQE");
-	for (uint32_t i = 0; i < 3; i++)
-		CHECK(tb_eq_poll(eq, &e) && e.element == 500 + i, "EQE %u in slot %u", i, i);
-	c.valid = 0;
-	tb_ctx_write(n, HCA_CTX_TYPE_EQC, eq->eqn, &c, sizeof(c));
-	tb_ctx_read(n, HCA_CTX_TYPE_EQC, eq->eqn, &back, sizeof(back));
-	CHECK(back.valid == 0 && back.pi == 0 && back.ci == 0 && back.armed == 0,
-	      "destroyed EQ: status forgotten (pi %u ci %u armed %u)", back.pi, back.ci, back.armed);
-	free(eq);
-}
-
-/*
- * CTX_DATA (programming.md 7): a context read replaces all 64 staging
- * words -- the context, then zeros past its size; a refused command leaves
- * the words as they were; ENGINE_CTRL.RESET clears them.
- */
-static void ctx_data_words(void)
-{
-	static const struct {
-		unsigned int type, idx, size;
-	} rd[] = {
-		{ HCA_CTX_TYPE_CQC, 1, HCA_CQC_SIZE }, { HCA_CTX_TYPE_SRQC, 1, HCA_SRQC_SIZE },
-		{ HCA_CTX_TYPE_EQC, 0, HCA_EQC_SIZE }, { HCA_CTX_TYPE_MRC, 1, HCA_MRC_SIZE },
-		{ HCA_CTX_TYPE_GIDC, 0, HCA_GIDC_SIZE },
-	};
-	unsigned int bad;
-
-	for (unsigned int k = 0; k < sizeof(rd) / sizeof(rd[0]); k++) {
-		for (unsigned int i = 0; i < HCA_MGMT_CTX_DATA_WORDS; i++)
-			mw(HCA_MGMT_CTX_DATA + 4 * i, 0xa5a5a500u | i);
-		mw(HCA_MGMT_CTX_CMD, HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_OP, HCA_CTX_OP_READ) |
-				     HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_TYPE, rd[k].type) |
-				     HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_INDEX, rd[k].idx));
-		CHECK(mr(HCA_MGMT_CTX_STATUS) == HCA_MGMT_STATUS_OK, "context type %u read", rd[k].type);
-		bad = 0;
-		for (unsigned int i = rd[k].size / 4; i < HCA_MGMT_CTX_DATA_WORDS; i++)
-			bad += mr(HCA_MGMT_CTX_DATA + 4 * i) != 0;
-		CHECK(bad == 0, "type %u: the words past its %u bytes read 0 (%u do not)", rd[k].type, rd[k].size,
-		      bad);
-	}
-	for (unsigned int i = 0; i < HCA_MGMT_CTX_DATA_WORDS; i++)
-		mw(HCA_MGMT_CTX_DATA + 4 * i, 0x5a5a5a00u | i);
-	mw(HCA_MGMT_CTX_CMD, HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_OP, HCA_CTX_OP_READ) |
-			     HCA_FIELD_PREP(HCA_MGMT_CTX_CMD_TYPE, HCA_CTX_TYPE_QPC));	/* QPN 0: reserved */
-	CHECK_EQ(mr(HCA_MGMT_CTX_STATUS), HCA_MGMT_STATUS_BAD_INDEX, "read of QPN 0 refused");
-	bad = 0;
-	for (unsigned int i = 0; i < HCA_MGMT_CTX_DATA_WORDS; i++)
-		bad += mr(HCA_MGMT_CTX_DATA + 4 * i) != (0x5a5a5a00u | i);
-	CHECK_EQ(bad, 0, "a refused read leaves the staging words as written");
-	mw(HCA_MGMT_ENGINE_CTRL, HCA_MGMT_ENGINE_CTRL_RESET_MASK | HCA_MGMT_ENGINE_CTRL_ENABLE_MASK);
-	bad = 0;
-	for (unsigned int i = 0; i < HCA_MGMT_CTX_DATA_WORDS; i++)
-		bad += mr(HCA_MGMT_CTX_DATA + 4 * i) != 0;
-	CHECK_EQ(bad, 0, "ENGINE_CTRL.RESET clears the staging words");
-}
-
 int main(void)
 {
 	struct tb_config cfg = { .nodes = 2 };
@@ -709,8 +618,9 @@ int main(void)
 	reset_with_frames_queued();
 	create_args();
 	eq_recreate();
-	eq_rewrite_keeps_status();
-	ctx_data_words();	/* last: it resets the engine */
+	ctx_rules_qpc_reset(n, 41);
+	ctx_rules_eq_rewrite(tb, n, 6);
+	ctx_rules_data_words(n);	/* last: it resets the engine */
 	tb_destroy(tb);
 	return check_done();
 }
