@@ -6,10 +6,12 @@
  * clock latch, MSI-X masking and PBA, EQE injection (owner bit, arming,
  * overflow, invalid EQ), the event FIFO (depth, overflow flag, pop), port
  * events, context command status codes, QPC one-shot flags, doorbell
- * checks, the DMA fault latch, ENGINE_CTRL reset, side-effect-free reads.
+ * checks, the DMA fault latch, ENGINE_CTRL reset, side-effect-free reads;
+ * the context rules of tests/ctx_rules.h (also run on the RTL by rtl_regs).
  */
 #include <errno.h>
 
+#include "ctx_rules.h"
 #include "mt.h"
 
 static struct tb *tb;
@@ -616,6 +618,9 @@ int main(void)
 	reset_with_frames_queued();
 	create_args();
 	eq_recreate();
+	ctx_rules_qpc_reset(n, 41);
+	ctx_rules_eq_rewrite(tb, n, 6);
+	ctx_rules_data_words(n);	/* last: it resets the engine */
 	tb_destroy(tb);
 	return check_done();
 }

@@ -392,6 +392,8 @@ int main(void)
 	nak_crafted(HCA_BTH_OP_RC_SEND_ONLY, 1028, 0, 0, "SEND ONLY longer than the PMTU");
 	/* a READ longer than 2^31 bytes is an invalid request (docs/wire.md 4.2, check 2) */
 	nak_crafted(HCA_BTH_OP_RC_RDMA_READ_REQUEST, 0, 0, (uint32_t)HCA_CAP_MAX_MSG_SZ + 1, "READ longer than 2^31");
+	/* so is a WRITE whose RETH DMA length is over 2^31 (Linux rxe checks every RETH so, citing IBA C9-94) */
+	nak_crafted(HCA_BTH_OP_RC_RDMA_WRITE_FIRST, 1024, 0, (uint32_t)HCA_CAP_MAX_MSG_SZ + 1, "WRITE longer than 2^31");
 	nak_sequence();
 	nak_remote_access();
 	nak_remote_op();

@@ -2,11 +2,13 @@
 /*
  * Requester retry paths (IB Vol 1 9.7.5.x / docs/wire.md 3.3-3.4, 4.1):
  * RNR retry exhaustion and infinite RNR retry; ACK timeout retry then
- * success (with the timeout measured against 2^(timeout+10) cycles);
+ * success (with the timeout measured against 2^(timeout+10) cycles), also
+ * beside an idle QP of a higher QPN;
  * retry exhaustion with IBV_WC_RETRY_EXC_ERR and the flush of the WQEs
  * behind it; timeout 0 = no timer; duplicate READ and ATOMIC requests
  * replayed from the responder resources (memory changed once, original
- * value replayed); a lost middle READ response (implicit NAK, READ
+ * value replayed), a duplicate READ answered only inside the original's
+ * PSN range; a lost middle READ response (implicit NAK, READ
  * re-issued for the missing part with VA/length advanced); an ACK that
  * overtakes a lost READ response.
  */
@@ -140,6 +142,42 @@ static void timeout_retry(void)
 	mt_teardown(&t);
 }
 
+/*
+ * The ACK timer of a QP fires at its deadline whatever other QPs the node
+ * has (wire.md 3.4): here an idle QP with a higher QPN, which has no
+ * deadline of its own, sits beside the one waiting for its ACK.
+ */
+static void timer_beside_idle_qp(void)
+{
+	struct tb_qp_attr a;
+	struct hca_cqe c;
+	struct tb_sge r;
+	struct tb_qp *idle;
+	struct mt t;
+	int first = -1, second = -1;
+
+	tb_qp_attr_default(&a);
+	a.timeout = 8;
+	mt_setup(&t, HCA_QPT_RC, &a, NULL);
+	idle = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
+	CHECK(idle && idle->qpn > t.qp[0]->qpn, "an idle QP with a higher QPN on the requester's node");
+	mt_cap_start(&t, &cap);
+	set_rule(0, HCA_BTH_OP_RC_SEND_ONLY, -1, 1);	/* lose the first transmission */
+	r = mt_sge(t.mr[1], 0, 100);
+	tb_post_recv(t.qp[1], &r, 1);
+	post_send(&t, 100);
+	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS, "success after one ACK timeout");
+	for (unsigned int i = 0; i < cap.n; i++)
+		if (cap.src[i] == 0 && cap.pkt[i].opcode == HCA_BTH_OP_RC_SEND_ONLY)
+			first < 0 ? (first = (int)i) : second < 0 ? (second = (int)i) : 0;
+	CHECK(second >= 0, "sent twice");
+	if (second >= 0)
+		CHECK_EQ(cap.when[second] - cap.when[first], 1ull << (8 + HCA_TIMER_ACK_SHIFT),
+			 "retransmitted 2^(timeout+10) cycles after the first transmission");
+	free(idle);
+	mt_teardown(&t);
+}
+
 static void retry_exhaustion(void)
 {
 	struct tb_qp_attr a;
@@ -267,6 +305,62 @@ static void dup_read_atomic_replay(void)
 	mt_teardown(&t);
 }
 
+/*
+ * A duplicate READ request is answered only when its PSN range lies inside
+ * the READ it repeats (docs/model.md rule 19, wire.md 4.1; Linux rxe also
+ * drops a duplicate READ that reaches past the original): one packet
+ * longer than the original is dropped; the same request, and its second
+ * packet's part alone, are answered from the responder resources.
+ */
+static void dup_read_range(void)
+{
+	struct hca_cqe c;
+	struct mt t;
+	struct tb_sge s;
+	struct roce_pkt p;
+	uint32_t psn0, dup0;
+	unsigned int k;
+	static const struct {
+		uint32_t psn_off, va_off, len, responses;
+		const char *what;
+	} d[] = {
+		{ 0, 0, 3072, 0, "one packet past the original: dropped" },
+		{ 1, 1024, 1024, 1, "its second packet alone: answered" },
+		{ 0, 0, 2048, 2, "the same request: answered" },
+	};
+
+	mt_setup(&t, HCA_QPT_RC, NULL, NULL);
+	mt_cap_start(&t, &cap);
+	mt_fill(t.mr[1]->buf, 2048, 51);
+	s = mt_sge(t.mr[0], 0, 2048);
+	tb_post_send(t.qp[0], &(struct tb_send_wr){ .opcode = HCA_WR_RDMA_READ, .flags = HCA_SEND_SIGNALED,
+						     .sge = &s, .num_sge = 1, .raddr = t.mr[1]->va,
+						     .rkey = t.mr[1]->rkey });
+	CHECK(tb_cq_wait(t.scq[0], &c, MT_WAIT) && c.status == HCA_WC_SUCCESS, "2-packet READ completes");
+	psn0 = (tb_qp_query(t.qp[0]).sq_psn_next - 2) & 0xffffff;
+	for (k = 0; k < sizeof(d) / sizeof(d[0]); k++) {
+		unsigned int before = cap.n, resp = 0;
+
+		dup0 = tb_stat(t.n[1], HCA_STAT_RX_DUP);
+		roce_pkt_init(&p, HCA_BTH_OP_RC_RDMA_READ_REQUEST);
+		p.dqpn = t.qp[1]->qpn;
+		p.psn = (psn0 + d[k].psn_off) & 0xffffff;
+		p.ackreq = true;
+		p.reth.va = t.mr[1]->va + d[k].va_off;
+		p.reth.rkey = t.mr[1]->rkey;
+		p.reth.len = d[k].len;
+		CHECK(mt_inject(&t, 0, 1, &p, NULL, 0) == 0, "%s: built", d[k].what);
+		tb_run(t.tb, MT_WAIT);
+		for (unsigned int i = before; i < cap.n; i++)
+			resp += cap.src[i] == 1 && cap.pkt[i].opcode >= HCA_BTH_OP_RC_RDMA_READ_RESPONSE_FIRST &&
+				cap.pkt[i].opcode <= HCA_BTH_OP_RC_RDMA_READ_RESPONSE_ONLY;
+		CHECK(resp == d[k].responses, "duplicate READ %s (%u responses)", d[k].what, resp);
+		CHECK(tb_stat(t.n[1], HCA_STAT_RX_DUP) == dup0 + 1, "%s: counted as a duplicate", d[k].what);
+	}
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "responder still in RTS");
+	mt_teardown(&t);
+}
+
 static void read_middle_lost(void)
 {
 	struct hca_cqe c;
@@ -346,9 +440,11 @@ int main(void)
 	rnr_exhaustion();
 	rnr_infinite();
 	timeout_retry();
+	timer_beside_idle_qp();
 	retry_exhaustion();
 	timeout_zero_is_infinite();
 	dup_read_atomic_replay();
+	dup_read_range();
 	read_middle_lost();
 	ack_overtakes_lost_read_response();
 	return check_done();

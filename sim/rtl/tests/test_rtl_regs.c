@@ -5,7 +5,8 @@
  * interrupt, the context tables (every type, status codes, QPC one-shots and
  * status words), doorbells, the event FIFO and port control, EQE injection
  * (DMA write with the owner bit, arming, MSI-X, masking and PBA, overflow),
- * the first-DMA-fault latch and ENGINE_CTRL reset.  Expected values come
+ * the first-DMA-fault latch and ENGINE_CTRL reset, the context rules of
+ * tests/ctx_rules.h (shared with model_mgmt).  Expected values come
  * from docs/programming.md and spec/hca.toml, not from the RTL.
  *
  *   rtl_regs [--width 64|512]
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "ctx_rules.h"
 #include "rtl/rtl_engine.h"
 #include "tb.h"
 
@@ -414,7 +416,10 @@ int main(int argc, char **argv)
 	contexts(n);
 	events_and_port(n);
 	eqe_injection(tb, n);
+	ctx_rules_qpc_reset(n, 41);
+	ctx_rules_eq_rewrite(tb, n, 6);
 	dma_fault_and_reset(tb, n);
+	ctx_rules_data_words(n);
 	options();
 	CHECK(rtl_engine_stats(n->eng, &st) == 0 && st.protocol_errors == 0, "no interface violations: %s",
 	      n->ops->last_error(n->eng));
