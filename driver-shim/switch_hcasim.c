@@ -20,6 +20,7 @@
  * closes the port with the reason.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,20 @@ static void shm_release(struct sw_port *p)
 	p->wake_fd = -1;
 }
 
+/* fd is an eventfd (a pipe or a socket instead could block the switch's wake-up writes). */
+static int is_eventfd(int fd)
+{
+	char link[64], path[40];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return 0;
+	link[n] = '\0';
+	return !strcmp(link, "anon_inode:[eventfd]");
+}
+
 /*
  * The shared-memory wire of a HELLO (fds: memfd, eventfd waking us, eventfd
  * waking the HCA): 1 when taken (the descriptors are kept), else 0 (closed;
@@ -146,6 +161,10 @@ static int shm_accept(struct sw_port *p, const char *name, int *fds, unsigned in
 	}
 	if (nfds != 3)
 		snprintf(err, sizeof(err), "%u file descriptors with the HELLO, want 3", nfds);
+	else if (!is_eventfd(fds[1]) || !is_eventfd(fds[2]))
+		snprintf(err, sizeof(err), "the wake-up descriptors are not eventfds");
+	else if (fcntl(fds[1], F_SETFL, O_NONBLOCK) || fcntl(fds[2], F_SETFL, O_NONBLOCK))
+		snprintf(err, sizeof(err), "cannot make the eventfds non-blocking: %s", strerror(errno));
 	else
 		o->seg = shmring_attach(fds[0], &rb, err, sizeof(err));
 	if (!o->seg) {

@@ -19,8 +19,9 @@
 #     captures (--pcap-out) are identical frame for frame;
 #   * bad input: an oversized record, a truncated one, a wrap mark at the
 #     ring's start make the switch close that port with a sentence naming
-#     the problem; an unsealed or wrongly sized segment is refused with a
-#     sentence and the port goes on with its socket; a peer killed in the
+#     the problem; an unsealed or wrongly sized segment, or pipes instead of
+#     eventfds, are refused with a sentence and the port goes on with its
+#     socket; a peer killed in the
 #     middle of ib_write_bw is a departed port.  The switch survives all of
 #     it and carries a pingpong afterwards.
 cd "$(dirname "$0")/../.." || exit 1
@@ -135,7 +136,7 @@ done
 grep -q "shared-memory ring broken: oversized frame" "$SW_LOG"; ok $? "the switch says: oversized frame"
 grep -q "shared-memory ring broken: truncated frame" "$SW_LOG"; ok $? "the switch says: truncated frame"
 grep -q "shared-memory ring broken: wrap mark at the start" "$SW_LOG"; ok $? "the switch says: wrap mark"
-for what in unsealed small; do
+for what in unsealed small pipe; do
   out=$(timeout 20 "$PEER" "$SW_SOCK" bad "$what" 02:00:00:00:00:3$((RANDOM % 9 + 1)) 2>&1)
   grep -q "welcome without shm" <<<"$out"; ok $? "bad segment ($what): accepted on the socket only"
 done
@@ -143,6 +144,8 @@ grep -q "shared memory refused: the shared segment is not a memfd sealed" "$SW_L
 ok $? "the switch says why it refused the unsealed segment"
 grep -q "shared memory refused: bad shared segment" "$SW_LOG"
 ok $? "the switch says why it refused the wrongly sized segment"
+grep -q "shared memory refused: the wake-up descriptors are not eventfds" "$SW_LOG"
+ok $? "the switch says why it refused pipes for eventfds"
 
 # a peer that dies in the middle of ib_write_bw
 port=$(free_port)

@@ -16,7 +16,8 @@
  *                                           (a bad record in the ring, then
  *                                           print "closed" when the switch
  *                                           closes the connection), unsealed |
- *                                           small (a bad segment: print
+ *                                           small | pipe (a bad segment, or a
+ *                                           pipe for the eventfds: print
  *                                           "welcome without shm")
  *
  * --socket: no shared memory offered, one FRAME per message.  Prints
@@ -330,13 +331,16 @@ int main(int argc, char **argv)
 		perror("shm_peer: connect");
 		return 1;
 	}
-	bad_seg = !strcmp(argv[2], "bad") && (!strcmp(argv[3], "unsealed") || !strcmp(argv[3], "small"));
+	bad_seg = !strcmp(argv[2], "bad") && (!strcmp(argv[3], "unsealed") || !strcmp(argv[3], "small") ||
+					       !strcmp(argv[3], "pipe"));
 	if (!socket_only) {
 		fds[0] = make_seg(strcmp(argv[3], "unsealed"), strcmp(argv[3], "small") ? RING : 1024);
 		efd_sw = eventfd(0, EFD_NONBLOCK);
 		efd_me = eventfd(0, EFD_NONBLOCK);
 		fds[1] = efd_sw;
 		fds[2] = efd_me;
+		if (!strcmp(argv[3], "pipe") && pipe(fds + 1))
+			return 1;
 		nfds = fds[0] >= 0 && efd_sw >= 0 && efd_me >= 0 ? 3 : 0;
 	}
 	if (hello(mac, fds, (unsigned int)nfds, 0) || (flags = welcome()) < 0) {
