@@ -32,7 +32,8 @@ int shmring_create(uint64_t ring_bytes, struct shmring_seg **seg, char *err, siz
 	*seg = MAP_FAILED;
 	if (fd < 0 || ftruncate(fd, (off_t)size) ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) ||
-	    (*seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+	    (*seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0)) ==
+		    MAP_FAILED) {
 		snprintf(err, errlen, "cannot make the shared segment: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -62,7 +63,7 @@ struct shmring_seg *shmring_attach(int fd, uint64_t *ring_bytes, char *err, size
 			 (long long)st.st_size);
 		return NULL;
 	}
-	seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	if (seg == MAP_FAILED) {
 		snprintf(err, errlen, "cannot map the shared segment: %s", strerror(errno));
 		return NULL;
