@@ -300,8 +300,8 @@ static void *device_thread(void *arg)
 
 	while (!atomic_load(&d->stop)) {
 		uint64_t now, ne, wall;
-		struct pollfd p[2];
-		int np = 0, ms;
+		struct pollfd p[3];
+		int np = 0, ms, ring = 0;
 
 		d->thr_loops++;
 		/* The socket is read when poll() said so (again while a read leaves
@@ -353,20 +353,31 @@ static void *device_thread(void *arg)
 			ms = c >= 100 ? 100 : (int)c + 1;
 		}
 		p[np++] = (struct pollfd){ .fd = shim_bus_wake_fd(d->bus), .events = POLLIN };
-		if (d->link)
+		if (d->link) {
 			p[np++] = (struct pollfd){ .fd = shim_link_fd(d->link), .events = POLLIN };
+			/* shared-memory wire: the switch pokes this when we sleep */
+			p[np++] = (struct pollfd){ .fd = shim_link_wake_fd(d->link), .events = POLLIN };
+			ring = p[2].fd >= 0;
+		}
 		shim_bus_set_sleeping(d->bus, 1);
 		/* Work that came in before the announcement did not poke: look again. */
-		if (!shim_bus_rx_pending(d->bus) &&
+		if (!shim_bus_rx_pending(d->bus) && !(ring && shim_link_sleep(d->link, 1)) &&
 		    shim_bus_next_event(d->bus) > shim_bus_now(d->bus) && !atomic_load(&d->stop)) {
 			poll(p, (nfds_t)np, ms);
 			d->thr_sleeps++;
 		}
 		shim_bus_set_sleeping(d->bus, 0);
+		if (ring)
+			shim_link_sleep(d->link, 0);
 		if (p[0].revents)
 			shim_bus_clear_wake(d->bus);
-		if (np > 1 && p[1].revents)
+		if (np > 1 && p[1].revents) {
+			shim_link_readable(d->link);
 			read_link = 1;
+		}
+		if (ring && p[2].revents)
+			shim_link_woken(d->link);
+		read_link |= ring;
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
 	d->thr_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;

@@ -104,6 +104,13 @@ TEST_CMD_shim_rtl_pingpong := PP_BACKENDS="rtl lockstep" HCASIM=$(HCASIM_BIN) ba
 $(eval $(call shim_script_test,shim_cm,cm.sh))
 $(eval $(call shim_script_test,shim_cm_rtl,cm.sh))
 TEST_CMD_shim_cm_rtl := CM_RTL=1 HCASIM=$(HCASIM_BIN) bash driver-shim/tests/cm.sh
+# The shared-memory wire: real programs over it, fault decisions and captures as
+# on the socket, bad rings and segments (a raw peer, driver-shim/tests/shm_peer.c).
+$(BUILD)/tests/shm_peer: $(BUILD)/san/driver-shim/tests/shm_peer.o
+	@mkdir -p $(@D); $(CC) $(SAN_FLAGS) -o $@ $^
+$(eval $(call shim_script_test,shim_shm,shm.sh))
+TEST_DEPS_shim_shm += $(BUILD)/tests/shm_peer
+TEST_CMD_shim_shm := SHM_PEER=$(BUILD)/tests/shm_peer HCASIM=$(HCASIM_BIN) bash driver-shim/tests/shm.sh
 
 # ---- make demo / bench / regress ------------------------------------------------------------
 .PHONY: demo bench-shim regress-shim
@@ -121,7 +128,7 @@ regress-shim: $(SHIM_RUNTIME)
 BENCH_TARGETS += bench-shim
 REGRESS_TARGETS += regress-shim
 HELP += "demo|two simulated HCAs (lockstep: RTL checked against the model) run ibv_rc_pingpong, ib_write_bw, ib_read_bw and ib_atomic_bw (pcaps, waveform in build/demo/; DEMO_BACKEND=model|rtl|lockstep)" \
-        "bench-shim|ib_write_bw through the driver shim (64 B, 64 KiB; batched and one frame per message; CPU per message)"
+        "bench-shim|ib_write_bw through the driver shim (64 B, 64 KiB; shared-memory rings, batched socket messages, one frame per message; CPU per message)"
 
 .PHONY: lint-shim
 lint-shim:

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -17,6 +18,7 @@
 
 #include "bus.h"
 #include "log.h"
+#include "shmring.h"
 #include "swproto.h"
 #include "wire.h"
 
@@ -40,6 +42,13 @@
 #define LINK_TXBUF (256 << 10)	/* bytes of messages held before sending */
 #define LINK_RX_CHUNK 64	/* frames handed to the bus at once */
 #define LINK_WELCOME_MS 5000	/* the switch answers a HELLO at once; this is for a hung one */
+/*
+ * Shared memory (shmring.h): frames go through the rings instead; the socket
+ * is read when poll() said it is readable, when waiting for an answer, and
+ * every LINK_SOCK_EVERY polls otherwise (its end of file: the switch left).
+ */
+#define LINK_SOCK_EVERY 64
+#define LINK_FULL_WAIT_NS 20000	/* a full ring to the switch: look again after this */
 
 struct link_answer {
 	uint32_t ipv4;
@@ -76,14 +85,39 @@ struct shim_link {
 	unsigned int tx_n;
 	struct iovec tx_iov[LINK_BATCH];
 	unsigned int tx_frames[LINK_BATCH];	/* frames in each */
+	/* the shared-memory wire, offered in the HELLO (seg != NULL), used once accepted (shm) */
+	atomic_int shm;
+	struct shmring_seg *seg;
+	int efd_sw, efd_hca;		/* eventfds: wakes the switch, wakes us */
+	struct shmring tx_ring;		/* to the switch (under send_lock) */
+	struct shmring rx_ring;		/* from the switch (under rx_lock) */
+	unsigned int sock_tick;		/* polls since the socket was read (under rx_lock) */
+	atomic_int sock_ready;		/* poll() said the socket is readable */
 };
 
-static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t len)
+/* One message, with nfds file descriptors (SCM_RIGHTS) when nfds > 0. */
+static int send_msg_fds(struct shim_link *l, uint16_t type, const void *p, size_t len,
+			const int *fds, unsigned int nfds)
 {
 	struct hcasw_hdr h = { .type = type, .len = (uint32_t)len };
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)(uintptr_t)p, len } };
 	struct msghdr m = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+	union {
+		struct cmsghdr c;
+		uint8_t b[CMSG_SPACE(3 * sizeof(int))];
+	} ctl;
 	ssize_t n;
+
+	if (nfds) {
+		struct cmsghdr *c = &ctl.c;
+
+		m.msg_control = ctl.b;
+		m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
 
 	if (l->dead)
 		return -EPIPE;
@@ -104,6 +138,55 @@ static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t le
 	return 0;
 }
 
+static int send_msg(struct shim_link *l, uint16_t type, const void *p, size_t len)
+{
+	return send_msg_fds(l, type, p, len, NULL, 0);
+}
+
+static int link_poll(struct shim_link *l, int read_socket);
+
+/* The shared-memory wire offered in the HELLO: its descriptors (memfd, the two eventfds). */
+static int shm_offer(struct shim_link *l, int fds[3])
+{
+	char err[160];
+	const char *e = getenv("HCASIM_LINK_SHM");
+
+	l->efd_sw = l->efd_hca = -1;
+	if (!l->batch || (e && !strcmp(e, "0")))
+		return -1;
+	fds[0] = shmring_create(SHMRING_BYTES, &l->seg, err, sizeof(err));
+	if (fds[0] < 0) {
+		shim_dbg(1, "switch link: no shared memory (%s): the socket carries the frames", err);
+		return -1;
+	}
+	l->efd_sw = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	l->efd_hca = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (l->efd_sw < 0 || l->efd_hca < 0) {
+		shim_dbg(1, "switch link: no eventfd (%s): the socket carries the frames",
+			 strerror(errno));
+		close(fds[0]);
+		return -1;
+	}
+	shmring_init(&l->tx_ring, l->seg, SHMRING_BYTES, SHMRING_TO_SWITCH, l->efd_sw);
+	shmring_init(&l->rx_ring, l->seg, SHMRING_BYTES, SHMRING_TO_HCA, l->efd_hca);
+	fds[1] = l->efd_sw;
+	fds[2] = l->efd_hca;
+	return 0;
+}
+
+/* The shared memory is not (or no longer) used: give it back. */
+static void shm_drop(struct shim_link *l)
+{
+	atomic_store(&l->shm, 0);
+	shmring_unmap(l->seg, SHMRING_BYTES);
+	l->seg = NULL;
+	if (l->efd_sw >= 0)
+		close(l->efd_sw);
+	if (l->efd_hca >= 0)
+		close(l->efd_hca);
+	l->efd_sw = l->efd_hca = -1;
+}
+
 /* The switch's verdict on our HELLO (frames before it go to the bus): 0 if accepted. */
 static int wait_welcome(struct shim_link *l)
 {
@@ -117,7 +200,7 @@ static int wait_welcome(struct shim_link *l)
 		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= LINK_WELCOME_MS)
 			break;
 		if (poll(&p, 1, 10) > 0)
-			shim_link_poll(l);
+			link_poll(l, 1);
 	}
 	return l->welcome == 1 ? 0 : -1;
 }
@@ -128,7 +211,7 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct hcasw_hello hello = { 0 };
 	struct shim_link *l;
-	int sz = LINK_SOCKBUF;
+	int sz = LINK_SOCKBUF, fds[3], shm;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, errlen, "switch path too long: %s", path);
@@ -164,17 +247,22 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 	memcpy(hello.mac, mac, 6);
 	/* HCASIM_LINK_BATCH=0: the per-frame behaviour (a measurement knob, make bench-shim) */
 	l->batch = !getenv("HCASIM_LINK_BATCH") || strcmp(getenv("HCASIM_LINK_BATCH"), "0");
-	hello.flags = l->batch ? HCASW_HELLO_FRAMES : 0;
+	shm = !shm_offer(l, fds);
+	hello.flags = (l->batch ? HCASW_HELLO_FRAMES : 0) | (shm ? HCASW_HELLO_SHM : 0);
 	hello.ipv4[0] = (uint8_t)(ipv4 >> 24);
 	hello.ipv4[1] = (uint8_t)(ipv4 >> 16);
 	hello.ipv4[2] = (uint8_t)(ipv4 >> 8);
 	hello.ipv4[3] = (uint8_t)ipv4;
 	snprintf(hello.name, sizeof(hello.name), "%s", name);
-	if (send_msg(l, HCASW_HELLO, &hello, sizeof(hello))) {
+	if (send_msg_fds(l, HCASW_HELLO, &hello, sizeof(hello), fds, shm ? 3 : 0)) {
 		snprintf(err, errlen, "switch %s refused the connection", path);
+		if (shm)
+			close(fds[0]);
 		shim_link_close(l);
 		return NULL;
 	}
+	if (shm)
+		close(fds[0]);	/* (the mapping stays; the switch has its own descriptor) */
 	if (wait_welcome(l)) {
 		int e = l->welcome < 0 ? -l->welcome : ETIMEDOUT;
 
@@ -187,6 +275,10 @@ struct shim_link *shim_link_connect(const char *path, const uint8_t mac[6], uint
 		errno = e;
 		return NULL;
 	}
+	if (!atomic_load(&l->shm))
+		shm_drop(l);
+	shim_dbg(1, "switch link: frames travel %s", atomic_load(&l->shm) ? "in shared memory" :
+		 "over the socket");
 	return l;
 }
 
@@ -196,6 +288,7 @@ void shim_link_close(struct shim_link *l)
 		return;
 	shim_link_flush(l);
 	close(l->fd);
+	shm_drop(l);
 	pthread_mutex_destroy(&l->send_lock);
 	pthread_mutex_destroy(&l->rx_lock);
 	pthread_mutex_destroy(&l->lock);
@@ -207,7 +300,35 @@ void shim_link_close(struct shim_link *l)
 
 int shim_link_fd(const struct shim_link *l)
 {
-	return l->fd;
+	return l->dead ? -1 : l->fd;	/* (poll() skips a negative fd: no spinning on a hang-up) */
+}
+
+void shim_link_readable(struct shim_link *l)
+{
+	atomic_store(&l->sock_ready, 1);
+}
+
+int shim_link_wake_fd(const struct shim_link *l)
+{
+	return atomic_load(&l->shm) && !l->dead ? l->efd_hca : -1;
+}
+
+int shim_link_sleep(struct shim_link *l, int sleeping)
+{
+	int ret;
+
+	if (!atomic_load(&l->shm))
+		return 0;
+	pthread_mutex_lock(&l->rx_lock);
+	ret = shmring_sleep(&l->rx_ring, sleeping);
+	pthread_mutex_unlock(&l->rx_lock);
+	return ret;
+}
+
+void shim_link_woken(struct shim_link *l)
+{
+	if (atomic_load(&l->shm))
+		shmring_clear_wake(&l->rx_ring);
 }
 
 /* Send the messages in txbuf (send_lock held): 0 or a negative errno (the link is dead). */
@@ -247,12 +368,50 @@ static int flush_locked(struct shim_link *l)
 	return l->dead ? -EPIPE : -err;
 }
 
+/* Publish the frames written into the ring to the switch (send_lock held). */
+static void shm_publish_locked(struct shim_link *l)
+{
+	if (shmring_publish(&l->tx_ring)) {
+		pthread_mutex_lock(&l->lock);
+		l->tx_calls++;
+		pthread_mutex_unlock(&l->lock);
+	}
+}
+
 void shim_link_flush(struct shim_link *l)
 {
 	pthread_mutex_lock(&l->send_lock);
-	if (l->tx_n)
+	if (atomic_load(&l->shm))
+		shm_publish_locked(l);
+	else if (l->tx_n)
 		flush_locked(l);
 	pthread_mutex_unlock(&l->send_lock);
+}
+
+/*
+ * One frame into the ring to the switch (send_lock held).  A full ring
+ * waits for the switch to take frames, as a full socket would block; the
+ * switch never blocks, so only its death ends the wait (the frame is lost).
+ */
+static int shm_send_locked(struct shim_link *l, const uint8_t *frame, size_t len)
+{
+	while (shmring_put(&l->tx_ring, frame, len)) {
+		struct pollfd p = { .fd = l->fd, .events = 0 };
+		struct timespec ts = { 0, LINK_FULL_WAIT_NS };
+
+		shm_publish_locked(l);
+		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR))) {
+			if (!l->dead)
+				shim_err("switch connection lost: it hung up");
+			l->dead = 1;
+			return -EPIPE;
+		}
+		nanosleep(&ts, NULL);
+	}
+	pthread_mutex_lock(&l->lock);
+	l->tx++;
+	pthread_mutex_unlock(&l->lock);
+	return 0;
 }
 
 /* Start a message of type at the end of txbuf (flushing first if it is full): its iovec. */
@@ -288,7 +447,9 @@ int shim_link_send(struct shim_link *l, const uint8_t *frame, size_t len)
 	if (l->dead)
 		return -EPIPE;
 	pthread_mutex_lock(&l->send_lock);
-	if (atomic_load(&l->peer_frames)) {
+	if (atomic_load(&l->shm)) {
+		ret = shm_send_locked(l, frame, len);
+	} else if (atomic_load(&l->peer_frames)) {
 		/* a record in the open FRAMES message, or in a new one */
 		add = hcasw_rec_size(len);
 		if (l->tx_n) {
@@ -401,6 +562,7 @@ static unsigned int hand_over(struct shim_link *l, int *blocked)
 			snprintf(l->refusal, sizeof(l->refusal), "%s", w.reason);
 			atomic_store(&l->peer_frames,
 				     !w.status && l->batch && (w.flags & HCASW_WELCOME_FRAMES));
+			atomic_store(&l->shm, !w.status && l->seg && (w.flags & HCASW_WELCOME_SHM));
 			l->welcome = w.status ? -(w.status > 0 ? w.status : EPROTO) : 1;
 		} else if (h.type == HCASW_ANSWER && h.len == sizeof(struct hcasw_resolve)) {
 			struct hcasw_resolve r;
@@ -455,20 +617,68 @@ static int read_batch(struct shim_link *l)
 	return (int)l->rx_n;
 }
 
+/*
+ * Hand the frames in the ring from the switch to the bus, as far as its queue
+ * has room (rx_lock held): the frames handed over; *blocked when the queue
+ * filled first.  A broken ring kills the link, with the reason.
+ */
+static unsigned int shm_hand_over(struct shim_link *l, int *blocked)
+{
+	struct iovec f[LINK_RX_CHUNK];
+	unsigned int n, total = 0, room;
+
+	*blocked = 0;
+	do {
+		const uint8_t *fr = NULL;
+		size_t flen;
+
+		room = shim_bus_rx_room(l->bus);
+		for (n = 0; n < LINK_RX_CHUNK && n < room && (fr = shmring_next(&l->rx_ring, &flen)); n++)
+			f[n] = (struct iovec){ .iov_base = (void *)(uintptr_t)fr, .iov_len = flen };
+		if (n) {
+			total += shim_bus_rx_batch(l->bus, f, n);
+			shmring_release(&l->rx_ring);
+		}
+		*blocked = n == room && shmring_pending(&l->rx_ring);
+	} while (n == LINK_RX_CHUNK && !*blocked);
+	if (l->rx_ring.error[0] && !l->dead) {
+		shim_err("shared-memory wire from the switch is broken: %s; link closed",
+			 l->rx_ring.error);
+		l->dead = 1;
+	}
+	return total;
+}
+
 int shim_link_poll(struct shim_link *l)
 {
-	unsigned int total;
+	return link_poll(l, 0);
+}
+
+static int link_poll(struct shim_link *l, int read_socket)
+{
+	unsigned int total = 0;
 	uint64_t calls = 0;
-	int blocked;
+	int blocked = 0, shm = atomic_load(&l->shm);
 
 	pthread_mutex_lock(&l->rx_lock);
+	if (shm) {
+		total = shm_hand_over(l, &blocked);
+		atomic_store(&l->rx_more, blocked);
+		read_socket |= atomic_exchange(&l->sock_ready, 0) || ++l->sock_tick >= LINK_SOCK_EVERY;
+		if (read_socket)
+			l->sock_tick = 0;
+		blocked = 0;
+	} else {
+		read_socket = 1;
+	}
 	/* first what an earlier poll could not hand over, then one read */
-	total = hand_over(l, &blocked);
-	if (!blocked && !l->dead && read_batch(l)) {
+	if (read_socket)
+		total += hand_over(l, &blocked);
+	if (read_socket && !blocked && !l->dead && read_batch(l)) {
 		calls++;
 		total += hand_over(l, &blocked);
 	}
-	if (l->rx_i < l->rx_n)
+	if (l->rx_i < l->rx_n || (shm && shmring_pending(&l->rx_ring)))
 		atomic_store(&l->rx_more, 1);
 	if (l->eof == 1) {
 		if (l->welcome >= 0)	/* (a refusal is reported by shim_link_connect) */
@@ -533,7 +743,7 @@ int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsign
 		}
 		/* Whoever reads first handles the message: us or the device thread. */
 		if (poll(&p, 1, 5) > 0)
-			shim_link_poll(l);
+			link_poll(l, 1);
 	}
 	pthread_mutex_lock(&l->lock);
 	a->state = 0;

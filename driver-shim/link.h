@@ -4,7 +4,9 @@
  *
  * Switch link: a SOCK_SEQPACKET connection to `hcasim switch` (protocol in
  * swproto.h).  On connect the HCA announces its MAC, IPv4 address and name;
- * frames travel one per message; the switch also answers address queries.
+ * frames travel in shared-memory rings (shmring.h) when the switch accepts
+ * them, else batched in socket messages; the switch also answers address
+ * queries.
  *
  * Segment: an in-process Ethernet segment joining the HCAs of one process
  * that name the same `wire` (cooperative tests): a frame goes to every other
@@ -45,6 +47,18 @@ void shim_link_flush(struct shim_link *l);
 int shim_link_poll(struct shim_link *l);
 /* The last poll left messages to hand over, or read a full batch: poll again. */
 int shim_link_rx_more(struct shim_link *l);
+/*
+ * The shared-memory wire (swproto.h, shmring.h; HCASIM_LINK_SHM=0 refuses
+ * it): the eventfd the switch pokes when frames come while we sleep (-1 when
+ * the frames travel over the socket); announce sleeping (1: returns 1 when
+ * frames came meanwhile, do not sleep) or awake (0); empty the eventfd after
+ * a wake-up.  shim_link_readable: poll() said the socket is readable (in
+ * shared-memory mode it is otherwise read only now and then).
+ */
+int shim_link_wake_fd(const struct shim_link *l);
+int shim_link_sleep(struct shim_link *l, int sleeping);
+void shim_link_woken(struct shim_link *l);
+void shim_link_readable(struct shim_link *l);
 /* Ask the switch for the MAC of ipv4 (host order): 0, -ENOENT (unknown), -ETIMEDOUT, -EIO. */
 int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsigned int timeout_ms);
 /* Frames sent and received over the link. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,8 +26,12 @@
 #include "wire.h"
 
 #define SW_MAX_LISTEN 4
+#define SW_NS_PER_CYCLE (1000000000u / HCA_CLK_HZ)
+#define SW_MAX_SLEEP_NS 100000000u	/* 100 ms: the longest sleep in poll() */
+#define SW_TIMER_SLACK_NS 1000		/* wake-ups for deliveries due within microseconds */
 
 int sw_quiet;
+int sw_no_shm;
 
 static struct sw_port ports[SW_MAX_PORTS];
 static struct {
@@ -95,7 +100,7 @@ struct sw_port *sw_port_open(int fd, const struct sw_port_ops *ops)
 		id = wire_attach(wire, wire_rx, p);
 		if (id < 0)
 			break;
-		*p = (struct sw_port){ .ops = ops, .fd = fd, .id = id };
+		*p = (struct sw_port){ .ops = ops, .fd = fd, .wake_fd = -1, .id = id };
 		return p;
 	}
 	fprintf(stderr, "hcasim switch: all %d ports in use, refusing a %s peer\n", SW_MAX_PORTS,
@@ -111,11 +116,14 @@ void sw_port_close(struct sw_port *p)
 	if (!sw_quiet)
 		fprintf(stderr, "hcasim switch: port %d (%s) disconnected\n", p->id,
 			p->name[0] ? p->name : p->ops->kind);
+	if (p->ops->closing)
+		p->ops->closing(p);
 	wire_detach(wire, (unsigned int)p->id);
 	lost_departed += p->tx_lost;
 	close(p->fd);
 	memset(p, 0, sizeof(*p));
 	p->fd = -1;
+	p->wake_fd = -1;
 }
 
 static void fault_window(void)
@@ -215,14 +223,26 @@ static void deliver(uint64_t now)
 			ports[i].ops->flush(&ports[i]);
 }
 
+/* Announce sleeping (1) or awake (0) to the ports with rings: 1 if one has frames already. */
+static int ports_sleep(int sleeping)
+{
+	int ready = 0;
+
+	for (unsigned int i = 0; i < SW_MAX_PORTS; i++)
+		if (ports[i].ops && ports[i].ops->sleep)
+			ready |= ports[i].ops->sleep(&ports[i], sleeping);
+	return ready;
+}
+
 static void serve(void)
 {
 	while (!stop) {
-		struct pollfd pfd[SW_MAX_LISTEN + SW_MAX_PORTS + SW_QEMU_POLLFDS];
-		struct sw_port *who[SW_MAX_LISTEN + SW_MAX_PORTS];
+		struct pollfd pfd[SW_MAX_LISTEN + 2 * SW_MAX_PORTS + SW_QEMU_POLLFDS];
+		struct sw_port *who[SW_MAX_LISTEN + 2 * SW_MAX_PORTS];
+		uint8_t woken[SW_MAX_PORTS] = { 0 };
 		unsigned int n = 0, nq;
-		uint64_t ne, now;
-		int timeout = 100;
+		uint64_t ne, now, timeout = SW_MAX_SLEEP_NS;
+		struct timespec ts;
 
 		for (unsigned int i = 0; i < nlisteners; i++) {
 			pfd[n] = (struct pollfd){ .fd = listeners[i].fd, .events = POLLIN };
@@ -232,16 +252,24 @@ static void serve(void)
 			if (ports[i].ops) {
 				pfd[n] = (struct pollfd){ .fd = ports[i].fd, .events = POLLIN };
 				who[n++] = &ports[i];
+				if (ports[i].wake_fd < 0)
+					continue;
+				pfd[n] = (struct pollfd){ .fd = ports[i].wake_fd, .events = POLLIN };
+				who[n++] = &ports[i];
 			}
 		now = now_cycles();
 		ne = wire_next_event(wire);
-		if (ne != UINT64_MAX)
-			timeout = ne <= now ? 0 : (int)((ne - now) / (HCA_CLK_HZ / 1000)) + 1;
-		if (timeout > 100)
-			timeout = 100;
+		/* until the next delivery is due (not rounded up to milliseconds) */
+		if (ne != UINT64_MAX && (ne <= now || ne - now < SW_MAX_SLEEP_NS / SW_NS_PER_CYCLE))
+			timeout = ne <= now ? 0 : (ne - now) * SW_NS_PER_CYCLE;
+		if (timeout && ports_sleep(1))
+			timeout = 0;	/* frames came into a ring: no sleep */
+		ts = (struct timespec){ .tv_sec = (time_t)(timeout / 1000000000u),
+					.tv_nsec = (long)(timeout % 1000000000u) };
 		nq = sw_qemu_pollfds(pfd + n, SW_QEMU_POLLFDS);	/* QEMU guests (sw_qemu.c) */
-		if (poll(pfd, n + nq, timeout) < 0 && errno != EINTR)
+		if (ppoll(pfd, n + nq, &ts, NULL) < 0 && errno != EINTR)
 			break;
+		ports_sleep(0);
 		sw_qemu_service(pfd + n, nq);
 		for (unsigned int k = 0; k < n; k++) {
 			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -250,7 +278,12 @@ static void serve(void)
 				listeners[k].accept(pfd[k].fd);
 			else if (who[k]->ops && who[k]->fd == pfd[k].fd)
 				who[k]->ops->input(who[k]);	/* (not closed meanwhile) */
+			else if (who[k]->ops && who[k]->wake_fd == pfd[k].fd)
+				woken[who[k] - ports] = 1;
 		}
+		for (unsigned int i = 0; i < SW_MAX_PORTS; i++)
+			if (ports[i].ops && ports[i].ops->rings)
+				ports[i].ops->rings(&ports[i], woken[i]);
 		deliver(now_cycles());
 	}
 }
@@ -321,6 +354,7 @@ int hcasim_switch_main(int argc, char **argv)
 		{ "fault-frames", required_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "qemu", required_argument, NULL, 'Q' },
+		{ "no-shm", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -386,6 +420,9 @@ int hcasim_switch_main(int argc, char **argv)
 		case 'Q':
 			qemu_path = optarg;
 			break;
+		case 'M':
+			sw_no_shm = 1;
+			break;
 		case 'h':
 			hcasim_usage(stdout);
 			return 0;
@@ -409,7 +446,7 @@ int hcasim_switch_main(int argc, char **argv)
 		return 1;
 	}
 	for (unsigned int i = 0; i < SW_MAX_PORTS; i++)
-		ports[i].fd = -1;
+		ports[i].fd = ports[i].wake_fd = -1;
 	if (sw_hcasim_listen(argv[optind])) {
 		wire_destroy(wire);
 		return 1;
@@ -417,6 +454,7 @@ int hcasim_switch_main(int argc, char **argv)
 	sigaction(SIGINT, &sig, NULL);
 	sigaction(SIGTERM, &sig, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_TIMERSLACK, SW_TIMER_SLACK_NS);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!sw_quiet)
 		fprintf(stderr, "hcasim switch: listening on %s (seed %llu, drop %g, dup %g, reorder %g, "
@@ -436,8 +474,11 @@ int hcasim_switch_main(int argc, char **argv)
 	report(wc.pcap_tx);
 	sw_qemu_close(stderr);
 	for (unsigned int i = 0; i < SW_MAX_PORTS; i++)
-		if (ports[i].ops)
+		if (ports[i].ops) {
+			if (ports[i].ops->closing)
+				ports[i].ops->closing(&ports[i]);
 			close(ports[i].fd);
+		}
 	wire_destroy(wire);
 	sw_hcasim_unlisten();
 	return 0;

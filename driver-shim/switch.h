@@ -47,11 +47,24 @@ struct sw_port_ops {
 	 * cannot send move from p->tx_frames to p->tx_lost.  Called after every
 	 * poll round's deliveries and at exit. */
 	void (*flush)(struct sw_port *p);
+	/*
+	 * Optional, for a kind whose frames come through shared memory (the
+	 * HCA kind's rings, shmring.h) and whose peer pokes p->wake_fd when
+	 * the switch sleeps: rings() takes the frames there (every poll round;
+	 * woken: wake_fd was readable); sleep(p, 1) announces the switch goes
+	 * to sleep and returns 1 when frames are already waiting, sleep(p, 0)
+	 * that it is awake; closing() releases the kind's per-port resources
+	 * before the port closes.
+	 */
+	void (*rings)(struct sw_port *p, int woken);
+	int (*sleep)(struct sw_port *p, int sleeping);
+	void (*closing)(struct sw_port *p);
 };
 
 struct sw_port {
 	const struct sw_port_ops *ops;	/* NULL: free slot */
 	int fd;
+	int wake_fd;			/* -1, or polled too (input through rings()) */
 	int id;				/* its wire port: the number messages show */
 	int registered;			/* mac, ipv4 and name below are its registration */
 	uint8_t mac[6];
@@ -62,6 +75,8 @@ struct sw_port {
 
 /* Messages about connections (stderr) unless --quiet. */
 extern int sw_quiet;
+/* --no-shm: HCA ports use their sockets for frames, never shared memory. */
+extern int sw_no_shm;
 
 /* Poll fd; accept(fd) runs when it is readable.  0 or -ENOSPC. */
 int sw_listen(int fd, void (*accept)(int fd));

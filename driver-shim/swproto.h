@@ -31,6 +31,16 @@
  * port announced, and the MACs the switch learned on it, are forgotten when
  * it disconnects; RESOLVE is answered from connected ports only.
  *
+ * Shared memory (shmring.h): an HCA whose HELLO has HCASW_HELLO_SHM sends
+ * three file descriptors with it (SCM_RIGHTS, in this order): a sealed
+ * memfd holding two frame rings, the eventfd that wakes the switch, the
+ * eventfd that wakes the HCA.  A switch that maps the segment answers with
+ * HCASW_WELCOME_SHM, and from then on every frame either way travels
+ * through the rings, none in FRAME/FRAMES messages; the socket carries the
+ * rest (RESOLVE/ANSWER) and its end of file still says the peer has gone.
+ * A switch that cannot or will not (`--no-shm`) closes the descriptors and
+ * answers without the flag: the HCA then uses the socket as above.
+ *
  * The switch forwards a FRAME to the port where it learned the destination
  * MAC (from source addresses), floods group addresses and unknown
  * destinations to every other port, and never blocks: a port whose socket is
@@ -54,7 +64,9 @@
 #define HCASW_MAX_MSG (64 << 10)	/* largest message body (a FRAMES batch) */
 
 #define HCASW_HELLO_FRAMES 0x01	/* hello.flags: this HCA takes FRAMES */
+#define HCASW_HELLO_SHM 0x02	/* hello.flags: the HELLO carries a shared-memory wire (below) */
 #define HCASW_WELCOME_FRAMES 0x01	/* welcome.flags: the switch takes FRAMES */
+#define HCASW_WELCOME_SHM 0x02	/* welcome.flags: frames travel in the shared memory from now on */
 
 struct hcasw_hdr {
 	uint16_t type;

@@ -3,12 +3,15 @@
 # make bench (driver shim): perftest ib_write_bw between two simulated HCAs
 # on the model backend, each in its own process under `hcasim run`, through
 # `hcasim switch` (no capture), for 64 B and 64 KiB messages.  Each size runs
-# twice, in turn: "batched", the normal path (several frames per socket
-# message and per system call; an application's empty polls do the device's
-# work), and "per-frame" with HCASIM_LINK_BATCH=0 HCASIM_POLL_HELP=0 (one frame
-# per message and per system call, the device thread woken for each doorbell:
-# the path before that work), so the bench shows what it is worth on this
-# machine, in one run.
+# three times, in turn: "shm", the normal path (frames in shared-memory rings
+# between each HCA and the switch, swproto.h/shmring.h; an application's
+# empty polls do the device's work), "batched" with HCASIM_LINK_SHM=0 (frames
+# batched in socket messages, several per system call: the path before the
+# rings), and "per-frame" with HCASIM_LINK_SHM=0 HCASIM_LINK_BATCH=0
+# HCASIM_POLL_HELP=0 (one frame per message and per system call, the device
+# thread woken for each doorbell: the path before batching), so the bench
+# shows what each is worth on this machine, in one run
+# (BENCH_SHIM_MODES="shm batched" to run fewer).
 #
 # Per run: the bandwidth and message rate perftest reports (wall clock: how
 # fast the simulation moves data on this machine now, load included), and
@@ -50,27 +53,28 @@ echo "backend,size,iters,mb_per_s_avg,gb_per_s,mpps,mb_per_s_peak,mode,cpu_us_pe
 
 # BENCH_SHIM_SPECS="SIZE ITERS,SIZE ITERS" to run other sizes
 IFS=, read -r -a specs <<<"${BENCH_SHIM_SPECS:-64 50000,65536 5000}"
-progress_init $((${#specs[@]} * 2)) >&2
+read -r -a modes <<<"${BENCH_SHIM_MODES:-shm batched per-frame}"
+progress_init $((${#specs[@]} * ${#modes[@]})) >&2
 step=0
 for spec in "${specs[@]}"; do
   read -r size iters <<<"$spec"
-  for mode in batched per-frame; do
+  for mode in "${modes[@]}"; do
     progress_show "$step" "ib_write_bw $size B x $iters on $backend, $mode" >&2
     step=$((step + 1))
     SW_NO_PCAP=1 start_switch --quiet || exit 1
     port=$(free_port)
     export HCASIM_BACKEND=$backend HCASIM_DEBUG=1
-    if [ "$mode" = per-frame ]; then
-      export HCASIM_LINK_BATCH=0 HCASIM_POLL_HELP=0
-    else
-      unset HCASIM_LINK_BATCH HCASIM_POLL_HELP
-    fi
+    unset HCASIM_LINK_SHM HCASIM_LINK_BATCH HCASIM_POLL_HELP
+    case $mode in
+      batched) export HCASIM_LINK_SHM=0 ;;
+      per-frame) export HCASIM_LINK_SHM=0 HCASIM_LINK_BATCH=0 HCASIM_POLL_HELP=0 ;;
+    esac
     run_pair "$port" ib_write_bw -F -x 1 -p "$port" -s "$size" -n "$iters" -- \
       ib_write_bw -F -x 1 -p "$port" -s "$size" -n "$iters" 127.0.0.1
     sw_cpu=$(proc_cpu "$SW_PID")
     stop_switch
     progress_clear >&2
-    unset HCASIM_LINK_BATCH HCASIM_POLL_HELP
+    unset HCASIM_LINK_SHM HCASIM_LINK_BATCH HCASIM_POLL_HELP
     line=$(grep -E "^ +$size +$iters " "$CLI_LOG")
     if [ "$SRV_RC$CLI_RC" != 00 ] || [ -z "$line" ]; then
       ok 1 "ib_write_bw $size B ($mode) did not complete"

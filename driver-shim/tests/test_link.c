@@ -23,13 +23,29 @@
  *   - a WELCOME refusing the HCA (EADDRINUSE, with a reason) fails the
  *     connect with errno EADDRINUSE and the reason in the message; a switch
  *     that closes the connection instead of answering fails it too;
- *   - the record helpers refuse what does not fit.
+ *   - the record helpers refuse what does not fit;
+ *   - shared memory (shmring.h), the rings read and written here by the
+ *     layout it documents: the HELLO offers it with three descriptors (a
+ *     memfd sealed against shrinking, with the header; two eventfds); once
+ *     the WELCOME accepts it, the frames of a device step appear in the ring
+ *     toward the switch byte for byte and in order (wrap marks followed) and
+ *     none on the socket, a switch that announced it sleeps is woken through
+ *     its eventfd (once per step); frames the switch puts in the other ring
+ *     reach the device in order, more than the bus queue holds handed over
+ *     as room frees; the HCA announcing sleep is told when frames wait; an
+ *     oversized record kills the link (no crash, nothing delivered after
+ *     it); HCASIM_LINK_SHM=0 offers nothing.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -37,6 +53,7 @@
 #include "check.h"
 #include "hcasim/backend.h"
 #include "link.h"
+#include "shmring.h"
 #include "swproto.h"
 
 #define MAX_FRAMES 6000
@@ -210,7 +227,32 @@ struct greeter {
 	int fd;
 	int hello_ok;
 	struct hcasw_hello hello;
+	int fds[3];		/* descriptors that came with the HELLO */
+	unsigned int nfds;
 };
+
+/* Receive the HELLO with its descriptors (recvmsg), as the switch does. */
+static ssize_t sw_recv_fds(int fd, struct hcasw_hdr *h, int *fds, unsigned int *nfds)
+{
+	struct iovec iov = { msg, sizeof(msg) };
+	union {
+		struct cmsghdr c;
+		uint8_t b[CMSG_SPACE(8 * sizeof(int))];
+	} c;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
+			    .msg_controllen = sizeof(c.b) };
+	ssize_t n = recvmsg(fd, &m, 0);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	*nfds = 0;
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+		*nfds = (unsigned int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		memcpy(fds, CMSG_DATA(cm), (*nfds > 3 ? 3 : *nfds) * sizeof(int));
+	}
+	if (n >= (ssize_t)sizeof(*h))
+		memcpy(h, msg, sizeof(*h));
+	return n;
+}
 
 static void *greet(void *arg)
 {
@@ -222,7 +264,8 @@ static void *greet(void *arg)
 	if (g->fd < 0)
 		return NULL;
 	setsockopt(g->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	g->hello_ok = sw_recv(g->fd, &h) == sizeof(h) + sizeof(g->hello) && h.type == HCASW_HELLO;
+	g->hello_ok = sw_recv_fds(g->fd, &h, g->fds, &g->nfds) == sizeof(h) + sizeof(g->hello) &&
+		      h.type == HCASW_HELLO;
 	memcpy(&g->hello, msg + sizeof(h), sizeof(g->hello));
 	if (g->hangup) {
 		close(g->fd);
@@ -345,6 +388,193 @@ static void test_helpers(void)
 	CHECK(hcasw_frames_next(body, 43, &off, &flen) == NULL, "a record past the body's end ends the walk");
 	off = 0;
 	CHECK(hcasw_frames_next(body, 3, &off, &flen) == NULL, "a body shorter than a length");
+}
+
+/* ---- shared memory, by the layout shmring.h documents ----------------------------------- */
+
+struct seg_view {
+	uint8_t *base;
+	size_t size;
+	uint64_t ring;		/* ring_bytes */
+	uint64_t rx, tx;	/* our positions: read in ring 0, written in ring 1 */
+};
+
+static struct shmring_ctl *ctl_of(struct seg_view *v, int which)
+{
+	return &((struct shmring_seg *)(void *)v->base)->ctl[which];
+}
+
+/* The next record of the ring toward the switch (ring 0): the frame and its length, or NULL. */
+static const uint8_t *view_next(struct seg_view *v, uint32_t *len)
+{
+	uint64_t tail = atomic_load(&ctl_of(v, 0)->tail);
+	const uint8_t *d = v->base + 4096;
+
+	for (;;) {
+		if (v->rx >= tail)
+			return NULL;
+		memcpy(len, d + v->rx % v->ring, 4);
+		if (*len != 0xffffffffu)
+			break;
+		v->rx += v->ring - v->rx % v->ring;	/* wrap mark: on at offset 0 */
+	}
+	v->rx += 8 + ((*len + 7) & ~7u);
+	return d + (v->rx - 8 - ((*len + 7) & ~7u)) % v->ring + 8;
+}
+
+/* Append a record to the ring toward the HCA (ring 1) with length field len; publish. */
+static void view_put(struct seg_view *v, uint32_t len, const uint8_t *f, size_t flen)
+{
+	uint8_t *d = v->base + 4096 + v->ring;
+	uint64_t need = 8 + ((flen + 7) & ~(size_t)7);
+	uint32_t z = 0;
+
+	if (v->ring - v->tx % v->ring < need) {
+		uint32_t wrap = 0xffffffffu;
+
+		memcpy(d + v->tx % v->ring, &wrap, 4);
+		v->tx += v->ring - v->tx % v->ring;
+	}
+	memcpy(d + v->tx % v->ring, &len, 4);
+	memcpy(d + v->tx % v->ring + 4, &z, 4);
+	memcpy(d + v->tx % v->ring + 8, f, flen);
+	v->tx += need;
+	atomic_store(&ctl_of(v, 1)->tail, v->tx);
+}
+
+static void test_shm(const char *path, int lfd)
+{
+	static uint8_t f[HCASW_MAX_FRAME];
+	static size_t lens[MAX_FRAMES];
+	struct seg_view v = { 0 };
+	struct shim_bus *bus = NULL;
+	struct shim_link *l;
+	struct greeter g;
+	struct stat st;
+	char err[256];
+	uint32_t hdr[2];
+	uint64_t seed = 11, tx, rx;
+	unsigned int n, bad = 0, got = 0;
+	int seals;
+
+	g = (struct greeter){ .lfd = lfd, .welcome = { .flags = HCASW_WELCOME_FRAMES | HCASW_WELCOME_SHM } };
+	l = connect_link(path, "s0", &g, &bus, err, sizeof(err));
+	CHECK(l && g.fd >= 0, "shared memory: link connects: %s", l ? "" : err);
+	CHECK(g.hello.flags & HCASW_HELLO_SHM, "the HELLO offers shared memory");
+	CHECK_EQ(g.nfds, 3, "the HELLO carries three descriptors");
+	if (!l || g.fd < 0 || g.nfds != 3)
+		goto out;
+	seals = fcntl(g.fds[0], F_GET_SEALS);
+	CHECK(seals >= 0 && (seals & F_SEAL_SHRINK), "the segment is sealed against shrinking");
+	CHECK(!fstat(g.fds[0], &st) && st.st_size > 4096, "the segment has a size");
+	v.size = (size_t)st.st_size;
+	v.base = mmap(NULL, v.size, PROT_READ | PROT_WRITE, MAP_SHARED, g.fds[0], 0);
+	CHECK(v.base != MAP_FAILED, "the segment maps");
+	if (v.base == MAP_FAILED)
+		goto out;
+	memcpy(hdr, v.base, 8);
+	memcpy(&v.ring, v.base + 8, 8);
+	CHECK(hdr[0] == 0x52534348u && hdr[1] == 1, "header: magic HCSR, version 1");
+	CHECK(v.ring >= 4096 && !(v.ring & (v.ring - 1)) && v.size == 4096 + 2 * v.ring,
+	      "header: two rings of %llu bytes after 4096 bytes", (unsigned long long)v.ring);
+
+	/* HCA -> switch: a sleeping switch is woken; frames in order, byte for byte, over the wrap. */
+	for (unsigned int round = 0; round < 4; round++) {
+		struct pollfd p = { .fd = g.fds[1], .events = POLLIN };
+		uint64_t wakes = 0;
+
+		for (n = 0; n < 600; n++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			lens[n] = 60 + (seed >> 33) % 4200;
+		}
+		lens[3] = HCASW_MAX_FRAME;
+		atomic_store(&ctl_of(&v, 0)->sleeping, 1);
+		memcpy(tx_len, lens, n * sizeof(*lens));
+		tx_count = n;
+		shim_bus_step(bus, 0);
+		CHECK(poll(&p, 1, 0) == 1 && read(g.fds[1], &wakes, 8) == 8 && wakes == 1,
+		      "round %u: the sleeping switch was woken once (%llu)", round, (unsigned long long)wakes);
+		CHECK(atomic_load(&ctl_of(&v, 0)->sleeping) == 0, "round %u: and its flag cleared", round);
+		bad = got = 0;
+		for (const uint8_t *fr; (fr = view_next(&v, &hdr[0]));) {
+			if (got < n) {
+				frame_fill(f, got, lens[got]);
+				bad += hdr[0] != lens[got] || memcmp(fr, f, lens[got]);
+			}
+			got++;
+		}
+		atomic_store(&ctl_of(&v, 0)->head, v.rx);
+		CHECK(got == n && bad == 0, "round %u: %u of %u frames in the ring, %u differ", round, got,
+		      n, bad);
+	}
+	CHECK(v.rx > v.ring, "the records went round the ring (%llu bytes)", (unsigned long long)v.rx);
+	{
+		struct pollfd p = { .fd = g.fd, .events = POLLIN };
+
+		CHECK(poll(&p, 1, 0) == 0, "no frame came over the socket");
+	}
+
+	/* switch -> HCA: 5000 frames, more than the bus queue holds; the HCA's sleep sees them. */
+	CHECK_EQ(shim_link_sleep(l, 1), 0, "an empty ring: the HCA may sleep");
+	CHECK_EQ(atomic_load(&ctl_of(&v, 1)->sleeping), 1, "the HCA's sleep is announced in the ring");
+	shim_link_sleep(l, 0);
+	for (n = 0; n < 5000; n++) {
+		frame_fill(f, n, 60 + n % 50);
+		view_put(&v, 60 + n % 50, f, 60 + n % 50);
+	}
+	CHECK_EQ(shim_link_sleep(l, 1), 1, "frames waiting: the HCA must not sleep");
+	shim_link_sleep(l, 0);
+	rx_log.n = 0;
+	got = 0;
+	for (unsigned int polls = 0; polls < 40 && got < 5000; polls++) {
+		got += (unsigned int)shim_link_poll(l);
+		shim_bus_step(bus, 0);
+	}
+	CHECK_EQ(got, 5000, "every frame handed over");
+	CHECK_EQ(rx_log.n, 5000, "the device got all 5000");
+	bad = 0;
+	for (unsigned int i = 0; i < 5000 && i < rx_log.n; i++) {
+		frame_fill(f, i, 60 + i % 50);
+		bad += rx_log.len[i] != 60 + i % 50 || rx_log.sum[i] != frame_sum(f, 60 + i % 50);
+	}
+	CHECK_EQ(bad, 0, "in order, byte for byte");
+	CHECK_EQ(atomic_load(&ctl_of(&v, 1)->head), v.tx, "the HCA gave all the space back");
+	shim_link_counters(l, &tx, &rx);
+	CHECK_EQ(rx, 5000, "frames counted in");
+
+	/* An oversized record: the link dies, nothing after it is delivered. */
+	frame_fill(f, 0, 64);
+	view_put(&v, HCASW_MAX_FRAME + 1, f, 64);
+	view_put(&v, 64, f, 64);
+	rx_log.n = 0;
+	CHECK_EQ(shim_link_poll(l), 0, "an oversized record: nothing handed over");
+	CHECK_EQ(shim_link_fd(l), -1, "and the link is dead");
+	CHECK_EQ(shim_link_send(l, f, 64), -EPIPE, "sending on it fails with EPIPE");
+	munmap(v.base, v.size);
+out:
+	shim_link_close(l);
+	shim_bus_close(bus);
+	for (unsigned int i = 0; i < g.nfds && i < 3; i++)
+		close(g.fds[i]);
+	if (g.fd >= 0)
+		close(g.fd);
+
+	/* HCASIM_LINK_SHM=0: nothing offered. */
+	setenv("HCASIM_LINK_SHM", "0", 1);
+	g = (struct greeter){ .lfd = lfd, .welcome = { .flags = HCASW_WELCOME_FRAMES | HCASW_WELCOME_SHM } };
+	l = connect_link(path, "s1", &g, &bus, err, sizeof(err));
+	CHECK(l && !(g.hello.flags & HCASW_HELLO_SHM) && g.nfds == 0,
+	      "HCASIM_LINK_SHM=0: no shared memory offered");
+	if (l && g.fd >= 0) {
+		for (n = 0; n < 10; n++)
+			lens[n] = 60 + n;
+		transmit_and_check(bus, g.fd, lens, n, 1, "HCASIM_LINK_SHM=0, WELCOME with SHM");
+	}
+	unsetenv("HCASIM_LINK_SHM");
+	shim_link_close(l);
+	shim_bus_close(bus);
+	if (g.fd >= 0)
+		close(g.fd);
 }
 
 int main(void)
@@ -522,6 +752,8 @@ int main(void)
 	shim_bus_close(bus);
 	if (g.fd >= 0)
 		close(g.fd);
+
+	test_shm(sa.sun_path, lfd);
 
 	/* Refused: EADDRINUSE and the switch's reason. */
 	g = (struct greeter){ .lfd = lfd, .welcome = { .status = EADDRINUSE } };
