@@ -191,15 +191,13 @@ module hca_transport #(
     output logic        t_drop,
     input  logic        t_free,
     input  logic [TSW-1:0] t_wslot,
-    output logic        t_req,           // with t_go: a request packet, tagged
-    output logic        t_async,
-    output logic [LOG_MAX_QP-1:0] t_tag_qn,
+    // read ahead: with t_go, a request packet (t_req) committed before its payload (t_async), tagged;
+    // a read-ahead fault of the item's QP waiting in hca_tx_faults (pf_*)
+    output logic        t_req, t_async,
+    output logic [LOG_MAX_QP-1:0] t_tag_qn, t_item_qn,
     output logic [15:0] t_tag_wqe,
     output logic [23:0] t_tag_k,
-    input  logic        t_async_ok,
-    input  logic        t_q_busy,
-    output logic [LOG_MAX_QP-1:0] t_item_qn,
-    input  logic        pf_hit,
+    input  logic        t_async_ok, t_q_busy, pf_hit,
     input  logic [15:0] pf_wqe,
     input  logic [23:0] pf_k,
     input  logic [63:0] pf_iova,
@@ -402,9 +400,8 @@ module hca_transport #(
   logic [15:0] req_g_len, req_g_dst, ack_g_len, ack_g_dst;
   logic [4:0]  req_g_idx;
   // transmit
-  logic        tx_free, wait_go, req_go, ack_go, req_drop, ack_drop, ack_sel, stat_tx_frame;
+  logic        tx_free, wait_go, req_go, ack_go, req_drop, ack_drop, ack_sel, stat_tx_frame, d_g_done_w;
   // the gather of the slot being filled is done (the jobs wait for it before they commit the slot)
-  logic        d_g_done_w;
   assign d_g_done_w = d_g_done && d_g_done_slot == t_wslot;
   assign t_req      = req_go;
   assign t_tag_qn   = qn;
