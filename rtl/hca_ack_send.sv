@@ -9,13 +9,15 @@
 // value, and a payload (pay_len bytes at host address pay_iova: a READ
 // response's data).  ACKST_BUILD loads the header fields (addresses swapped
 // from the request, the QP's traffic class, hop limit and destination QPN);
-// ACKST_WAIT_TX waits for the transmitter (tx_free); a payload is then read
-// into the transmit buffer behind the header (one hca_dma_rd gather piece,
-// ACKST_WAIT_PAYLOAD; a read fault ends the job with pay_fault and no frame);
-// the frame starts (`go`, unless the port is down: the frame is then lost).
+// ACKST_WAIT_TX waits for a free transmit slot (tx_free, hca_tx_slots); a
+// payload is then read into the slot behind the header (one hca_dma_rd
+// gather piece, ACKST_WAIT_PAYLOAD; a read fault ends the job with pay_fault
+// and no frame); the slot is committed (`go`; `drop` with it when the read
+// faulted or the port is down: no frame) and goes out in slot order.  A
+// frame without payload closes its slot's gather empty and commits at once.
 // ACK/NAK frames count in TX_ACK or TX_NAK.  The header fields go to
 // hca_tx_hdr, which shows them to the header generator while `sel` is high
-// (from the build until the framer has taken them).
+// (from the build until the slot is committed).
 // Callers: hca_resp (ACK/NAK), hca_read_atomic (READ responses, atomic ACKs).
 module hca_ack_send #(
     parameter int LOG_MAX_QP = 8
@@ -50,7 +52,8 @@ module hca_ack_send #(
     input  logic        tx_free,
     input  logic [7:0]  hdr_len,         // of the selected header: the payload's offset
     output logic        sel,
-    output logic        go,
+    output logic        go,              // commit the transmit slot (with drop: no frame)
+    output logic        drop,
     output logic [7:0]  h_opcode,
     output logic [23:0] h_psn,
     output logic [7:0]  h_aeth_syn,
@@ -90,7 +93,7 @@ module hca_ack_send #(
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      state_q <= ACKST_IDLE; done <= 1'b0; pay_fault <= 1'b0; go <= 1'b0; s_stat <= '0; iova <= '0;
+      state_q <= ACKST_IDLE; done <= 1'b0; pay_fault <= 1'b0; go <= 1'b0; drop <= 1'b0; s_stat <= '0; iova <= '0;
       h_opcode <= '0; h_psn <= '0; h_aeth_syn <= '0; h_aeth_msn <= '0; h_orig <= '0; h_pay_len <= '0;
       h_dmac <= '0; h_smac <= '0; h_sip <= '0; h_dip <= '0; h_tclass <= '0; h_hop <= '0; h_sport <= '0;
       h_dqpn <= '0;
@@ -120,6 +123,7 @@ module hca_ack_send #(
           state_q    <= ACKST_WAIT_TX;
         end
         ACKST_WAIT_TX: if (tx_free) begin
+          // the transmit slot is committed either way (drop: no frame)
           if (h_pay_len != 16'd0) begin
             // the payload behind the header, one DMA read
             d_g_push  <= 1'b1;
@@ -129,7 +133,9 @@ module hca_ack_send #(
             d_g_close <= 1'b1;
             state_q   <= ACKST_WAIT_PAYLOAD;
           end else begin
-            if (port_up) go <= 1'b1;
+            d_g_close <= 1'b1;             // a slot without payload
+            go   <= 1'b1;
+            drop <= !port_up;
             if (h_opcode == 8'(`HCA_BTH_OP_RC_ACKNOWLEDGE)) begin
               if (h_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK)) s_stat[`HCA_STAT_TX_ACK] <= 1'b1;
               else s_stat[`HCA_STAT_TX_NAK] <= 1'b1;
@@ -139,7 +145,8 @@ module hca_ack_send #(
           end
         end
         ACKST_WAIT_PAYLOAD: if (d_g_done) begin
-          if (!d_g_fault && port_up) go <= 1'b1;
+          go   <= 1'b1;
+          drop <= d_g_fault || !port_up;
           pay_fault <= d_g_fault;
           done <= 1'b1; state_q <= ACKST_IDLE;
         end

@@ -11,6 +11,10 @@
 //    f_word holds the first 8 bytes of the last fetch whatever its target.
 //  * Gather (packet payload): pieces {iova, len, dst, index} queued by the
 //    sequencer; each is one DMA read with its own tag, several outstanding.
+//    The transmit buffer is TX_SLOTS slots of 2^SLOT_LOG bytes (hca_tx_slots);
+//    a piece's slot is the slot field of its buffer address, and each slot
+//    is one packet: its pieces, then g_close with g_slot; g_done/g_done_slot
+//    report one slot at a time, so several packets can be in flight.
 //    Completions come back in any order by tag (each tag's beats contiguous,
 //    data packed from byte 0); every beat is rotated to its byte offset in
 //    the transmit buffer and written with byte enables, one word per cycle,
@@ -30,6 +34,9 @@ module hca_dma_rd #(
     parameter int FB1_BYTES = 320,      // fetch buffer 1: receive WQE (16 + 16 SGEs = 272, rounded to words)
     parameter int FB2_BYTES = 320,      // fetch buffer 2: READ/atomic send WQE (64-byte header + 16 SGEs)
     parameter int TXBUF_AW = 10,        // transmit buffer word address bits
+    parameter int TX_SLOTS = 4,         // transmit slots (packets in flight), a power of two >= 2
+    parameter int SLOT_LOG = 13,        // bytes per slot: 2^SLOT_LOG
+    localparam int SW = $clog2(TX_SLOTS),
     localparam int WB = DATA_W / 8,
     localparam int TAG_W = $clog2(RD_TAGS + 1)
 ) (
@@ -58,7 +65,9 @@ module hca_dma_rd #(
     input  logic [4:0]        g_idx,
     output logic              g_full,
     input  logic              g_close,       // no more pieces for this packet
-    output logic              g_done,        // one cycle: all pieces (and the local copy) done
+    input  logic [SW-1:0]     g_slot,        // the slot g_push and g_close are for
+    output logic              g_done,        // one cycle: all pieces (and the local copy) of a slot done
+    output logic [SW-1:0]     g_done_slot,   // with g_done
     output logic              g_fault,       // with g_done
     output logic [63:0]       g_fault_iova,
     // local copy from the fetch buffer (WB-aligned source)
@@ -161,11 +170,18 @@ module hca_dma_rd #(
   end
   assign q_pop = ce && issue_g && rd_req_ready;
 
-  // packet accounting
-  logic [5:0] pushed, finished;
-  logic       closed, l_pend_q;
-  logic       fault_v;
-  logic [4:0] fault_idx;
+  // packet accounting, per transmit slot
+  logic [5:0]          pushed [0:TX_SLOTS-1];
+  logic [5:0]          finished [0:TX_SLOTS-1];
+  logic [4:0]          fault_idx [0:TX_SLOTS-1];
+  logic [63:0]         fault_iova [0:TX_SLOTS-1];
+  logic [TX_SLOTS-1:0] closed, fault_v;
+  logic                l_pend_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic [SW-1:0] slot_of(input [15:0] dst);   // the slot field of a buffer address
+    slot_of = dst[SLOT_LOG +: SW];
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ------------------------------------------------------------ aligner
   // One burst at a time: a DMA completion burst or the local copy.
@@ -254,7 +270,22 @@ module hca_dma_rd #(
 
   // completion-channel ready: fetch beats always; gather beats when the
   // aligner can take them (not during a flush or a local copy)
-  assign busy = c_valid || a_act || f_pend || (|t_busy) || l_pend || l_pend_q || !q_empty || closed;
+  assign busy = c_valid || a_act || f_pend || (|t_busy) || l_pend || l_pend_q || !q_empty || (|closed);
+
+  // the slot whose packet is complete this cycle (the lowest; one per cycle)
+  logic          sd_v;
+  logic [SW-1:0] sd_slot;
+  always_comb begin : slot_done
+    integer s;
+    sd_v = 1'b0;
+    sd_slot = '0;
+    for (s = TX_SLOTS - 1; s >= 0; s = s - 1)
+      if (closed[s] && finished[s] == pushed[s] && !(l_pend_q && slot_of(l_dst_q) == SW'(s)) &&
+          !((g_push || g_close) && g_slot == SW'(s))) begin
+        sd_v = 1'b1;
+        sd_slot = SW'(s);
+      end
+  end
 
   // the registered beat is taken by the fetch buffer (always) or the aligner
   assign c_take = c_valid && ce && ((c_tag == FETCH_TAG) ? 1'b1 :
@@ -269,8 +300,11 @@ module hca_dma_rd #(
       f_sel_q <= '0; fb1 <= '0; fb2 <= '0; f_word <= '0;
       f_done <= 1'b0; f_err <= 1'b0;
       t_busy <= '0; t_orphan <= '0;
-      pushed <= '0; finished <= '0; closed <= 1'b0; fault_v <= 1'b0; fault_idx <= '0;
-      g_fault_iova <= '0; g_done <= 1'b0; g_fault <= 1'b0;
+      for (i = 0; i < TX_SLOTS; i = i + 1) begin
+        pushed[i] <= '0; finished[i] <= '0; fault_idx[i] <= '0; fault_iova[i] <= '0;
+      end
+      closed <= '0; fault_v <= '0;
+      g_fault_iova <= '0; g_done <= 1'b0; g_done_slot <= '0; g_fault <= 1'b0;
       a_act <= 1'b0; a_local <= 1'b0; a_drop <= 1'b0; a_flush <= 1'b0; a_tag <= '0;
       a_dst <= '0; a_len <= '0; a_k <= '0; a_prev <= '0;
       l_pend <= 1'b0; l_pend_q <= 1'b0; l_src_q <= '0; l_len_q <= '0; l_dst_q <= '0;
@@ -322,8 +356,8 @@ module hca_dma_rd #(
           t_dst[free_tag[$clog2(RD_TAGS)-1:0]]    <= q_dout[20:5];
           t_idx[free_tag[$clog2(RD_TAGS)-1:0]]    <= q_dout[4:0];
         end
-        if (g_push) pushed <= pushed + 6'd1;
-        if (g_close) closed <= 1'b1;
+        if (g_push) pushed[g_slot] <= pushed[g_slot] + 6'd1;
+        if (g_close) closed[g_slot] <= 1'b1;
         if (l_start) begin
           l_pend <= 1'b1; l_pend_q <= 1'b1; l_src_q <= l_src; l_len_q <= l_len; l_dst_q <= l_dst;
         end
@@ -335,7 +369,7 @@ module hca_dma_rd #(
             a_local <= 1'b0;
             l_pend_q <= 1'b0;
           end else if (!a_drop) begin
-            finished <= finished + 6'd1;
+            finished[slot_of(a_dst)] <= finished[slot_of(a_dst)] + 6'd1;
             t_busy[a_tag[$clog2(RD_TAGS)-1:0]] <= 1'b0;
           end else
             t_busy[a_tag[$clog2(RD_TAGS)-1:0]] <= 1'b0;
@@ -363,29 +397,31 @@ module hca_dma_rd #(
                 l_pend_q <= 1'b0;
               end else begin
                 t_busy[(a_act ? a_tag[$clog2(RD_TAGS)-1:0] : c_tag[$clog2(RD_TAGS)-1:0])] <= 1'b0;
-                if (!cur_drop) finished <= finished + 6'd1;
+                if (!cur_drop) finished[slot_of(cur_dst)] <= finished[slot_of(cur_dst)] + 6'd1;
               end
             end
             if (in_err && !cur_drop) begin : fault_rec
               logic [$clog2(RD_TAGS)-1:0] tg;
               tg = a_act ? a_tag[$clog2(RD_TAGS)-1:0] : c_tag[$clog2(RD_TAGS)-1:0];
-              if (!fault_v || t_idx[tg] < fault_idx) begin
-                fault_v      <= 1'b1;
-                fault_idx    <= t_idx[tg];
-                g_fault_iova <= t_iova[tg];
+              if (!fault_v[slot_of(cur_dst)] || t_idx[tg] < fault_idx[slot_of(cur_dst)]) begin
+                fault_v[slot_of(cur_dst)]    <= 1'b1;
+                fault_idx[slot_of(cur_dst)]  <= t_idx[tg];
+                fault_iova[slot_of(cur_dst)] <= t_iova[tg];
               end
             end
           end
         end
 
         // ---- packet done
-        if (closed && finished == pushed && q_empty && !l_pend_q && !a_act && !g_push && !g_close) begin
-          g_done  <= 1'b1;
-          g_fault <= fault_v;
-          closed  <= 1'b0;
-          pushed  <= '0;
-          finished <= '0;
-          fault_v <= 1'b0;
+        if (sd_v) begin
+          g_done       <= 1'b1;
+          g_done_slot  <= sd_slot;
+          g_fault      <= fault_v[sd_slot];
+          g_fault_iova <= fault_iova[sd_slot];
+          closed[sd_slot]   <= 1'b0;
+          pushed[sd_slot]   <= '0;
+          finished[sd_slot] <= '0;
+          fault_v[sd_slot]  <= 1'b0;
         end
       end
 
@@ -394,7 +430,10 @@ module hca_dma_rd #(
         t_orphan <= t_busy;
         f_orphan <= f_pend && f_issued;
         f_pend <= 1'b0;
-        pushed <= '0; finished <= '0; closed <= 1'b0; fault_v <= 1'b0;
+        for (i = 0; i < TX_SLOTS; i = i + 1) begin
+          pushed[i] <= '0; finished[i] <= '0;
+        end
+        closed <= '0; fault_v <= '0;
         l_pend <= 1'b0; l_pend_q <= 1'b0;
         if (a_act) a_drop <= 1'b1;
         if (a_act && a_local) begin

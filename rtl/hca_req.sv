@@ -16,11 +16,12 @@
 //     may close it; an RDMA READ is one request packet for its PSN range,
 //     from the first response not yet received (RCVD, when it is the WQE at
 //     SQ_CI: a resend from a PSN inside a READ asks for the rest), an atomic
-//     one packet with its AtomicETH), REQST_WAIT_TX waits for the transmit buffer,
-//     REQST_GATHER queues the payload pieces (hca_dma_rd: SGE gather or
-//     inline data), REQST_WAIT_PAYLOAD starts the frame (hca_tx_hdr) once the
-//     payload is in the buffer; a UC/UD WQE completes with its last packet
-//     (hca_complete_send);
+//     one packet with its AtomicETH), REQST_WAIT_TX waits for a free transmit
+//     slot (hca_tx_slots), REQST_GATHER queues the payload pieces into it
+//     (hca_dma_rd: SGE gather or inline data), REQST_WAIT_PAYLOAD commits the
+//     slot (`go`, through hca_tx_hdr) once the payload is in it; the frame
+//     goes out behind the slots committed before it while the next step
+//     runs; a UC/UD WQE completes with its last packet (hca_complete_send);
 //   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
 //     (a fault: QP to ERR with QP_FATAL), REQST_VALIDATE_WQE checks it
 //     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
@@ -137,8 +138,19 @@ module hca_req #(
     output logic [15:0] d_l_dst,
     // hca_tx_hdr: the request packet's header
     input  logic        tx_free,
+    input  logic        tx_async_ok,     // a slot may be committed before its payload arrives
+    input  logic        tx_q_busy,       // this QP has such packets in flight
+    input  logic        pf_hit,          // one of them faulted (hca_tx_faults): record it
+    input  logic [15:0] pf_wqe,
+    input  logic [23:0] pf_k,
+    input  logic [63:0] pf_iova,
+    output logic        pf_clr,
+    output logic        async,           // with go: committed ahead of its payload
+    output logic [15:0] tag_wqe,         // with go: the packet (WQE, packet index)
+    output logic [23:0] tag_k,
     input  logic [7:0]  hdr_len,
-    output logic        go,
+    output logic        go,              // commit the transmit slot (with drop: no frame)
+    output logic        drop,
     output logic [7:0]  h_opcode,
     output logic        h_se,
     output logic        h_ackreq,
@@ -196,7 +208,7 @@ module hca_req #(
                          QPS_ERR = 3'(`HCA_QPS_ERR);
   localparam logic [7:0] QPT_UC = 8'(`HCA_QPT_UC), QPT_UD = 8'(`HCA_QPT_UD);
 
-  typedef enum logic [4:0] {
+  typedef enum logic [5:0] {
     REQST_IDLE, REQST_CHECK_STATE, REQST_WAIT_FLUSH, REQST_WAIT_RETIRE, REQST_DRAIN, REQST_CURSOR,
     // start the WQE at SQ_HEAD (model/req.c start_wqe)
     REQST_FETCH_WQE, REQST_WAIT_WQE, REQST_WAIT_QP_ERR, REQST_VALIDATE_WQE, REQST_CHECK_LKEY,
@@ -206,7 +218,9 @@ module hca_req #(
     REQST_READ_OUTS, REQST_CHECK_OUTS, REQST_REFETCH_WQE, REQST_PKT_LKEY, REQST_WAIT_PKT_LKEY,
     REQST_PKT_LKEY_RESULT, REQST_WQE_FAIL, REQST_BUILD_HDR, REQST_WAIT_TX, REQST_GATHER, REQST_WAIT_PAYLOAD,
     REQST_WAIT_SEND_DONE, REQST_UC_UD_SENT,
-    REQST_END
+    REQST_END,
+    // a packet committed ahead of its payload faulted
+    REQST_ASYNC_FAULT, REQST_FAULT_READ_OUTS, REQST_FAULT_OUTS
   } st_t;
   st_t state_q, state;
   always_comb begin
@@ -257,7 +271,7 @@ module hca_req #(
   logic [23:0] pk_k;                 // packet
   logic [31:0] pk_off;
   logic [15:0] pk_plen;
-  logic        pk_last;
+  logic        pk_last, pk_async;
   logic [4:0]  gw_i;                 // gather walk
   logic [31:0] gw_offr;
   logic [15:0] gw_rem, gw_dst;
@@ -269,8 +283,9 @@ module hca_req #(
   logic [15:0] tw_idx, tw_gen;
 
   assign sc_ow    = ow;
-  assign ow_re    = state == REQST_READ_OUTS;
-  assign ow_raddr = {qn, t_tx_wqe[LOG_OUTS-1:0]};
+  assign ow_re    = state == REQST_READ_OUTS || state == REQST_FAULT_READ_OUTS;
+  assign ow_raddr = {qn, (state == REQST_FAULT_READ_OUTS) ? pf_wqe[LOG_OUTS-1:0] : t_tx_wqe[LOG_OUTS-1:0]};
+  assign pf_clr   = state == REQST_ASYNC_FAULT;
 
   // send WQE (fetch buffer 0)
   logic [7:0]  w_op, w_flags, w_nsge;
@@ -386,7 +401,8 @@ module hca_req #(
     if (!rst_n) begin
       state_q <= REQST_IDLE; done <= 1'b0; did <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       ow <= '0; cs_status <= '0; cs_verr <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0; fa <= '0;
-      pk_k <= '0; pk_off <= '0; pk_plen <= '0; pk_last <= 1'b0;
+      pk_k <= '0; pk_off <= '0; pk_plen <= '0; pk_last <= 1'b0; pk_async <= 1'b0; async <= 1'b0;
+      tag_wqe <= '0; tag_k <= '0;
       gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
       mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
@@ -396,7 +412,7 @@ module hca_req #(
       d_f_start <= 1'b0; d_f_addr <= '0; d_f_len <= '0;
       d_g_push <= 1'b0; d_g_iova <= '0; d_g_len <= '0; d_g_dst <= '0; d_g_idx <= '0; d_g_close <= 1'b0;
       d_l_start <= 1'b0; d_l_src <= '0; d_l_len <= '0; d_l_dst <= '0;
-      go <= 1'b0; gid_i <= '0; tm_set <= 1'b0;
+      go <= 1'b0; drop <= 1'b0; gid_i <= '0; tm_set <= 1'b0;
       h_opcode <= '0; h_se <= 1'b0; h_ackreq <= 1'b0; h_psn <= '0; h_dqpn <= '0; h_pay_len <= '0;
       h_dmac <= '0; h_smac <= '0; h_tclass <= '0; h_hop <= '0; h_sip <= '0; h_dip <= '0; h_sport <= '0;
       h_va <= '0; h_rkey <= '0; h_rlen <= '0; h_imm <= '0; h_qkey <= '0; h_deth_sqp <= '0;
@@ -411,12 +427,14 @@ module hca_req #(
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0;
+      tm_set <= 1'b0; async <= 1'b0;
       state_q <= state;
       case (state)
         REQST_CHECK_STATE: begin
           did <= 1'b0;
-          if (qp_st == QPS_ERR || qp_st == QPS_SQE)
+          if (pf_hit)
+            state_q <= REQST_ASYNC_FAULT;
+          else if (qp_st == QPS_ERR || qp_st == QPS_SQE)
             state_q <= REQST_WAIT_FLUSH;
           else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
             state_q <= REQST_END;
@@ -537,6 +555,7 @@ module hca_req #(
         REQST_GATE:
           if (((w_flags & 8'(`HCA_SEND_FENCE)) != 0 && t_rd_out != 5'd0) ||
               (v_rdat && {3'b0, t_rd_out} >= ((max_rd_atomic == 8'd0) ? 8'd1 : max_rd_atomic)) ||
+              (v_rdat && tx_q_busy) ||      // a READ/atomic starts behind no read-ahead packet
               win_closed(t_psn_next))
             state_q <= REQST_END;            // gated: waits for acknowledgements
           else begin : start
@@ -689,6 +708,7 @@ module hca_req #(
                 d_l_dst   <= {8'b0, hdr_len};
               end
               d_g_close <= 1'b1;
+              pk_async <= 1'b0;            // copied from fetch buffer 0: waits
               state_q <= REQST_WAIT_PAYLOAD;
             end else begin
               gw_i    <= '0;
@@ -704,6 +724,10 @@ module hca_req #(
           li = gw_len;
           if (gw_rem == 16'd0 || 8'(gw_i) >= w_nsge) begin
             d_g_close <= 1'b1;
+            // RC: the slot is committed now and the step goes on while the
+            // payload arrives (a fault is recorded later, REQST_ASYNC_FAULT);
+            // UC/UD complete with their last packet, so they wait for it
+            pk_async <= is_rc && tx_async_ok;
             state_q <= REQST_WAIT_PAYLOAD;
           end else if (gw_offr >= li) begin
             gw_offr <= gw_offr - li;
@@ -722,8 +746,16 @@ module hca_req #(
             gw_i     <= gw_i + 5'd1;
           end
         end
-        REQST_WAIT_PAYLOAD: if (d_g_done) begin
-          if (d_g_fault) begin
+        REQST_WAIT_PAYLOAD: if (d_g_done || pk_async) begin
+          // the slot is committed either way; a frame sent while the link is
+          // down is lost, a faulted payload is no frame
+          go    <= 1'b1;
+          async <= pk_async;
+          tag_wqe <= t_tx_wqe;
+          tag_k   <= pk_k;
+          drop  <= (!pk_async && d_g_fault) || !port_up;
+          pk_async <= 1'b0;
+          if (!pk_async && d_g_fault) begin
             s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_PAYLOAD);
             s_fault_iova <= d_g_fault_iova;
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
@@ -732,7 +764,6 @@ module hca_req #(
             ow[`OW_VERR_O +: 8] <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);
             state_q <= REQST_WQE_FAIL;
           end else begin
-            if (port_up) go <= 1'b1;       // a frame sent while the link is down is lost
             if (is_rc && txs[`TXS_TMR_O +: 2] == `TMR_NONE && timeout != 5'd0) begin
               tm_set <= 1'b1;              // the ACK timer (model/req.c send_packet)
               `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_ACK)
@@ -758,9 +789,41 @@ module hca_req #(
           state_q <= REQST_END;
         end
 
-        // ---- end of a QP step: progress keeps it busy
+        // ---- a packet committed ahead of its payload faulted (model/req.c
+        // send_packet: the WQE fails at that packet): the fault reported, the
+        // WQE failed, the cursor back at the packet, the WQEs started after it
+        // unstarted (their packets were dropped, never sent)
+        REQST_ASYNC_FAULT: begin
+          s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_PAYLOAD); s_fault_iova <= pf_iova;
+          s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+          state_q <= REQST_FAULT_READ_OUTS;
+        end
+        REQST_FAULT_READ_OUTS: state_q <= REQST_FAULT_OUTS;
+        REQST_FAULT_OUTS: begin : fault_outs
+          logic [15:0] rel_cur, rel_pf;
+          rel_cur = t_tx_wqe - t_sq_ci;
+          rel_pf  = pf_wqe - t_sq_ci;
+          ow_we    <= 1'b1;
+          ow_waddr <= {qn, pf_wqe[LOG_OUTS-1:0]};
+          ow_wdata <= ow_rdata | (`OW_W'(1) << `OW_ERR_O) | (`OW_W'(`HCA_WC_LOC_PROT_ERR) << `OW_STATUS_O) |
+                      (`OW_W'(`HCA_VENDOR_ERR_DMA_FAULT) << `OW_VERR_O);
+          if (rel_cur > rel_pf || (rel_cur == rel_pf && psn_lt(pf_k, t_tx_pkt))) begin
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_WQE_O, 16, pf_wqe)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, pf_k)
+          end
+          if ((t_sq_head - t_sq_ci) > rel_pf + 16'd1) begin
+            `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, pf_wqe + 16'd1)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24])
+          end
+          tw_v    <= 1'b0;
+          did     <= 1'b1;
+          state_q <= REQST_WAIT_RETIRE_ERR;
+        end
+
+        // ---- end of a QP step: progress keeps it busy, and so do packets
+        // committed ahead of their payload (a fault needs a step to record it)
         REQST_END: begin
-          if (did || (state_q == REQST_WAIT_FLUSH && fl_did)) s_busy_set <= 1'b1;
+          if (did || tx_q_busy || pf_hit || (state_q == REQST_WAIT_FLUSH && fl_did)) s_busy_set <= 1'b1;
           done    <= 1'b1;
           state_q <= REQST_IDLE;
         end

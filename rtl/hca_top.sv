@@ -24,7 +24,8 @@ module hca_top #(
     parameter int LOG_MAX_MR  = `HCA_CAP_LOG_MAX_MR,
     parameter int LOG_OUTS    = 5,       // started-but-unretired send WQEs per QP: 2^LOG_OUTS - 1
     parameter int RD_TAGS     = 8,       // outstanding payload reads
-    parameter int LOG_BUF     = 13,      // transmit buffer and receive slot size: 2^LOG_BUF bytes
+    parameter int LOG_BUF     = 13,      // transmit and receive slot size: 2^LOG_BUF bytes
+    parameter int TX_SLOTS    = 4,       // transmit slots (packets read ahead of the framer), a power of two >= 2
     localparam int WB = DATA_W / 8,
     localparam int LW = $clog2(WB),
     localparam int TAG_W = $clog2(RD_TAGS + 1)
@@ -121,7 +122,8 @@ module hca_top #(
     output logic              soft_reset,    // an ENGINE_CTRL/CTRL reset happened this cycle
     output logic [31:0]       dbg            // debug: the working job and its state (docs/rtl.md)
 );
-  localparam int BUF_AW = LOG_BUF - LW;      // buffer words
+  localparam int BUF_AW = LOG_BUF - LW;      // buffer words (a slot)
+  localparam int TSW = $clog2(TX_SLOTS);     // transmit slot number bits
   localparam int HDR = 96;
 
   // the engine is busy while any unit has work in hand
@@ -283,12 +285,17 @@ module hca_top #(
   logic [1:0]  d_f_sel;
   logic [63:0] d_f_word;
   logic        tb_we;
-  logic [BUF_AW-1:0] tb_addr;
+  logic [BUF_AW+TSW-1:0] tb_addr;
   logic [DATA_W-1:0] tb_wdata, rb_data;
   logic [WB-1:0] tb_be;
   logic        rb_en;
   logic [BUF_AW:0] rb_addr;
-  logic        t_go, t_busy, t_sent;
+  logic        t_go, t_drop, t_busy, t_free, t_sent, f_go, f_busy, f_reading, s_busy;
+  logic [TSW-1:0] t_wslot, f_slot, d_g_done_slot;
+  logic [HDR*8-1:0] f_hdr;
+  logic [7:0]  f_hdr_len;
+  logic [15:0] f_pay_len, d_g_dst_s, d_l_dst_s;
+  logic [1:0]  f_pad;
   logic [HDR*8-1:0] t_hdr, r_hdr;
   logic [7:0]  t_hdr_len;
   logic [15:0] t_pay_len, t_sent_len, r_len;
@@ -296,16 +303,21 @@ module hca_top #(
   logic        r_valid, r_slot, r_too_long, r_icrc_ok, r_release;
   logic [31:0] r_udp_sum;
 
+  // the jobs address the payload within the slot being filled
+  assign d_g_dst_s = d_g_dst | (16'(t_wslot) << LOG_BUF);
+  assign d_l_dst_s = d_l_dst | (16'(t_wslot) << LOG_BUF);
+
   hca_dma_rd #(.DATA_W(DATA_W), .RD_TAGS(RD_TAGS), .FB_BYTES(320), .FB1_BYTES(320), .FB2_BYTES(320),
-               .TXBUF_AW(BUF_AW)) u_dma_rd (
+               .TXBUF_AW(BUF_AW + TSW), .TX_SLOTS(TX_SLOTS), .SLOT_LOG(LOG_BUF)) u_dma_rd (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .f_start(d_f_start), .f_sel(d_f_sel), .f_addr(d_f_addr), .f_len(d_f_len), .f_busy(d_f_busy),
       .busy(rd_busy),
       .f_done(d_f_done), .f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .f_word(d_f_word),
-      .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx),
-      .g_full(d_g_full), .g_close(d_g_close), .g_done(d_g_done), .g_fault(d_g_fault),
+      .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst_s), .g_idx(d_g_idx),
+      .g_full(d_g_full), .g_close(d_g_close), .g_slot(t_wslot), .g_done(d_g_done),
+      .g_done_slot(d_g_done_slot), .g_fault(d_g_fault),
       .g_fault_iova(d_g_fault_iova),
-      .l_start(d_l_start), .l_src(d_l_src), .l_len(d_l_len), .l_dst(d_l_dst),
+      .l_start(d_l_start), .l_src(d_l_src), .l_len(d_l_len), .l_dst(d_l_dst_s),
       .tb_we(tb_we), .tb_addr(tb_addr), .tb_wdata(tb_wdata), .tb_be(tb_be),
       .rd_req_valid(dma_rd_req_valid), .rd_req_ready(dma_rd_req_ready), .rd_req_addr(dma_rd_req_addr),
       .rd_req_len(dma_rd_req_len), .rd_req_tag(dma_rd_req_tag),
@@ -323,10 +335,38 @@ module hca_top #(
       .wr_rsp_valid(dma_wr_rsp_valid), .wr_rsp_err(dma_wr_rsp_err));
   assign dma_wr_req_tag = '0;
 
-  hca_tx_frame #(.DATA_W(DATA_W), .HDR_MAX(HDR), .TXBUF_AW(BUF_AW)) u_tx (
+  // read ahead: request packets committed before their payload arrived,
+  // tagged; the faults of their payload reads wait in u_tx_faults for a step
+  // of their QP
+  logic        t_req, t_async, t_async_ok, t_q_busy, fe_v, pf_hit, pf_clr, c_hit, pf_busy;
+  logic [LOG_MAX_QP-1:0] t_tag_qn, t_item_qn, fe_qn;
+  logic [15:0] t_tag_wqe, fe_wqe, pf_wqe;
+  logic [23:0] t_tag_k, fe_k, pf_k;
+  logic [63:0] fe_iova, pf_iova;
+  logic [TSW:0] n_faults;
+  hca_tx_slots #(.TX_SLOTS(TX_SLOTS), .HDR_MAX(HDR), .QW(LOG_MAX_QP)) u_tx_slots (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
+      .go(t_go), .drop(t_drop), .hdr(t_hdr), .hdr_len(t_hdr_len), .pay_len(t_pay_len), .pad(t_pad),
+      .req(t_req), .async(t_async), .tag_qn(t_tag_qn), .tag_wqe(t_tag_wqe), .tag_k(t_tag_k),
+      .pend_hit(c_hit), .n_faults(n_faults), .async_ok(t_async_ok), .item_qn(t_item_qn), .q_busy(t_q_busy),
+      .fe_v(fe_v), .fe_qn(fe_qn), .fe_wqe(fe_wqe), .fe_k(fe_k), .fe_iova(fe_iova),
+      .free(t_free), .wslot(t_wslot), .busy(s_busy),
+      .g_done(d_g_done), .g_slot(d_g_done_slot), .g_fault(d_g_fault), .g_fault_iova(d_g_fault_iova),
+      .f_go(f_go), .f_slot(f_slot), .f_hdr(f_hdr), .f_hdr_len(f_hdr_len), .f_pay_len(f_pay_len),
+      .f_pad(f_pad), .f_reading(f_reading));
+  assign t_busy = s_busy || f_busy || pf_busy;
+
+  hca_tx_faults #(.TX_SLOTS(TX_SLOTS), .QW(LOG_MAX_QP)) u_tx_faults (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
+      .fe_v(fe_v), .fe_qn(fe_qn), .fe_wqe(fe_wqe), .fe_k(fe_k), .fe_iova(fe_iova),
+      .item_qn(t_item_qn), .hit(pf_hit), .hit_wqe(pf_wqe), .hit_k(pf_k), .hit_iova(pf_iova), .clr(pf_clr),
+      .commit_qn(t_tag_qn), .commit_hit(c_hit), .count(n_faults), .busy(pf_busy));
+
+  hca_tx_frame #(.DATA_W(DATA_W), .HDR_MAX(HDR), .SLOT_AW(BUF_AW), .SW(TSW)) u_tx (
       .clk(clk), .rst_n(rst_n), .ce(ce),
       .tb_we(tb_we), .tb_addr(tb_addr), .tb_wdata(tb_wdata), .tb_be(tb_be),
-      .go(t_go), .hdr(t_hdr), .hdr_len(t_hdr_len), .pay_len(t_pay_len), .pad(t_pad), .busy(t_busy),
+      .go(f_go), .slot(f_slot), .hdr(f_hdr), .hdr_len(f_hdr_len), .pay_len(f_pay_len), .pad(f_pad),
+      .busy(f_busy), .reading(f_reading),
       .sent(t_sent), .sent_len(t_sent_len),
       .tdata(m_axis_tx_tdata), .tkeep(m_axis_tx_tkeep), .tlast(m_axis_tx_tlast),
       .tvalid(m_axis_tx_tvalid), .tready(m_axis_tx_tready));
@@ -341,7 +381,8 @@ module hca_top #(
 
   hca_transport #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
                   .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .HDR_MAX(HDR),
-                  .RX_SLOT_AW(BUF_AW), .FB_BYTES(320), .FB1_BYTES(320), .FB2_BYTES(320)) u_tp (
+                  .RX_SLOT_AW(BUF_AW), .FB_BYTES(320), .FB1_BYTES(320), .FB2_BYTES(320),
+                  .TX_SLOTS(TX_SLOTS)) u_tp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up),
       .port_mac(port_mac), .cycle(cycle), .cycle_nx(cycle_nx), .next_dl(next_dl), .busy(tp_busy), .dbg(dbg),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
@@ -375,12 +416,16 @@ module hca_top #(
       .d_f_done(d_f_done), .d_f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .d_f_word(d_f_word),
       .d_g_push(d_g_push), .d_g_iova(d_g_iova), .d_g_len(d_g_len), .d_g_dst(d_g_dst),
       .d_g_idx(d_g_idx), .d_g_full(d_g_full), .d_g_close(d_g_close), .d_g_done(d_g_done),
+      .d_g_done_slot(d_g_done_slot), .t_wslot(t_wslot),
       .d_g_fault(d_g_fault), .d_g_fault_iova(d_g_fault_iova),
       .d_l_start(d_l_start), .d_l_src(d_l_src), .d_l_len(d_l_len), .d_l_dst(d_l_dst),
       .d_w_start(d_w_start), .d_w_addr(d_w_addr), .d_w_len(d_w_len), .d_w_rxbuf(d_w_rxbuf),
       .d_w_off(d_w_off), .d_w_small(d_w_small), .d_w_busy(d_w_busy), .d_w_done(d_w_done),
       .d_w_err(d_w_err),
-      .t_go(t_go), .t_hdr(t_hdr), .t_hdr_len(t_hdr_len), .t_pay_len(t_pay_len), .t_pad(t_pad),
+      .t_go(t_go), .t_drop(t_drop), .t_free(t_free), .t_hdr(t_hdr),
+      .t_req(t_req), .t_async(t_async), .t_tag_qn(t_tag_qn), .t_tag_wqe(t_tag_wqe), .t_tag_k(t_tag_k),
+      .t_async_ok(t_async_ok), .t_q_busy(t_q_busy), .t_item_qn(t_item_qn),
+      .pf_hit(pf_hit), .pf_wqe(pf_wqe), .pf_k(pf_k), .pf_iova(pf_iova), .pf_clr(pf_clr), .t_hdr_len(t_hdr_len), .t_pay_len(t_pay_len), .t_pad(t_pad),
       .t_busy(t_busy), .t_sent(t_sent), .t_sent_len(t_sent_len),
       .r_valid(r_valid), .r_slot(r_slot), .r_hdr(r_hdr), .r_len(r_len), .r_too_long(r_too_long),
       .r_icrc_ok(r_icrc_ok), .r_udp_sum(r_udp_sum), .r_release(r_release));

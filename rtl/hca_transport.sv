@@ -34,6 +34,8 @@ module hca_transport #(
     parameter int FB_BYTES    = 320,
     parameter int FB1_BYTES   = 320,
     parameter int FB2_BYTES   = 320,
+    parameter int TX_SLOTS    = 4,
+    localparam int TSW = $clog2(TX_SLOTS),
     localparam int NQP = 1 << LOG_MAX_QP,
     localparam int NEQ = 1 << LOG_MAX_EQ,
     localparam int WB  = DATA_W / 8,
@@ -167,6 +169,7 @@ module hca_transport #(
     input  logic        d_g_full,
     output logic        d_g_close,
     input  logic        d_g_done,
+    input  logic [TSW-1:0] d_g_done_slot,
     input  logic        d_g_fault,
     input  logic [63:0] d_g_fault_iova,
     output logic        d_l_start,
@@ -183,8 +186,22 @@ module hca_transport #(
     input  logic        d_w_busy,
     input  logic        d_w_done,
     input  logic        d_w_err,
-    // ---- hca_tx_frame
+    // ---- hca_tx_slots, hca_tx_frame
     output logic        t_go,
+    output logic        t_drop,
+    input  logic        t_free,
+    input  logic [TSW-1:0] t_wslot,
+    // read ahead: with t_go, a request packet (t_req) committed before its payload (t_async), tagged;
+    // a read-ahead fault of the item's QP waiting in hca_tx_faults (pf_*)
+    output logic        t_req, t_async,
+    output logic [LOG_MAX_QP-1:0] t_tag_qn, t_item_qn,
+    output logic [15:0] t_tag_wqe,
+    output logic [23:0] t_tag_k,
+    input  logic        t_async_ok, t_q_busy, pf_hit,
+    input  logic [15:0] pf_wqe,
+    input  logic [23:0] pf_k,
+    input  logic [63:0] pf_iova,
+    output logic        pf_clr,
     output logic [HDR_MAX*8-1:0] t_hdr,
     output logic [7:0]  t_hdr_len,
     output logic [15:0] t_pay_len,
@@ -383,7 +400,12 @@ module hca_transport #(
   logic [15:0] req_g_len, req_g_dst, ack_g_len, ack_g_dst;
   logic [4:0]  req_g_idx;
   // transmit
-  logic        tx_free, wait_go, req_go, ack_go, ack_sel, stat_tx_frame;
+  logic        tx_free, wait_go, req_go, ack_go, req_drop, ack_drop, ack_sel, stat_tx_frame, d_g_done_w;
+  // the gather of the slot being filled is done (the jobs wait for it before they commit the slot)
+  assign d_g_done_w = d_g_done && d_g_done_slot == t_wslot;
+  assign t_req      = req_go;
+  assign t_tag_qn   = qn;
+  assign t_item_qn  = qn;
   logic [7:0]  rq_hdr_len;
   logic [7:0]  h_opcode, h_tclass, h_hop;
   logic        h_se, h_ackreq;
@@ -633,10 +655,12 @@ module hca_transport #(
       .ow_wdata(ow_wdata),
       .d_f_start(req_f_start), .d_f_addr(req_f_addr), .d_f_len(req_f_len), .d_f_done(d_f_done), .d_f_err(d_f_err),
       .fb(fb), .d_g_full(d_g_full), .d_g_push(req_g_push), .d_g_iova(req_g_iova), .d_g_len(req_g_len),
-      .d_g_dst(req_g_dst), .d_g_idx(req_g_idx), .d_g_close(req_g_close), .d_g_done(d_g_done), .d_g_fault(d_g_fault),
+      .d_g_dst(req_g_dst), .d_g_idx(req_g_idx), .d_g_close(req_g_close), .d_g_done(d_g_done_w), .d_g_fault(d_g_fault),
       .d_g_fault_iova(d_g_fault_iova), .d_l_start(d_l_start), .d_l_src(d_l_src), .d_l_len(d_l_len),
       .d_l_dst(d_l_dst),
-      .tx_free(tx_free), .hdr_len(rq_hdr_len), .go(req_go), .h_opcode(h_opcode), .h_se(h_se), .h_ackreq(h_ackreq),
+      .tx_free(tx_free), .tx_async_ok(t_async_ok), .tx_q_busy(t_q_busy), .pf_hit(pf_hit), .pf_wqe(pf_wqe),
+      .pf_k(pf_k), .pf_iova(pf_iova), .pf_clr(pf_clr), .async(t_async), .tag_wqe(t_tag_wqe), .tag_k(t_tag_k),
+      .hdr_len(rq_hdr_len), .go(req_go), .drop(req_drop), .h_opcode(h_opcode), .h_se(h_se), .h_ackreq(h_ackreq),
       .h_psn(h_psn), .h_dqpn(h_dqpn), .h_pay_len(h_pay_len), .h_dmac(h_dmac), .h_smac(h_smac),
       .h_tclass(h_tclass), .h_hop(h_hop), .h_sip(h_sip), .h_dip(h_dip), .h_sport(h_sport), .h_va(h_va),
       .h_rkey(h_rkey), .h_rlen(h_rlen), .h_imm(h_imm), .h_qkey(h_qkey), .h_deth_sqp(h_deth_sqp),
@@ -649,16 +673,17 @@ module hca_transport #(
 
   hca_tx_hdr #(.HDR_MAX(HDR_MAX)) u_txh (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
-      .req_go(req_go), .rq_opcode(h_opcode), .rq_se(h_se), .rq_ackreq(h_ackreq), .rq_psn(h_psn), .rq_dqpn(h_dqpn),
+      .req_go(req_go), .req_drop(req_drop), .rq_opcode(h_opcode), .rq_se(h_se), .rq_ackreq(h_ackreq), .rq_psn(h_psn), .rq_dqpn(h_dqpn),
       .rq_pay_len(h_pay_len), .rq_dmac(h_dmac), .rq_smac(h_smac), .rq_tclass(h_tclass), .rq_hop(h_hop),
       .rq_sip(h_sip), .rq_dip(h_dip), .rq_sport(h_sport), .rq_va(h_va), .rq_rkey(h_rkey), .rq_rlen(h_rlen),
       .rq_imm(h_imm), .rq_qkey(h_qkey), .rq_deth_sqp(h_deth_sqp), .rq_swap_add(h_swap_add),
       .rq_compare(h_compare), .rq_hdr_len(rq_hdr_len),
-      .ack_sel(ack_sel), .ack_go(ack_go), .ak_opcode(a_opcode), .ak_pay_len(a_pay_len), .ak_orig(a_orig),
+      .ack_sel(ack_sel), .ack_go(ack_go), .ack_drop(ack_drop), .ak_opcode(a_opcode), .ak_pay_len(a_pay_len), .ak_orig(a_orig),
       .ak_psn(a_psn), .ak_aeth_syn(a_syn), .ak_aeth_msn(a_msn),
       .ak_dmac(a_dmac), .ak_smac(a_smac), .ak_sip(a_sip), .ak_dip(a_dip), .ak_tclass(a_tclass), .ak_hop(a_hop),
       .ak_sport(a_sport), .ak_dqpn(a_dqpn), .tx_free(tx_free), .wait_go(wait_go),
-      .t_go(t_go), .t_hdr(t_hdr), .t_hdr_len(t_hdr_len), .t_pay_len(t_pay_len), .t_pad(t_pad), .t_busy(t_busy),
+      .t_go(t_go), .t_drop(t_drop), .t_free(t_free), .t_hdr(t_hdr), .t_hdr_len(t_hdr_len), .t_pay_len(t_pay_len),
+      .t_pad(t_pad),
       .t_sent(t_sent), .t_sent_len(t_sent_len), .stat_tx_frame(stat_tx_frame), .stat_tx_bytes(stat_tx_bytes));
 
   hca_ack_send #(.LOG_MAX_QP(LOG_MAX_QP)) u_ack (
@@ -667,12 +692,12 @@ module hca_transport #(
       .done(ack_done), .pay_fault(ack_pay_fault), .dbg_act(ack_act), .dbg_st(ack_st),
       .qn(qn), .tclass(c_tclass), .hop_limit(c_hop), .dest_qpn(c_dqpn),
       .p_smac(p_smac), .p_dmac(p_dmac), .p_sip(p_sip), .p_dip(p_dip), .port_up(port_up),
-      .tx_free(tx_free), .hdr_len(rq_hdr_len), .sel(ack_sel), .go(ack_go), .h_opcode(a_opcode), .h_psn(a_psn),
+      .tx_free(tx_free), .hdr_len(rq_hdr_len), .sel(ack_sel), .go(ack_go), .drop(ack_drop), .h_opcode(a_opcode), .h_psn(a_psn),
       .h_aeth_syn(a_syn), .h_aeth_msn(a_msn), .h_orig(a_orig), .h_pay_len(a_pay_len),
       .h_dmac(a_dmac), .h_smac(a_smac), .h_sip(a_sip), .h_dip(a_dip), .h_tclass(a_tclass), .h_hop(a_hop),
       .h_sport(a_sport), .h_dqpn(a_dqpn),
       .d_g_push(ack_g_push), .d_g_iova(ack_g_iova), .d_g_len(ack_g_len), .d_g_dst(ack_g_dst),
-      .d_g_close(ack_g_close), .d_g_done(d_g_done), .d_g_fault(d_g_fault), .s_stat(ack_stat));
+      .d_g_close(ack_g_close), .d_g_done(d_g_done_w), .d_g_fault(d_g_fault), .s_stat(ack_stat));
 
   hca_read_atomic #(.LOG_MAX_QP(LOG_MAX_QP)) u_rdat (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(rd_req), .kind(rd_kind), .iova(rd_iova),

@@ -1,18 +1,23 @@
 `include "hca_defs.vh"
 
 // Transmit framer: the transmit buffer (written by hca_dma_rd with the
-// payload at its frame offset) and the AXI4-Stream MAC transmitter.
+// payload at its frame offset within a slot of 2^SLOT_AW words; the slots
+// are managed by hca_tx_slots) and the AXI4-Stream MAC transmitter.
 //
 // For a frame it streams, beat by beat,
 //   header bytes (from hdr, hca_hdr_gen) | payload (buffer) | pad | ICRC | zeros to 60
 // computing the ICRC on the way (hca_icrc_beat) and inserting it right after
 // the pad, in the same beat when it fits, else in the next one.  Frames carry
 // no FCS (docs/wire.md 1).  Two-stage pipeline: buffer read, then compose
-// into the output register; one beat per cycle while tready.
+// into the output register; one beat per cycle while tready.  `reading` is
+// high while the frame's slot is still being read (a new frame may start
+// once it drops, while the last beat waits for the MAC).
 module hca_tx_frame #(
     parameter int DATA_W   = 64,
     parameter int HDR_MAX  = 96,
-    parameter int TXBUF_AW = 10,
+    parameter int SLOT_AW  = 10,         // words per slot: 2^SLOT_AW
+    parameter int SW       = 2,          // slot number bits
+    localparam int TXBUF_AW = SLOT_AW + SW,
     localparam int WB = DATA_W / 8
 ) (
     input  logic              clk,
@@ -25,11 +30,13 @@ module hca_tx_frame #(
     input  logic [WB-1:0]     tb_be,
     // frame command
     input  logic              go,
+    input  logic [SW-1:0]     slot,
     input  logic [HDR_MAX*8-1:0] hdr,
     input  logic [7:0]        hdr_len,
     input  logic [15:0]       pay_len,
     input  logic [1:0]        pad,
     output logic              busy,
+    output logic              reading,
     output logic              sent,          // one cycle per frame, with its length
     output logic [15:0]       sent_len,
     // AXI4-Stream to the MAC
@@ -43,6 +50,7 @@ module hca_tx_frame #(
   localparam int MIN_FRAME = `HCA_WIRE_MIN_FRAME;
 
   logic              act;
+  logic [SW-1:0]     slot_q;
   logic [HDR_MAX*8-1:0] hdr_q;
   logic [15:0]       hlen, plen_end, crc_end, flen, nbeats, rd_b, s1_b;
   logic              s1_v;
@@ -53,7 +61,7 @@ module hca_tx_frame #(
   logic rd_en, adv2, adv1;
   hca_ram_sdp #(.W(DATA_W), .DEPTH(1 << TXBUF_AW)) u_buf (
       .clk(clk), .wr_en(tb_we && ce), .wr_addr(tb_addr), .wr_data(tb_wdata), .wr_be(tb_be),
-      .rd_en(rd_en), .rd_addr(TXBUF_AW'(rd_b)), .rd_data(rd_data));
+      .rd_en(rd_en), .rd_addr({slot_q, SLOT_AW'(rd_b)}), .rd_data(rd_data));
 
   // stage 2 (output register) takes stage 1 when free or draining
   assign adv2  = ce && s1_v && (!tvalid || tready);
@@ -99,7 +107,7 @@ module hca_tx_frame #(
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      act <= 1'b0; hdr_q <= '0; hlen <= '0; plen_end <= '0; crc_end <= '0; flen <= '0; nbeats <= '0;
+      act <= 1'b0; slot_q <= '0; hdr_q <= '0; hlen <= '0; plen_end <= '0; crc_end <= '0; flen <= '0; nbeats <= '0;
       rd_b <= '0; s1_b <= '0; s1_v <= 1'b0; crc_q <= '0; icrc_q <= '0;
       tdata <= '0; tkeep <= '0; tlast <= 1'b0; tvalid <= 1'b0; sent <= 1'b0; sent_len <= '0;
     end else begin
@@ -109,6 +117,7 @@ module hca_tx_frame #(
           logic [15:0] total;
           total = {8'b0, hdr_len} + pay_len + {14'b0, pad} + 16'(`HCA_WIRE_ICRC_LEN);
           act      <= 1'b1;
+          slot_q   <= slot;
           hdr_q    <= hdr;
           hlen     <= {8'b0, hdr_len};
           plen_end <= {8'b0, hdr_len} + pay_len;
@@ -142,4 +151,5 @@ module hca_tx_frame #(
     end
   end
   assign busy = act || tvalid;
+  assign reading = act;
 endmodule

@@ -1,20 +1,22 @@
 `include "hca_defs.vh"
 
 // Transmit header: the one header generator (hca_hdr_gen) in front of the
-// framer (hca_tx_frame), shared by the two transmitters of the engine.
+// transmit slots (hca_tx_slots) and the framer (hca_tx_frame), shared by the
+// two transmitters of the engine.
 //
-//   hca_req      request packets: holds its header fields, starts a frame
-//                with req_go once the payload is in the transmit buffer;
+//   hca_req      request packets: holds its header fields, fills the free
+//                transmit slot with the payload and commits it with req_go;
 //   hca_ack_send responses (ACK/NAK, READ responses, atomic ACKs): holds its
 //                header fields, ack_sel high from the fields' load until the
-//                framer has taken them (a READ response's payload is read
-//                into the buffer in between), ack_go.
+//                slot is committed (a READ response's payload is read into
+//                the slot in between), ack_go.
 //
 // The generator sees the ACK sender's fields while ack_sel is high, else
-// the requester's.  `go` to the framer is req_go | ack_go (one at a time:
-// the engine works on one item at a time and both wait for tx_free);
-// tx_free = the framer is idle and no go is on its way (a go issued in the
-// previous cycle is not yet visible in t_busy).  Frames are counted here
+// the requester's.  `go` (the slot's commit, with the header) is req_go |
+// ack_go (one at a time: the engine works on one item at a time and both
+// wait for tx_free), `drop` with it when the slot holds no frame (payload
+// fault, port down); tx_free = a slot is free and no go is on its way.
+// Frames are counted here
 // (HCA_STAT_TX_FRAMES and bytes) when the framer accepts them.  Planted-bug
 // hook hdr_bit: the BTH MigReq bit of request packets inverted (the ICRC
 // covers the wrong bit, so only a checker sees it).
@@ -27,6 +29,7 @@ module hca_tx_hdr #(
     input  logic        srst,
     // hca_req: request packet header
     input  logic        req_go,
+    input  logic        req_drop,        // with req_go: no frame
     input  logic [7:0]  rq_opcode,
     input  logic        rq_se,
     input  logic        rq_ackreq,
@@ -52,6 +55,7 @@ module hca_tx_hdr #(
     // hca_ack_send: response header
     input  logic        ack_sel,
     input  logic        ack_go,
+    input  logic        ack_drop,
     input  logic [7:0]  ak_opcode,
     input  logic [15:0] ak_pay_len,
     input  logic [63:0] ak_orig,         // AtomicAckETH
@@ -69,13 +73,14 @@ module hca_tx_hdr #(
     // both transmitters
     output logic        tx_free,
     output logic        wait_go,         // a go of the previous cycle (pending strobe)
-    // hca_tx_frame
+    // hca_tx_slots, hca_tx_frame
     output logic        t_go,
+    output logic        t_drop,
+    input  logic        t_free,
     output logic [HDR_MAX*8-1:0] t_hdr,
     output logic [7:0]  t_hdr_len,
     output logic [15:0] t_pay_len,
     output logic [1:0]  t_pad,
-    input  logic        t_busy,
     input  logic        t_sent,
     input  logic [15:0] t_sent_len,
     // hca_regs
@@ -127,13 +132,14 @@ module hca_tx_hdr #(
   assign t_pad      = g_pad;
   assign rq_hdr_len = g_hdr_len;
   assign t_go       = req_go || ack_go;
+  assign t_drop     = (req_go && req_drop) || (ack_go && ack_drop);
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) wait_go <= 1'b0;
     else if (srst) wait_go <= 1'b0;
     else if (ce) wait_go <= t_go;
   end
-  assign tx_free = !t_busy && !t_go && !wait_go;
+  assign tx_free = t_free && !t_go && !wait_go;
 
   assign stat_tx_frame = t_sent;
   assign stat_tx_bytes = t_sent ? {16'b0, t_sent_len} : 32'h0;

@@ -7,7 +7,8 @@
  *   bad rkey / missing REMOTE_WRITE / bounds at the responder (NAK remote
  *   access, both QPs to ERR, QP_ACCESS_ERR, flushes), SEND longer than the
  *   receive WQE (LOC_LEN_ERR + NAK invalid request), local key / PD /
- *   bounds / malformed WQEs at the requester, a gather DMA fault, a receive
+ *   bounds / malformed WQEs at the requester, a gather DMA fault (also on a
+ *   packet read ahead of its frame, with WQEs started behind it), a receive
  *   SGE with a bad key, CQ overflow, QP to ERR by firmware with posted WQEs
  *   (flush order), duplicate request frames, COMM_EST, CQ arming and COMP
  *   events, UC data path, UD with the GRH area and Q_Key drops, SRQ with its
@@ -234,6 +235,64 @@ static void gather_fault(void)
 	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO) & 0xff01,
 		 HCA_DMA_CLIENT_PAYLOAD << 8, "first fault: payload read");
 	finish(&t, "gather DMA fault");
+}
+
+/* A payload fault on a packet read ahead (docs/rtl.md "Transmit slots and
+ * read ahead"): WQEs posted behind the faulting one have started and their
+ * packets sit in transmit slots when the fault comes back.  The model stops
+ * at the faulting packet: nothing after it goes out, the WQE fails
+ * LOC_PROT_ERR/DMA_FAULT, the QP goes to ERR and the rest is flushed, and
+ * SQ_HEAD/PSN_NEXT are those of the model (lockstep_finish compares them).
+ * bad: which WQE faults (0: the first, 1: the middle of three); its fault
+ * is in its second packet (bytes 4096.. of a 6000-byte WRITE at PMTU 4096)
+ * or, for the middle one, its only packet. */
+static void gather_fault_ahead(int bad)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s[3];
+	struct tb_send_wr w;
+	struct hca_mrc m;
+	struct tb_qp_attr a;
+	uint64_t iova;
+	char what[64];
+
+	tb_qp_attr_default(&a);
+	a.path_mtu = HCA_MTU_4096;
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	/* an MR whose second page is not mapped in the IOMMU */
+	tb_alloc(t.n[0], 4096, &iova);
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = 0x42;
+	m.access = HCA_ACCESS_LOCAL_WRITE;
+	m.pdn = t.pd[0];
+	m.va = 0x5000000;
+	m.length = 16384;
+	m.dma_addr = iova;
+	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	for (int i = 0; i < 3; i++) {
+		if (i == bad)
+			s[i] = (struct tb_sge){ .addr = 0x5000000 + (bad ? 4096 : 0), .len = bad ? 2000 : 6000,
+						.lkey = 900u << 8 | 0x42 };
+		else
+			s[i] = (struct tb_sge){ .addr = t.mr[0]->va + 8192u * (unsigned int)i, .len = 5000,
+						.lkey = t.mr[0]->lkey };
+		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s[i],
+					 .num_sge = 1, .raddr = t.mr[1]->va + 8192u * (unsigned int)i,
+					 .rkey = t.mr[1]->rkey };
+		tb_post_send(t.qp[0], &w);
+	}
+	for (int i = 0; i < 3; i++) {
+		uint8_t want = i < bad ? HCA_WC_SUCCESS : i == bad ? HCA_WC_LOC_PROT_ERR : HCA_WC_WR_FLUSH_ERR;
+
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == want && c.wqe_index == i,
+		      "read-ahead fault at WQE %d: WQE %d completes with status %u (got %u, index %u)", bad, i, want,
+		      c.status, c.wqe_index);
+	}
+	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == 1, "read-ahead fault at WQE %d: one DMA_FAULT counted", bad);
+	snprintf(what, sizeof(what), "read-ahead DMA fault at WQE %d", bad);
+	finish(&t, what);
 }
 
 /* ---------------------------------------------------------------- completions */
@@ -818,6 +877,8 @@ int main(int argc, char **argv)
 	recv_bad_key();
 	local_errors();
 	gather_fault();
+	gather_fault_ahead(0);
+	gather_fault_ahead(1);
 	cq_overflow();
 	flush_by_firmware();
 	duplicates_and_comm_est();
