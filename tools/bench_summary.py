@@ -231,9 +231,9 @@ def main():
         return "shm" if (size, "shm") in shim else "batched"
 
     def shim_note(size, key, unit):
-        main = shim_main(size)
-        r = shim.get((size, main), {})
-        sock = shim.get((size, "batched"), {}) if main == "shm" else {}
+        path = shim_main(size)
+        r = shim.get((size, path), {})
+        sock = shim.get((size, "batched"), {}) if path == "shm" else {}
         pf = shim.get((size, "per-frame"), {})
         parts = []
         if "ceil_" + key in r:
