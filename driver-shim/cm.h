@@ -94,6 +94,8 @@ int cm_coop_wait(int fd);
 struct cm_channel {
 	struct rdma_event_channel ch;	/* first: what the application holds */
 	struct shim_evq q;		/* struct cm_event * items */
+	int blocking_reader;		/* a thread has waited in rdma_get_cm_event on it */
+	struct cm_channel *retired_next;	/* destroyed but kept: see rdma_destroy_event_channel */
 };
 
 enum cm_state {

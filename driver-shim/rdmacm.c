@@ -15,6 +15,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,8 @@ int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event *
 
 	if (!channel || !event)
 		return err(EINVAL);
+	if (!(fcntl(channel->fd, F_GETFL) & O_NONBLOCK))
+		__atomic_store_n(&ch->blocking_reader, 1, __ATOMIC_RELAXED);
 	if (cm_coop_wait(channel->fd) || shim_evq_pop(&ch->q, &e))
 		return -1;
 	*event = &e->ev;
@@ -186,10 +189,33 @@ struct rdma_event_channel *rdma_create_event_channel(void)
 	return ch ? &ch->ch : NULL;
 }
 
+/*
+ * Channels destroyed while a thread may still be on its way into
+ * rdma_get_cm_event (rping's cm_thread loops back into it after acking the
+ * DISCONNECTED event while main destroys the channel).  librdmacm closes the
+ * fd and such a late reader fails with EBADF (or reads freed memory); the
+ * kernel's read only protects a reader already blocked in it, and the shim's
+ * wait takes longer to get there.  A channel that ever had a blocking reader
+ * is therefore kept, its eventfd open and never signalled again, so a late
+ * reader blocks as it would in the kernel until the process ends: one
+ * eventfd per such channel, reachable from here.
+ */
+static struct cm_channel *retired_channels;
+
 void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
-	if (channel)
-		channel_free((struct cm_channel *)channel);
+	struct cm_channel *ch = (struct cm_channel *)channel;
+
+	if (!ch)
+		return;
+	if (!__atomic_load_n(&ch->blocking_reader, __ATOMIC_RELAXED)) {
+		channel_free(ch);
+		return;
+	}
+	pthread_mutex_lock(&cm_lock);
+	ch->retired_next = retired_channels;
+	retired_channels = ch;
+	pthread_mutex_unlock(&cm_lock);
 }
 
 /* ---- ids ----------------------------------------------------------------------------------- */
