@@ -19,8 +19,10 @@
 #    program activates is "not covered" and is not run;
 # 3. tools/mutate_rtl.py report: killed / survived / not covered.
 # Mutants are judged by GNU parallel, -j JOBS, one result file per mutant in
-# DIR/results/ ("ID killed|survived reason"); a result already there is kept
-# (a stopped run resumes; rm -rf DIR/results to judge again).
+# DIR/results/ ("ID killed|survived|pending reason"); a result already there
+# is kept (a stopped run resumes; rm -rf DIR/results to judge again).
+# MUT_MAX_MS=T judges breadth first: only programs whose baseline took at
+# most T ms run, the rest is left "pending" for a run without MUT_MAX_MS.
 # SHARD i/N judges only the ids with id % N == i (one job of a Slurm array;
 # run the baseline first: SHARD "base" runs it alone);
 # SAMPLE judges that many activated mutants (seeded pick; the make test sample).
@@ -74,7 +76,7 @@ for k in $(echo "$ids" | grep -v -x -F -f "$base/activated.txt"); do
   echo "$k survived not activated" > "$dir/results/$k.txt"
 done
 echo "$todo" | grep . | parallel -j "$jobs" --joblog "$dir/joblog-$mode" \
-  "[ -s $dir/results/{}.txt ] || sim/mutate/judge_rtl.sh $dir $mode {}"
+  "grep -qs -E ' (killed|survived) ' $dir/results/{}.txt || sim/mutate/judge_rtl.sh $dir $mode {}"
 res=results
 if [ "$sample" -gt 0 ]; then  # the sample only: report on the judged ones
   res=sample
