@@ -4,7 +4,7 @@
 # runs, fastest first (DIR/base-MODE/order.txt), only the judge programs whose
 # baseline run activated mutant ID (DIR/base-MODE/NAME.act), each with the
 # mutant selected (HCASIM_RTL_MUTANT=ID) and a time limit of MUT_TIMEOUT
-# seconds (default 60) plus 5 times the program's baseline time (a hang is a
+# seconds (default 20) plus 10 times the program's baseline time (a hang is a
 # kill); stops at the first failure.  Writes DIR/results/ID.txt:
 #   ID killed PROGRAM: first failure line
 #   ID survived judge passed (N programs)
@@ -24,13 +24,13 @@ while read -r ms name cmd; do
   grep -qx "$id" "$base/$name.act" || continue
   grep -qx "$name" "$passed" && { ran=$((ran + 1)); continue; }
   if [ -n "${MUT_MAX_MS:-}" ] && [ "$ms" -gt "$MUT_MAX_MS" ]; then left=$((left + 1)); continue; fi
-  limit=$(( ${MUT_TIMEOUT:-60} + 5 * ms / 1000 ))
+  limit=$(( ${MUT_TIMEOUT:-20} + 10 * ms / 1000 ))
   echo "== $name (limit ${limit}s): $cmd" >> "$log"
   HCASIM_RTL_MUTANT=$id timeout "$limit" bash -c "$cmd" > "$log.prog" 2>&1
   rc=$?
   cat "$log.prog" >> "$log"
   if [ "$rc" -ne 0 ]; then
-    why=$(grep -v " 0 failed" "$log.prog" | grep -m1 -E "FAIL|failed|diverge|mismatch|ERROR|Assert" | cut -c1-150)
+    why=$(grep -m1 -E "FAIL|[Dd]iverge|[1-9][0-9]* failed|ERROR|Assert" "$log.prog" | tr -s ' ' | cut -c1-150)
     [ "$rc" -eq 124 ] && why="hang: over ${limit}s"
     rm -f "$log.prog"
     echo "$id killed $name: ${why:-exit $rc}" > "$dir/results/$id.txt"

@@ -6,8 +6,8 @@
 # modules hold every mutant.
 # The judge is a list of programs (DIR/programs-MODE.txt, "name command"):
 # every width-64 line of the make sim plan without a planted bug, each as its
-# own one-line plan (short: the directed lines only, no `random`), and the RTL
-# directed tests at width 64.
+# own one-line plan (short: only the quick directed lines, SHORT_PLAN), and
+# the RTL directed tests at width 64.
 # 1. baseline: every program runs once with no mutant selected (GNU parallel,
 #    -j JOBS); each must pass, and its activation probes say which mutants it
 #    reaches (DIR/base-MODE/NAME.act), its time orders the programs;
@@ -27,6 +27,7 @@
 # run the baseline first: SHARD "base" runs it alone);
 # SAMPLE judges that many activated mutants (seeded pick; the make test sample).
 set -u
+SHORT_PLAN=${MUT_SHORT_PLAN:-multi_qp imm_se uc ud atomics sge16}
 dir=$1 mode=$2 jobs=$3 shard=${4:-} sample=${5:-0}
 dir=$(cd "$dir" && pwd)
 base=$dir/base-$mode
@@ -41,7 +42,7 @@ if [ ! -s "$base/done" ]; then
   grep -E '^[a-z_0-9]+[[:space:]]+64[[:space:]]' sim/regress/sim.plan | grep -v -E 'expect=|bug=' | while read -r line; do
     k=$((k + 1))
     t=$(echo "$line" | awk '{print $1 "-s" $3}')
-    [ "$mode" = short ] && [ "${t%%-*}" = random ] && continue
+    [ "$mode" = short ] && ! echo " $SHORT_PLAN " | grep -q " ${t%%-*} " && continue
     echo "$line" > "$dir/plans/$k.plan"
     echo "plan$k-$t $dir/cosim --plan $dir/plans/$k.plan --out $dir/sim/$k" >> "$progs"
   done
