@@ -181,7 +181,7 @@ FORCE:
 # mutant behind `mutsel`, the rest is the RTL as written; Verilated once;
 # cosim and the RTL tests linked against it; the judge runs per mutant
 # (HCASIM_RTL_MUTANT=id) through GNU parallel.
-MUT_BUILD := $(BUILD)/mutate/rtl
+MUT_BUILD ?= $(BUILD)/mutate/rtl
 MUT_COUNT ?= 200
 MUT_SEED ?= 1
 MUT_MODULES ?=
@@ -191,6 +191,12 @@ MUT_BINS := $(addprefix $(MUT_BUILD)/,cosim $(MUT_JUDGE_TESTS))
 mutate: mutate-rtl mutate-model
 mutate-rtl: $(MUT_BINS)
 	@sim/mutate/run_rtl.sh $(MUT_BUILD) full "$(NPROC)"
+.PHONY: mutate-rtl-bins mutate-rtl-groups
+mutate-rtl-bins: $(MUT_BINS)
+# The same analysis in module groups (sim/mutate/groups_rtl.txt): one mutant
+# build per group, each near the RTL's speed (docs/sim.md 11.3).
+mutate-rtl-groups:
+	@sim/mutate/run_rtl_groups.sh $(BUILD)/mutate "$(NPROC)" sim/mutate/groups_rtl.txt
 REGRESS_TARGETS += mutate
 HELP += "mutate-rtl-sample|MUT_SAMPLE_N RTL mutants of a few modules under the short selective judge (the make test sample)" "mutate|mutation analysis: RTL (Yosys mutate -ctrl per module, MUT_COUNT mutants, MUT_MODULES) and C model (tools/mutate_c.py), build/mutate/"
 # The make test sample (mutate_rtl_sample): its own small mutant build --

@@ -342,7 +342,10 @@ def report(a):
     for i in sorted(surv):
         src, m = lst.get(i, ("?", "?"))
         key = "%s:%s" % (src, re.search(r"-mode (\S+)", m).group(1) if "-mode" in m else "?")
-        lines.append("  #%-4d %-40s %s" % (i, src, answers.get(key, answers.get(src, "NO ANSWER YET"))))
+        bit = re.search(r"-portbit (\d+)", m)
+        keys = (["%s:b%s" % (key, bit.group(1))] if bit else []) + [key, src]
+        ans = next((answers[k] for k in keys if k in answers), "NO ANSWER YET")
+        lines.append("  #%-4d %-40s %s" % (i, src, ans))
         lines.append("         %s" % m)
     lines.append("")
     if pending:
