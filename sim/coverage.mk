@@ -188,7 +188,7 @@ MUT_MODULES ?=
 $(eval $(call mut_rtl_build,$(MUT_BUILD),--count $(MUT_COUNT) --seed $(MUT_SEED)$(if $(MUT_MODULES), --modules $(MUT_MODULES))))
 MUT_BINS := $(addprefix $(MUT_BUILD)/,cosim $(MUT_JUDGE_TESTS))
 .PHONY: mutate mutate-rtl mutate-model
-mutate: mutate-rtl mutate-model
+mutate: mutate-rtl-groups mutate-model
 mutate-rtl: $(MUT_BINS)
 	@sim/mutate/run_rtl.sh $(MUT_BUILD) full "$(NPROC)"
 .PHONY: mutate-rtl-bins mutate-rtl-groups
@@ -198,7 +198,7 @@ mutate-rtl-bins: $(MUT_BINS)
 mutate-rtl-groups:
 	@sim/mutate/run_rtl_groups.sh $(BUILD)/mutate "$(NPROC)" sim/mutate/groups_rtl.txt
 REGRESS_TARGETS += mutate
-HELP += "mutate-rtl-sample|MUT_SAMPLE_N RTL mutants of a few modules under the short selective judge (the make test sample)" "mutate|mutation analysis: RTL (Yosys mutate -ctrl per module, MUT_COUNT mutants, MUT_MODULES) and C model (tools/mutate_c.py), build/mutate/"
+HELP += "mutate-rtl-sample|MUT_SAMPLE_N RTL mutants of a few modules under the short selective judge (the make test sample)" "mutate|mutation analysis: RTL in module groups (mutate-rtl-groups, sim/mutate/groups_rtl.txt) and C model (tools/mutate_c.py), build/mutate/" "mutate-rtl|RTL mutation analysis in one build (MUT_COUNT mutants of MUT_MODULES, default every module: slow)"
 # The make test sample (mutate_rtl_sample): its own small mutant build --
 # MUT_SAMPLE_COUNT mutants (seed 7) of a few small modules
 # (MUT_SAMPLE_MODULES), the rest of the RTL as written so it simulates near
