@@ -342,8 +342,8 @@ def report(a):
     for i in sorted(surv):
         src, m = lst.get(i, ("?", "?"))
         key = "%s:%s" % (src, re.search(r"-mode (\S+)", m).group(1) if "-mode" in m else "?")
-        bit = re.search(r"-portbit (\d+)", m)
-        keys = (["%s:b%s" % (key, bit.group(1))] if bit else []) + [key, src]
+        bit = re.search(r"-port (\S+) -portbit (\d+)", m)
+        keys = (["%s:%s:%s" % (key, bit.group(1), bit.group(2))] if bit else []) + [key, src]
         ans = next((answers[k] for k in keys if k in answers), "NO ANSWER YET")
         lines.append("  #%-4d %-40s %s" % (i, src, ans))
         lines.append("         %s" % m)
