@@ -144,7 +144,7 @@ HELP += "coverage-rtl|RTL code coverage (Verilator line/toggle/user) over the ma
 # A mutant build in directory $(1), tools/mutate_rtl.py netlist arguments $(2):
 # $(1)/verilator.f (the sources: mutated modules as netlists, the rest as
 # written), the Verilated model, libhcartl-mut-<dir>.a, and the judge's programs.
-MUT_JUDGE_TESTS := rtl_doorbell rtl_errors rtl_states
+MUT_JUDGE_TESTS := rtl_doorbell rtl_errors rtl_states rtl_read rtl_retry rtl_regs rtl_rc
 define mut_rtl_build
 $(1)/args.stamp: FORCE
 	@mkdir -p $(1); echo '$(2)' | cmp -s - $$@ || echo '$(2)' > $$@
@@ -153,7 +153,7 @@ $(1)/verilator.f: $(RTL_DEPS) tools/mutate_rtl.py $(1)/args.stamp
 $(1)/v64/Vhca_top64__ALL.a: $(1)/verilator.f
 	@mkdir -p $$(@D)
 	$(VERILATOR) $(filter-out --trace-fst,$(RTL_VFLAGS)) -Wno-lint -Wno-style -GDATA_W=64 --prefix Vhca_top64 \
-		--Mdir $$(@D) -MAKEFLAGS "$(RTL_VMAKE)" -f $$< > $$(@D)/build.log 2>&1 || { tail -30 $$(@D)/build.log; false; }
+		--Mdir $$(@D) -MAKEFLAGS "$(RTL_VMAKE)" -f $$< $(RTL_SIM_SRC) > $$(@D)/build.log 2>&1 || { tail -30 $$(@D)/build.log; false; }
 	$(MAKE) --no-print-directory -C $$(@D) -f Vhca_top64.mk $(RTL_VMAKE) verilated.o verilated_threads.o \
 		verilated_dpi.o >> $$(@D)/build.log 2>&1
 $(1)/rtl_model_64.o: sim/rtl/rtl_model.cpp sim/rtl/rtl_model.h $(1)/v64/Vhca_top64__ALL.a
@@ -181,30 +181,41 @@ FORCE:
 # mutant behind `mutsel`, the rest is the RTL as written; Verilated once;
 # cosim and the RTL tests linked against it; the judge runs per mutant
 # (HCASIM_RTL_MUTANT=id) through GNU parallel.
-MUT_BUILD := $(BUILD)/mutate/rtl
+MUT_BUILD ?= $(BUILD)/mutate/rtl
 MUT_COUNT ?= 200
 MUT_SEED ?= 1
 MUT_MODULES ?=
 $(eval $(call mut_rtl_build,$(MUT_BUILD),--count $(MUT_COUNT) --seed $(MUT_SEED)$(if $(MUT_MODULES), --modules $(MUT_MODULES))))
 MUT_BINS := $(addprefix $(MUT_BUILD)/,cosim $(MUT_JUDGE_TESTS))
 .PHONY: mutate mutate-rtl mutate-model
-mutate: mutate-rtl mutate-model
+mutate: mutate-rtl-groups mutate-model
 mutate-rtl: $(MUT_BINS)
 	@sim/mutate/run_rtl.sh $(MUT_BUILD) full "$(NPROC)"
+.PHONY: mutate-rtl-bins mutate-rtl-groups
+mutate-rtl-bins: $(MUT_BINS)
+# The same analysis in module groups (sim/mutate/groups_rtl.txt): one mutant
+# build per group, each near the RTL's speed (docs/sim.md 11.3).
+mutate-rtl-groups:
+	@sim/mutate/run_rtl_groups.sh $(BUILD)/mutate "$(NPROC)" sim/mutate/groups_rtl.txt
 REGRESS_TARGETS += mutate
-HELP += "mutate-rtl-sample|24 RTL mutants under the short judge (the make test sample)" "mutate|mutation analysis: RTL (Yosys mutate -ctrl per module, MUT_COUNT mutants, MUT_MODULES) and C model (tools/mutate_c.py), build/mutate/"
-# A sample: its own small mutant build (MUT_SAMPLE_COUNT mutants of every
-# module, seed 7), 24 activated mutants judged by the short judge.  Not in
-# make test: measured 2.7 CPU-minutes to build and 7.5 CPU-minutes to judge
-# (the mutated modules as Yosys netlists simulate about 7.5x slower than the
-# RTL as written; docs/sim.md 11.3), well over the few minutes a test may take.
+HELP += "mutate-rtl-sample|MUT_SAMPLE_N RTL mutants of a few modules under the short selective judge (the make test sample)" "mutate|mutation analysis: RTL in module groups (mutate-rtl-groups, sim/mutate/groups_rtl.txt) and C model (tools/mutate_c.py), build/mutate/" "mutate-rtl|RTL mutation analysis in one build (MUT_COUNT mutants of MUT_MODULES, default every module: slow)"
+# The make test sample (mutate_rtl_sample): its own small mutant build --
+# MUT_SAMPLE_COUNT mutants (seed 7) of a few small modules
+# (MUT_SAMPLE_MODULES), the rest of the RTL as written so it simulates near
+# the RTL's speed --, SAMPLE_N activated mutants under the short selective
+# judge (sim/mutate/test_rtl_sample.sh).
 MUT_SAMPLE_BUILD := $(BUILD)/mutate/rtl-sample
-MUT_SAMPLE_COUNT ?= 80
-$(eval $(call mut_rtl_build,$(MUT_SAMPLE_BUILD),--count $(MUT_SAMPLE_COUNT) --seed 7))
+MUT_SAMPLE_COUNT ?= 30
+MUT_SAMPLE_N ?= 20
+MUT_SAMPLE_MODULES ?= hca_mr_check,hca_opinfo,hca_qp_err,hca_complete_recv,hca_comp_timer,hca_ack_send
+$(eval $(call mut_rtl_build,$(MUT_SAMPLE_BUILD),--count $(MUT_SAMPLE_COUNT) --seed 7 --modules $(MUT_SAMPLE_MODULES)))
 MUT_SAMPLE_BINS := $(addprefix $(MUT_SAMPLE_BUILD)/,cosim $(MUT_JUDGE_TESTS))
 .PHONY: mutate-rtl-sample
 mutate-rtl-sample: $(MUT_SAMPLE_BINS)
-	@sim/mutate/test_rtl_sample.sh $(MUT_SAMPLE_BUILD) 24
+	@sim/mutate/test_rtl_sample.sh $(MUT_SAMPLE_BUILD) $(MUT_SAMPLE_N)
+TESTS += mutate_rtl_sample
+TEST_DEPS_mutate_rtl_sample := $(MUT_SAMPLE_BINS)
+TEST_CMD_mutate_rtl_sample = sim/mutate/test_rtl_sample.sh $(MUT_SAMPLE_BUILD) $(MUT_SAMPLE_N)
 
 # Model mutation analysis (tools/mutate_c.py): the judge links the model
 # libraries (non-sanitized) with the mutated object ahead of them.

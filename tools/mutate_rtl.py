@@ -2,11 +2,13 @@
 """RTL mutation analysis in the way of YosysHQ's MCY (docs/sim.md "Mutation").
 
     tools/mutate_rtl.py netlist --out DIR --count N --seed S --width W [--modules M,...] SRC...
-        Yosys reads the RTL (SRC: rtl/rtl.mk's RTL_SRCS), `prep` keeps the
-        hierarchy; the modules to mutate (--modules, default every module
-        of SRC) are renamed per parameter set (M__d0, M__d1, ...: one per
-        derivation at DATA_W W) and `mutate -list N` samples N mutations in
-        them (DIR/mutations.txt).  Every mutation is applied behind
+        Yosys reads the RTL (SRC: rtl/rtl.mk's RTL_SRCS) and elaborates the
+        hierarchy (`hierarchy -top hca_top`, DATA_W W); the modules to mutate
+        (--modules, default every module of SRC) are renamed per parameter
+        set (M__d0, M__d1, ...: one per derivation), get `prep`'s coarse
+        passes (proc, opt, wreduce, memory_collect; the other modules are
+        never processed) and `mutate -list N` samples N mutations in them
+        (DIR/mutations.txt).  Every mutation is applied behind
         `mutate -ctrl mutsel 10 <id>` (id 1..N; 0 = the design as written)
         with an activation probe (the mutated cell's output differs from the
         original).  Only the mutated modules are written as Yosys netlists
@@ -19,7 +21,7 @@
         the wrappers, mutants.v, and every other source as written -- the
         design is neither flattened nor netlisted outside the mutated modules.
     tools/mutate_rtl.py report --out DIR [--answers FILE]
-        Reads DIR/results/*.txt (one line per mutant: "id killed|survived
+        Reads DIR/results/*.txt (one line per mutant: "id killed|survived|pending
         reason") and DIR/activated.txt, writes DIR/report.txt.
 
 The judge (which tests run against each mutant) is sim/mutate/run_rtl.sh.
@@ -251,15 +253,21 @@ def netlist(a):
     bad = targets - set(mods)
     if bad:
         sys.exit("mutate_rtl: no such module in the sources: %s" % " ".join(sorted(bad)))
-    yosys("read_verilog -sv -Irtl -Irtl/include %s; chparam -set DATA_W %d hca_top; prep -top hca_top; "
-          "write_rtlil %s/design.il" % (" ".join(a.src), a.width, out), "%s/yosys-prep.log" % out)
+    yosys("read_verilog -sv -Irtl -Irtl/include %s; chparam -set DATA_W %d hca_top; hierarchy -check -top hca_top; "
+          "write_rtlil %s/design.il" % (" ".join(a.src), a.width, out), "%s/yosys-hier.log" % out)
     deriv, others = rename(out, targets)
     dmods = [d for m in sorted(deriv) for d, _ in deriv[m]]
-    yosys("read_rtlil %s/renamed.il; mutate -list %d -seed %d -o %s/mutations.txt %s"
-          % (out, a.count, a.seed, out, " ".join(dmods)), "%s/yosys-list.log" % out)
+    # prep's coarse passes (module-local without -flatten) on the mutated modules only:
+    # the rest is never written, so a sample of a few small modules needs no prep of the design.
+    sel = " ".join(dmods)
+    yosys("read_rtlil {o}/renamed.il; proc {s}; opt_expr -keepdc {s}; opt_clean {s}; opt -noff -keepdc {s}; "
+          "wreduce -keepdc {s}; opt_clean {s}; memory_collect {s}; opt -noff -keepdc -fast {s}; "
+          "write_rtlil {o}/prepped.il".format(o=out, s=sel), "%s/yosys-prep.log" % out)
+    yosys("read_rtlil %s/prepped.il; mutate -list %d -seed %d -o %s/mutations.txt %s"
+          % (out, a.count, a.seed, out, sel), "%s/yosys-list.log" % out)
     muts = [l.strip() for l in open("%s/mutations.txt" % out) if l.strip()]
     with open("%s/mutate.ys" % out, "w") as f:
-        f.write("read_rtlil %s/renamed.il\n" % out)
+        f.write("read_rtlil %s/prepped.il\n" % out)
         for i, m in enumerate(muts, 1):
             f.write("mutate -ctrl mutsel %d %d %s\n" % (W, i, m.split(None, 1)[1]))
         f.write("write_rtlil %s/mutated.il\n" % out)
@@ -268,8 +276,10 @@ def netlist(a):
     if r.returncode:
         sys.exit("mutate_rtl: yosys mutate failed, see %s/yosys-mutate.log" % out)
     n = add_probes("%s/mutated.il" % out, "%s/probed.il" % out)
-    yosys("read_rtlil %s/probed.il; select %s; write_verilog -noattr -selected %s/netlist.v"
-          % (out, " ".join(dmods), out), "%s/yosys-write.log" % out)
+    # splitnets -driver: a vector whose bits are driven by different cells becomes one wire per
+    # part, else Verilator sees a combinational loop through the vector (UNOPTFLAT) and iterates.
+    yosys("read_rtlil %s/probed.il; splitnets -driver %s; select %s; write_verilog -noattr -selected %s/netlist.v"
+          % (out, sel, sel, out), "%s/yosys-write.log" % out)
     text = open("%s/netlist.v" % out).read()
     parts = re.split(r"(?m)^(?=module )", text)
     with open("%s/mutants.v" % out, "w") as f:
@@ -320,19 +330,26 @@ def report(a):
     killed = [i for i in res if res[i][0] == "killed"]
     surv = [i for i in res if res[i][0] == "survived" and i in act]
     nocov = [i for i in res if res[i][0] == "survived" and i not in act]
+    pending = [i for i in res if res[i][0] == "pending"]
     cov = len(killed) + len(surv)
     lines = ["RTL mutation analysis: %d mutants (%s/%s)" % (len(res), a.out, a.results),
              "  killed       %4d" % len(killed),
              "  survived     %4d  (activated by the judge, not detected)" % len(surv),
              "  not covered  %4d  (the mutated cell never changed its output under the judge)" % len(nocov),
+             "  pending      %4d  (passed the fast programs, the slower ones not run yet: not counted)" % len(pending),
              "  score: %d of %d covered mutants killed = %.1f %%" % (len(killed), cov, 100.0 * len(killed) / cov if cov else 0),
              "", "survivors (covered), with their answer (%s):" % (a.answers or "none")]
     for i in sorted(surv):
         src, m = lst.get(i, ("?", "?"))
         key = "%s:%s" % (src, re.search(r"-mode (\S+)", m).group(1) if "-mode" in m else "?")
-        lines.append("  #%-4d %-40s %s" % (i, src, answers.get(key, answers.get(src, "NO ANSWER YET"))))
+        bit = re.search(r"-port (\S+) -portbit (\d+)", m)
+        keys = (["%s:%s:%s" % (key, bit.group(1), bit.group(2))] if bit else []) + [key, src]
+        ans = next((answers[k] for k in keys if k in answers), "NO ANSWER YET")
+        lines.append("  #%-4d %-40s %s" % (i, src, ans))
         lines.append("         %s" % m)
     lines.append("")
+    if pending:
+        lines.append("pending: %s" % " ".join("#%d(%s)" % (i, lst.get(i, ("?",))[0]) for i in sorted(pending)))
     lines.append("not covered: %s" % " ".join("#%d(%s)" % (i, lst.get(i, ("?",))[0]) for i in sorted(nocov)))
     text = "\n".join(lines) + "\n"
     open(os.path.join(a.out, "report.txt"), "w").write(text)

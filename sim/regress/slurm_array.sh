@@ -2,7 +2,7 @@
 # One job of a Slurm array: a shard of the cosim plan, of the RTL mutants or
 # of the model mutants, one result file per job (docs/sim.md "Jobs").
 #   sbatch --array=0-15 sim/regress/slurm_array.sh cosim  sim/regress/regress.plan
-#   sbatch --array=0-15 sim/regress/slurm_array.sh rtl-mutants   (after `make build/mutate/rtl/cosim ...`)
+#   sbatch --array=0-15 sim/regress/slurm_array.sh rtl-mutants   (after `make build/mutate/rtl/cosim ...` and the baseline: `sim/mutate/run_rtl.sh build/mutate/rtl full $(nproc) base`)
 #   sbatch --array=0-15 sim/regress/slurm_array.sh model-mutants
 # Run from the top of a built tree on a shared file system; merge with
 # `cat build/jobs/*.txt` (cosim), tools/mutate_rtl.py report / tools/mutate_c.py report.
