@@ -797,7 +797,11 @@ module hca_req #(
         REQST_ASYNC_FAULT: begin
           s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_PAYLOAD); s_fault_iova <= pf_iova;
           s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
-          state_q <= pf_orph ? REQST_END : REQST_FAULT_READ_OUTS;
+          if (pf_orph) begin                                 // the QP's new work: step again
+            did     <= 1'b1;
+            state_q <= REQST_END;
+          end else
+            state_q <= REQST_FAULT_READ_OUTS;
         end
         REQST_FAULT_READ_OUTS: state_q <= REQST_FAULT_OUTS;
         REQST_FAULT_OUTS: begin : fault_outs

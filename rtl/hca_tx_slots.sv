@@ -107,9 +107,7 @@ module hca_tx_slots #(
   assign ready   = head_v && !sending && s_gdone[head];
   assign discard = s_gfault[head] || s_drop[head];
   // an async packet whose payload faulted: its fault goes to the table
-  logic flt;
-  assign flt     = ready && s_async[head] && s_gfault[head] && !s_drop[head];
-  assign fe_v    = flt;
+  assign fe_v    = ready && s_async[head] && s_gfault[head] && !s_drop[head];
   assign fe_orph = s_orph[head];
   assign fe_qn   = s_qn[head];
   assign fe_wqe  = s_wqe[head];
@@ -123,7 +121,7 @@ module hca_tx_slots #(
     n_async = '0;
     q_busy = 1'b0;
     for (s = 0; s < TX_SLOTS; s = s + 1) begin
-      kill[s] = flt && s_valid[s] && s_req[s] && s_qn[s] == s_qn[head] && SW'(s) != head &&
+      kill[s] = fe_v && s_valid[s] && s_req[s] && s_qn[s] == s_qn[head] && SW'(s) != head &&
                 s_orph[s] == s_orph[head];
       if (s_valid[s] && s_async[s]) begin
         n_async = n_async + (SW+1)'(1);

@@ -204,27 +204,34 @@ static void local_errors(void)
 	finish(&t, "failed WQE behind a good one");
 }
 
+/* Node 0's MR 900 (lkey 900 << 8 | 0x42, va 0x5000000, 16 KiB) whose first
+ * page is mapped in the IOMMU and the rest not: a read past 0x5001000 faults. */
+static void half_mapped_mr(struct rt *t)
+{
+	struct hca_mrc m;
+	uint64_t iova;
+
+	tb_alloc(t->n[0], 4096, &iova);
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = 0x42;
+	m.access = HCA_ACCESS_LOCAL_WRITE;
+	m.pdn = t->pd[0];
+	m.va = 0x5000000;
+	m.length = 16384;
+	m.dma_addr = iova;
+	tb_ctx_write(t->n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+}
+
 static void gather_fault(void)
 {
 	struct rt t;
 	struct hca_cqe c;
 	struct tb_sge s;
 	struct tb_send_wr w;
-	struct hca_mrc m;
-	uint64_t iova;
 
 	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
-	/* an MR whose second page is not mapped in the IOMMU */
-	tb_alloc(t.n[0], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t.pd[0];
-	m.va = 0x5000000;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	half_mapped_mr(&t);
 	s = (struct tb_sge){ .addr = 0x5000000, .len = 6000, .lkey = 900u << 8 | 0x42 };
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
@@ -252,25 +259,13 @@ static void gather_fault_ahead(int bad)
 	struct hca_cqe c;
 	struct tb_sge s[3];
 	struct tb_send_wr w;
-	struct hca_mrc m;
 	struct tb_qp_attr a;
-	uint64_t iova;
 	char what[64];
 
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_4096;
 	setup(&t, HCA_QPT_RC, &a, NULL, 10);
-	/* an MR whose second page is not mapped in the IOMMU */
-	tb_alloc(t.n[0], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t.pd[0];
-	m.va = 0x5000000;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	half_mapped_mr(&t);
 	for (int i = 0; i < 3; i++) {
 		if (i == bad)
 			s[i] = (struct tb_sge){ .addr = 0x5000000 + (bad ? 4096 : 0), .len = bad ? 2000 : 6000,
@@ -308,9 +303,7 @@ static void ahead_fault_timer(void)
 	struct hca_cqe c;
 	struct tb_sge s;
 	struct tb_send_wr w;
-	struct hca_mrc m;
 	struct tb_qp_attr a;
-	uint64_t iova;
 
 	tb_qp_attr_default(&a);
 	a.timeout = 1;
@@ -318,16 +311,7 @@ static void ahead_fault_timer(void)
 	rt_options = strcmp(engine, "lockstep") ? "rd_lat=4000" : "dut.rd_lat=4000";
 	setup(&t, HCA_QPT_RC, &a, NULL, 10);
 	rt_options = saved;
-	tb_alloc(t.n[0], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t.pd[0];
-	m.va = 0x5000000;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	half_mapped_mr(&t);
 	s = (struct tb_sge){ .addr = 0x5000000 + 4096, .len = 2000, .lkey = 900u << 8 | 0x42 };
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
 				 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
@@ -353,24 +337,13 @@ static void ahead_fault_reset(void)
 	struct hca_cqe c;
 	struct tb_sge s;
 	struct tb_send_wr w;
-	struct hca_mrc m;
 	struct tb_qp_attr a;
-	uint64_t iova;
 
 	tb_qp_attr_default(&a);
 	rt_options = strcmp(engine, "lockstep") ? "rd_lat=20000" : "dut.rd_lat=20000";
 	setup(&t, HCA_QPT_RC, &a, NULL, 10);
 	rt_options = saved;
-	tb_alloc(t.n[0], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t.pd[0];
-	m.va = 0x5000000;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	half_mapped_mr(&t);
 	tb_qp_modify(t.qp[1], HCA_QPS_RESET, 0);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
 				 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
