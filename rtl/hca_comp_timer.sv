@@ -14,7 +14,13 @@
 //     where hca_comp_retry put the cursor;
 //   * the ACK timer expired: it stops; with a WQE outstanding and the QP not
 //     in ERR, go-back-N from UNA (hca_comp_retry, RETRY_TIMEOUT: resend and
-//     restart the timer, or RETRY_EXC_ERR once retry_cnt is spent).
+//     restart the timer, or RETRY_EXC_ERR once retry_cnt is spent); but
+//     while the QP has read-ahead packets whose payload has not arrived, or
+//     a read-ahead fault waiting (`ra_busy`: hca_tx_slots q_busy, hca_tx_faults
+//     hit), the packet that started the timer may not have gone out (the
+//     model sends it, or fails its WQE, when the payload is read): the timer
+//     restarts instead, so a packet that then faults never times out (the
+//     model never started the timer: model/req.c send_packet).
 // Every path re-arms or disarms the timer (hca_timers `tm_set`), which also
 // clears the QP's `due` bit.
 // Caller: hca_dispatch.  Calls: hca_comp_retry.
@@ -37,6 +43,7 @@ module hca_comp_timer #(
     /* verilator lint_on UNUSEDSIGNAL */
     input  logic [2:0]  qp_st,
     input  logic [4:0]  timeout,
+    input  logic        ra_busy,         // read-ahead packets in flight or a fault waiting
     output logic [`TXS_W-1:0] txs_wm,
     output logic [`TXS_W-1:0] txs_wv,
     output logic        s_busy_set,
@@ -105,6 +112,10 @@ module hca_comp_timer #(
               `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_ACK)
             end
             s_busy_set <= 1'b1;
+            done_q <= 1'b1; state_q <= TMRST_IDLE;
+          end else if (tmr == `TMR_ACK && outstanding && qp_st != QPS_ERR && ra_busy) begin
+            tm_kind <= `TMR_ACK;                            // not sent yet: one more timeout
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_ACK)
             done_q <= 1'b1; state_q <= TMRST_IDLE;
           end else if (tmr == `TMR_ACK && outstanding && qp_st != QPS_ERR)
             state_q <= TMRST_WAIT_RETRY;                    // local ACK timeout: go back to UNA

@@ -81,6 +81,8 @@ module hca_ctx #(
     input  logic        e_step_mid,
     input  logic        e_step_wb,
     output logic        qpc_written,       // a QPC write is applied this cycle (hca_seq's WQE caches)
+    output logic        qp_reset,          // ... and it resets the QP's dynamic state (RESET, RESET_STATE)
+    output logic [LOG_MAX_QP-1:0] qp_reset_qn,
     // ---- engine side: QP
     input  logic [LOG_MAX_QP-1:0] e_qp_idx,
     output logic [2:0]  e_qp_state,
@@ -674,6 +676,8 @@ module hca_ctx #(
   assign c_evt_elem  = {{(32-LOG_MAX_QP){1'b0}}, cq_q};
   assign qpc_wr_now = cc_ack && cc_ok && cc_wr && cc_qpc;
   assign qpc_written = qpc_wr_now;
+  assign qp_reset    = qpc_wr_now && reset_dyn;    // hca_tx_slots, hca_tx_faults forget its read ahead
+  assign qp_reset_qn = cq_q;
 
   // ------------------------------------------------------- flip-flop state
   // Resettable vectors.

@@ -141,6 +141,7 @@ module hca_req #(
     input  logic        tx_async_ok,     // a slot may be committed before its payload arrives
     input  logic        tx_q_busy,       // this QP has such packets in flight
     input  logic        pf_hit,          // one of them faulted (hca_tx_faults): record it
+    input  logic        pf_orph,         // ... before firmware reset the QP: report it only
     input  logic [15:0] pf_wqe,
     input  logic [23:0] pf_k,
     input  logic [63:0] pf_iova,
@@ -796,7 +797,11 @@ module hca_req #(
         REQST_ASYNC_FAULT: begin
           s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_PAYLOAD); s_fault_iova <= pf_iova;
           s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
-          state_q <= REQST_FAULT_READ_OUTS;
+          if (pf_orph) begin                                 // the QP's new work: step again
+            did     <= 1'b1;
+            state_q <= REQST_END;
+          end else
+            state_q <= REQST_FAULT_READ_OUTS;
         end
         REQST_FAULT_READ_OUTS: state_q <= REQST_FAULT_OUTS;
         REQST_FAULT_OUTS: begin : fault_outs

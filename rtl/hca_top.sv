@@ -231,6 +231,8 @@ module hca_top #(
   logic [LOG_MAX_SRQ-1:0] e_srq_idx;
   logic        e_srq_valid, e_srq_armed, e_srq_inc, e_srq_disarm, e_srq_set_err;
   logic        e_mr_en, e_mr_live, e_ip_ours, e_step_read, e_step_mid, e_step_wb, qpc_written;
+  logic        qp_rst;                   // a QPC write resets QP qp_rst_qn (hca_tx_slots, hca_tx_faults)
+  logic [LOG_MAX_QP-1:0] qp_rst_qn;
   logic [LOG_MAX_MR-1:0] e_mr_idx;
   logic [511:0] e_mr_rdata;
   logic [3:0]  e_gid_idx;
@@ -247,6 +249,7 @@ module hca_top #(
       .c_evt_valid(c_evt_valid), .c_evt_type(c_evt_type), .c_evt_elem(c_evt_elem),
       .c_stat_db_err(c_stat_db_err), .c_stat_eq_ovf(c_stat_eq_ovf),
       .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written),
+      .qp_reset(qp_rst), .qp_reset_qn(qp_rst_qn),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
       .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy(qp_busy),
@@ -338,7 +341,7 @@ module hca_top #(
   // read ahead: request packets committed before their payload arrived,
   // tagged; the faults of their payload reads wait in u_tx_faults for a step
   // of their QP
-  logic        t_req, t_async, t_async_ok, t_q_busy, fe_v, pf_hit, pf_clr, c_hit, pf_busy;
+  logic        t_req, t_async, t_async_ok, t_q_busy, fe_v, fe_orph, pf_hit, pf_orph, pf_clr, c_hit, pf_busy;
   logic [LOG_MAX_QP-1:0] t_tag_qn, t_item_qn, fe_qn;
   logic [15:0] t_tag_wqe, fe_wqe, pf_wqe;
   logic [23:0] t_tag_k, fe_k, pf_k;
@@ -349,7 +352,8 @@ module hca_top #(
       .go(t_go), .drop(t_drop), .hdr(t_hdr), .hdr_len(t_hdr_len), .pay_len(t_pay_len), .pad(t_pad),
       .req(t_req), .async(t_async), .tag_qn(t_tag_qn), .tag_wqe(t_tag_wqe), .tag_k(t_tag_k),
       .pend_hit(c_hit), .n_faults(n_faults), .async_ok(t_async_ok), .item_qn(t_item_qn), .q_busy(t_q_busy),
-      .fe_v(fe_v), .fe_qn(fe_qn), .fe_wqe(fe_wqe), .fe_k(fe_k), .fe_iova(fe_iova),
+      .qrst(qp_rst), .qrst_qn(qp_rst_qn),
+      .fe_v(fe_v), .fe_qn(fe_qn), .fe_wqe(fe_wqe), .fe_k(fe_k), .fe_iova(fe_iova), .fe_orph(fe_orph),
       .free(t_free), .wslot(t_wslot), .busy(s_busy),
       .g_done(d_g_done), .g_slot(d_g_done_slot), .g_fault(d_g_fault), .g_fault_iova(d_g_fault_iova),
       .f_go(f_go), .f_slot(f_slot), .f_hdr(f_hdr), .f_hdr_len(f_hdr_len), .f_pay_len(f_pay_len),
@@ -358,8 +362,9 @@ module hca_top #(
 
   hca_tx_faults #(.TX_SLOTS(TX_SLOTS), .QW(LOG_MAX_QP)) u_tx_faults (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
-      .fe_v(fe_v), .fe_qn(fe_qn), .fe_wqe(fe_wqe), .fe_k(fe_k), .fe_iova(fe_iova),
-      .item_qn(t_item_qn), .hit(pf_hit), .hit_wqe(pf_wqe), .hit_k(pf_k), .hit_iova(pf_iova), .clr(pf_clr),
+      .fe_v(fe_v), .fe_qn(fe_qn), .fe_wqe(fe_wqe), .fe_k(fe_k), .fe_iova(fe_iova), .fe_orph(fe_orph),
+      .item_qn(t_item_qn), .hit(pf_hit), .hit_wqe(pf_wqe), .hit_k(pf_k), .hit_iova(pf_iova), .hit_orph(pf_orph), .clr(pf_clr),
+      .qrst(qp_rst), .qrst_qn(qp_rst_qn),
       .commit_qn(t_tag_qn), .commit_hit(c_hit), .count(n_faults), .busy(pf_busy));
 
   hca_tx_frame #(.DATA_W(DATA_W), .HDR_MAX(HDR), .SLOT_AW(BUF_AW), .SW(TSW)) u_tx (
@@ -425,7 +430,7 @@ module hca_top #(
       .t_go(t_go), .t_drop(t_drop), .t_free(t_free), .t_hdr(t_hdr),
       .t_req(t_req), .t_async(t_async), .t_tag_qn(t_tag_qn), .t_tag_wqe(t_tag_wqe), .t_tag_k(t_tag_k),
       .t_async_ok(t_async_ok), .t_q_busy(t_q_busy), .t_item_qn(t_item_qn),
-      .pf_hit(pf_hit), .pf_wqe(pf_wqe), .pf_k(pf_k), .pf_iova(pf_iova), .pf_clr(pf_clr), .t_hdr_len(t_hdr_len), .t_pay_len(t_pay_len), .t_pad(t_pad),
+      .pf_hit(pf_hit), .pf_orph(pf_orph), .pf_wqe(pf_wqe), .pf_k(pf_k), .pf_iova(pf_iova), .pf_clr(pf_clr), .t_hdr_len(t_hdr_len), .t_pay_len(t_pay_len), .t_pad(t_pad),
       .t_busy(t_busy), .t_sent(t_sent), .t_sent_len(t_sent_len),
       .r_valid(r_valid), .r_slot(r_slot), .r_hdr(r_hdr), .r_len(r_len), .r_too_long(r_too_long),
       .r_icrc_ok(r_icrc_ok), .r_udp_sum(r_udp_sum), .r_release(r_release));

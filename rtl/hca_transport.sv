@@ -197,7 +197,7 @@ module hca_transport #(
     output logic [LOG_MAX_QP-1:0] t_tag_qn, t_item_qn,
     output logic [15:0] t_tag_wqe,
     output logic [23:0] t_tag_k,
-    input  logic        t_async_ok, t_q_busy, pf_hit,
+    input  logic        t_async_ok, t_q_busy, pf_hit, pf_orph,
     input  logic [15:0] pf_wqe,
     input  logic [23:0] pf_k,
     input  logic [63:0] pf_iova,
@@ -658,7 +658,7 @@ module hca_transport #(
       .d_g_dst(req_g_dst), .d_g_idx(req_g_idx), .d_g_close(req_g_close), .d_g_done(d_g_done_w), .d_g_fault(d_g_fault),
       .d_g_fault_iova(d_g_fault_iova), .d_l_start(d_l_start), .d_l_src(d_l_src), .d_l_len(d_l_len),
       .d_l_dst(d_l_dst),
-      .tx_free(tx_free), .tx_async_ok(t_async_ok), .tx_q_busy(t_q_busy), .pf_hit(pf_hit), .pf_wqe(pf_wqe),
+      .tx_free(tx_free), .tx_async_ok(t_async_ok), .tx_q_busy(t_q_busy), .pf_hit(pf_hit), .pf_orph(pf_orph), .pf_wqe(pf_wqe),
       .pf_k(pf_k), .pf_iova(pf_iova), .pf_clr(pf_clr), .async(t_async), .tag_wqe(t_tag_wqe), .tag_k(t_tag_k),
       .hdr_len(rq_hdr_len), .go(req_go), .drop(req_drop), .h_opcode(h_opcode), .h_se(h_se), .h_ackreq(h_ackreq),
       .h_psn(h_psn), .h_dqpn(h_dqpn), .h_pay_len(h_pay_len), .h_dmac(h_dmac), .h_smac(h_smac),
@@ -787,11 +787,10 @@ module hca_transport #(
       .qe_req(ry_qe_req), .qe_has(ry_qe_has), .qe_evt(ry_qe_evt), .qe_done(qe_done));
 
   hca_comp_timer #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS)) u_ctmr (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(tmr_req), .done(tmr_done),
-      .dbg_act(tmr_act), .dbg_st(tmr_st),
-      .qn(qn), .txs(txs), .qp_st(qp_st), .timeout(c_timeout), .txs_wm(tmr_txs_wm), .txs_wv(tmr_txs_wv),
-      .s_busy_set(tmr_busy_set), .tm_set(tmr_tm_set), .tm_kind(tmr_tm_kind),
-      .ow_re(tmr_ow_re), .ow_raddr(tmr_ow_raddr), .ow_rdata(ow_rdata),
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(tmr_req), .done(tmr_done), .dbg_act(tmr_act),
+      .dbg_st(tmr_st), .qn(qn), .txs(txs), .qp_st(qp_st), .timeout(c_timeout), .ra_busy(t_q_busy | pf_hit),
+      .txs_wm(tmr_txs_wm), .txs_wv(tmr_txs_wv), .s_busy_set(tmr_busy_set), .tm_set(tmr_tm_set),
+      .tm_kind(tmr_tm_kind), .ow_re(tmr_ow_re), .ow_raddr(tmr_ow_raddr), .ow_rdata(ow_rdata),
       .ry_req(tmr_ry_req), .ry_psn(tmr_ry_psn), .ry_done(ry_done));
 
   hca_timers #(.LOG_MAX_QP(LOG_MAX_QP)) u_timers (

@@ -12,7 +12,13 @@
 //           the committing QP (`commit_qn`: `commit_hit`, whose later packets
 //           are dropped); one entry per QP at most (its later packets never
 //           fault: they are dropped);
-//   clear:  `clr` removes the item's entry (hca_req has recorded it).
+//   clear:  `clr` removes the item's entry (hca_req has recorded it);
+//   orphans: `qrst` (hca_ctx: a QPC write resets QP `qrst_qn`, in a held
+//           cycle too) marks that QP's entry orphan, and so is a fault of a
+//           slot committed before such a reset (`fe_orph`): the model failed
+//           the WQE when it sent the packet and the reset forgot it, so the
+//           step only reports the fault (`hit_orph`), and the QP's new
+//           commits are not dropped for it (no `commit_hit`).
 // A soft reset empties it.
 module hca_tx_faults #(
     parameter int TX_SLOTS = 4,
@@ -28,18 +34,22 @@ module hca_tx_faults #(
     input  logic [15:0]   fe_wqe,
     input  logic [23:0]   fe_k,
     input  logic [63:0]   fe_iova,
+    input  logic          fe_orph,
     input  logic [QW-1:0] item_qn,
     output logic          hit,
     output logic [15:0]   hit_wqe,
     output logic [23:0]   hit_k,
     output logic [63:0]   hit_iova,
+    output logic          hit_orph,
     input  logic          clr,
+    input  logic          qrst,
+    input  logic [QW-1:0] qrst_qn,
     input  logic [QW-1:0] commit_qn,
     output logic          commit_hit,
     output logic [SW:0]   count,
     output logic          busy
 );
-  logic [TX_SLOTS-1:0] v;
+  logic [TX_SLOTS-1:0] v, orph;
   logic [QW-1:0]       e_qn [0:TX_SLOTS-1];
   logic [15:0]         e_wqe [0:TX_SLOTS-1];
   logic [23:0]         e_k [0:TX_SLOTS-1];
@@ -54,7 +64,7 @@ module hca_tx_faults #(
         hit = 1'b1;
         hit_i = SW'(i);
       end
-      if (v[i] && e_qn[i] == commit_qn) commit_hit = 1'b1;
+      if (v[i] && !orph[i] && e_qn[i] == commit_qn) commit_hit = 1'b1;
       if (!v[i]) free_i = SW'(i);
       if (v[i]) count = count + (SW+1)'(1);
     end
@@ -62,6 +72,7 @@ module hca_tx_faults #(
   assign hit_wqe  = e_wqe[hit_i];
   assign hit_k    = e_k[hit_i];
   assign hit_iova = e_iova[hit_i];
+  assign hit_orph = orph[hit_i];
   assign busy     = |v;
 
   always_ff @(posedge clk) begin
@@ -72,12 +83,22 @@ module hca_tx_faults #(
       e_iova[free_i] <= fe_iova;
     end
   end
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) v <= '0;
-    else if (srst) v <= '0;
-    else if (ce) begin
-      if (clr && hit) v[hit_i] <= 1'b0;
-      if (fe_v) v[free_i] <= 1'b1;
+  logic [TX_SLOTS-1:0] v_nx, orph_nx;
+  always_comb begin : next_valid
+    integer i;
+    v_nx = v;
+    orph_nx = orph;
+    for (i = 0; i < TX_SLOTS; i = i + 1)
+      if (qrst && v[i] && e_qn[i] == qrst_qn) orph_nx[i] = 1'b1;
+    if (ce && clr && hit) v_nx[hit_i] = 1'b0;
+    if (ce && fe_v) begin
+      v_nx[free_i] = 1'b1;
+      orph_nx[free_i] = fe_orph || (qrst && fe_qn == qrst_qn);
     end
+  end
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin v <= '0; orph <= '0; end
+    else if (srst) begin v <= '0; orph <= '0; end
+    else begin v <= v_nx; orph <= orph_nx; end
   end
 endmodule

@@ -30,7 +30,11 @@
 // commit leaves room for its fault (async slots + pending faults stay within
 // TX_SLOTS, the fault table's size), so a fault never waits.  `q_busy`: the
 // item's QP has async packets in flight (its steps keep it busy until they
-// are framed, so a fault finds it stepped).
+// are framed, so a fault finds it stepped).  `qrst` (hca_ctx: firmware
+// reset QP `qrst_qn`, in a held cycle too) marks that QP's request slots
+// orphans: a fault of one drops it and the QP's other orphans and goes to
+// the table marked orphan (`fe_orph`: to be reported only, the reset forgot
+// the WQE), and slots committed after the reset are not dropped with it.
 module hca_tx_slots #(
     parameter int TX_SLOTS = 4,          // a power of two, >= 2
     parameter int HDR_MAX  = 96,
@@ -58,8 +62,11 @@ module hca_tx_slots #(
     output logic              async_ok,
     input  logic [QW-1:0]     item_qn,
     output logic              q_busy,
+    input  logic              qrst,
+    input  logic [QW-1:0]     qrst_qn,
     // async fault (to hca_tx_faults)
     output logic              fe_v,
+    output logic              fe_orph,       // of a QP reset since its commit
     output logic [QW-1:0]     fe_qn,
     output logic [15:0]       fe_wqe,
     output logic [23:0]       fe_k,
@@ -83,7 +90,7 @@ module hca_tx_slots #(
 );
   logic [SW:0]          wr, rd;
   logic                 sending;            // slot rd is in the framer
-  logic [TX_SLOTS-1:0]  s_gdone, s_gfault, s_drop, s_valid, s_req, s_async;
+  logic [TX_SLOTS-1:0]  s_gdone, s_gfault, s_drop, s_valid, s_req, s_async, s_orph;
   logic [QW-1:0]        s_qn [0:TX_SLOTS-1];
   logic [15:0]          s_wqe [0:TX_SLOTS-1];
   logic [23:0]          s_k [0:TX_SLOTS-1];
@@ -101,6 +108,7 @@ module hca_tx_slots #(
   assign discard = s_gfault[head] || s_drop[head];
   // an async packet whose payload faulted: its fault goes to the table
   assign fe_v    = ready && s_async[head] && s_gfault[head] && !s_drop[head];
+  assign fe_orph = s_orph[head];
   assign fe_qn   = s_qn[head];
   assign fe_wqe  = s_wqe[head];
   assign fe_k    = s_k[head];
@@ -113,12 +121,19 @@ module hca_tx_slots #(
     n_async = '0;
     q_busy = 1'b0;
     for (s = 0; s < TX_SLOTS; s = s + 1) begin
-      kill[s] = fe_v && s_valid[s] && s_req[s] && s_qn[s] == s_qn[head] && SW'(s) != head;
+      kill[s] = fe_v && s_valid[s] && s_req[s] && s_qn[s] == s_qn[head] && SW'(s) != head &&
+                s_orph[s] == s_orph[head];
       if (s_valid[s] && s_async[s]) begin
         n_async = n_async + (SW+1)'(1);
         if (s_qn[s] == item_qn) q_busy = 1'b1;
       end
     end
+  end
+  logic [TX_SLOTS-1:0] orph;               // slots of the QP firmware resets now
+  always_comb begin : orphans
+    integer s;
+    for (s = 0; s < TX_SLOTS; s = s + 1)
+      orph[s] = qrst && s_valid[s] && s_req[s] && s_qn[s] == qrst_qn;
   end
   assign async_ok = {1'b0, n_async} + {1'b0, n_faults} < (SW+2)'(TX_SLOTS);
   assign f_go    = ready && !discard && !f_reading;
@@ -150,19 +165,24 @@ module hca_tx_slots #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       wr <= '0; rd <= '0; sending <= 1'b0; s_gdone <= '0; s_gfault <= '0; s_drop <= '0;
-      s_valid <= '0; s_req <= '0; s_async <= '0;
+      s_valid <= '0; s_req <= '0; s_async <= '0; s_orph <= '0;
     end else if (srst) begin
       // work in flight dies with the reset; a slot being read finishes
       wr <= sending ? rd + (SW+1)'(1) : rd;
       s_gdone <= '0; s_gfault <= '0; s_drop <= '0; s_async <= '0;
       s_valid <= sending ? (TX_SLOTS'(1) << head) : '0;
-    end else if (ce) begin
+      s_orph <= '0;
+    end else if (!ce) begin
+      s_orph <= s_orph | orph;
+    end else begin
       s_drop <= s_drop | kill;
+      s_orph <= s_orph | orph;
       if (go) begin
-        s_drop[wslot]  <= drop || (req && pend_hit) || (req && fe_v && tag_qn == fe_qn);
+        s_drop[wslot]  <= drop || (req && pend_hit) || (req && fe_v && !fe_orph && tag_qn == fe_qn);
         s_valid[wslot] <= 1'b1;
         s_req[wslot]   <= req;
         s_async[wslot] <= async;
+        s_orph[wslot]  <= 1'b0;
         wr <= wr + (SW+1)'(1);
       end
       if (g_done) begin
@@ -173,7 +193,7 @@ module hca_tx_slots #(
       if (release_now) begin
         sending <= 1'b0;
         s_gdone[head] <= 1'b0; s_gfault[head] <= 1'b0; s_drop[head] <= 1'b0;
-        s_valid[head] <= 1'b0; s_async[head] <= 1'b0;
+        s_valid[head] <= 1'b0; s_async[head] <= 1'b0; s_orph[head] <= 1'b0;
         rd <= rd + (SW+1)'(1);
       end
     end

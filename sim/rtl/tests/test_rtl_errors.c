@@ -204,27 +204,34 @@ static void local_errors(void)
 	finish(&t, "failed WQE behind a good one");
 }
 
+/* Node 0's MR 900 (lkey 900 << 8 | 0x42, va 0x5000000, 16 KiB) whose first
+ * page is mapped in the IOMMU and the rest not: a read past 0x5001000 faults. */
+static void half_mapped_mr(struct rt *t)
+{
+	struct hca_mrc m;
+	uint64_t iova;
+
+	tb_alloc(t->n[0], 4096, &iova);
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = 0x42;
+	m.access = HCA_ACCESS_LOCAL_WRITE;
+	m.pdn = t->pd[0];
+	m.va = 0x5000000;
+	m.length = 16384;
+	m.dma_addr = iova;
+	tb_ctx_write(t->n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+}
+
 static void gather_fault(void)
 {
 	struct rt t;
 	struct hca_cqe c;
 	struct tb_sge s;
 	struct tb_send_wr w;
-	struct hca_mrc m;
-	uint64_t iova;
 
 	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
-	/* an MR whose second page is not mapped in the IOMMU */
-	tb_alloc(t.n[0], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t.pd[0];
-	m.va = 0x5000000;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	half_mapped_mr(&t);
 	s = (struct tb_sge){ .addr = 0x5000000, .len = 6000, .lkey = 900u << 8 | 0x42 };
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
@@ -252,25 +259,13 @@ static void gather_fault_ahead(int bad)
 	struct hca_cqe c;
 	struct tb_sge s[3];
 	struct tb_send_wr w;
-	struct hca_mrc m;
 	struct tb_qp_attr a;
-	uint64_t iova;
 	char what[64];
 
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_4096;
 	setup(&t, HCA_QPT_RC, &a, NULL, 10);
-	/* an MR whose second page is not mapped in the IOMMU */
-	tb_alloc(t.n[0], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t.pd[0];
-	m.va = 0x5000000;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	half_mapped_mr(&t);
 	for (int i = 0; i < 3; i++) {
 		if (i == bad)
 			s[i] = (struct tb_sge){ .addr = 0x5000000 + (bad ? 4096 : 0), .len = bad ? 2000 : 6000,
@@ -293,6 +288,94 @@ static void gather_fault_ahead(int bad)
 	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == 1, "read-ahead fault at WQE %d: one DMA_FAULT counted", bad);
 	snprintf(what, sizeof(what), "read-ahead DMA fault at WQE %d", bad);
 	finish(&t, what);
+}
+
+/* A read-ahead packet that starts the ACK timer and then faults (docs/rtl.md
+ * "Transmit slots and read ahead"): the only packet of the only WQE, its
+ * payload read slower (dut.rd_lat) than the ACK timeout (timeout 1: 2^11
+ * cycles) with no retry budget (retry_cnt 0).  The model never sent the
+ * packet, so it never started the timer (model/req.c send_packet): the WQE
+ * fails LOC_PROT_ERR, nothing is resent, no RETRY_EXC_ERR. */
+static void ahead_fault_timer(void)
+{
+	const char *saved = rt_options;
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct tb_qp_attr a;
+
+	tb_qp_attr_default(&a);
+	a.timeout = 1;
+	a.retry_cnt = 0;
+	rt_options = strcmp(engine, "lockstep") ? "rd_lat=4000" : "dut.rd_lat=4000";
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	rt_options = saved;
+	half_mapped_mr(&t);
+	s = (struct tb_sge){ .addr = 0x5000000 + 4096, .len = 2000, .lkey = 900u << 8 | 0x42 };
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.wqe_index == 0,
+	      "read-ahead fault after the ACK timeout: LOC_PROT_ERR (got %u)", c.status);
+	CHECK(tb_stat(t.n[0], HCA_STAT_RETRANSMIT) == 0, "read-ahead fault after the ACK timeout: nothing resent");
+	finish(&t, "read-ahead DMA fault after the ACK timeout");
+}
+
+/* A read-ahead fault of a QP that firmware resets before the QP records it
+ * (docs/rtl.md "Transmit slots and read ahead"): WRITE A (good) and WRITE B
+ * (its payload faults) go out while the peer is in RESET (no ACK), the
+ * reads slow (dut.rd_lat), and firmware resets the QP and connects it again
+ * while B's read is in flight, then posts WRITEs C and D.  The model failed
+ * B when it sent it (not retired: A is older and unacknowledged) and the
+ * reset forgot both; B's fault, back after the reset, must not touch the
+ * QP's new work: C and D complete SUCCESS. */
+static void ahead_fault_reset(void)
+{
+	const char *saved = rt_options;
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct tb_qp_attr a;
+
+	tb_qp_attr_default(&a);
+	rt_options = strcmp(engine, "lockstep") ? "rd_lat=20000" : "dut.rd_lat=20000";
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	rt_options = saved;
+	half_mapped_mr(&t);
+	tb_qp_modify(t.qp[1], HCA_QPS_RESET, 0);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	s = rt_sge(t.mr[0], 0, 600);
+	tb_post_send(t.qp[0], &w);
+	s = (struct tb_sge){ .addr = 0x5000000 + 4096, .len = 600, .lkey = 900u << 8 | 0x42 };
+	tb_post_send(t.qp[0], &w);
+	/* WQE fetches and payload reads take 20000 cycles each: B's read is in
+	 * flight from about cycle 40000 to 60000 after the doorbell */
+	tb_run_for(t.tb, 50000);
+	CHECK(t.cap.n == 1, "WRITE A sent, B's read in flight (%u frames)", t.cap.n);
+	tb_qp_modify(t.qp[0], HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+	tb_connect_pair(t.qp[0], t.qp[1], &a);
+	t.qp[0]->sq_pi = 0;
+	s = rt_sge(t.mr[0], 0, 64);
+	tb_post_send(t.qp[0], &w);
+	tb_post_send(t.qp[0], &w);
+	for (int i = 0; i < 2; i++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == i,
+		      "QP reset with a read-ahead fault in flight: new WQE %d completes SUCCESS (got %u, index %u)",
+		      i, c.status, c.wqe_index);
+	/* node 0 sent A, then C and D once each, in PSN order (the model's frames) */
+	for (unsigned int k = 0, n = 0; k < t.cap.n; k++)
+		if (t.cap.src[k] == 0) {
+			CHECK(n < 3 && t.cap.pkt[k].psn == (n ? a.sq_psn + n - 1 : a.sq_psn),
+			      "QP reset with a read-ahead fault in flight: frame %u of node 0 has PSN %#x", n,
+			      t.cap.pkt[k].psn);
+			n++;
+		}
+	CHECK(tb_stat(t.n[0], HCA_STAT_RETRANSMIT) == 0 && tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == 1,
+	      "QP reset with a read-ahead fault in flight: nothing resent, B's fault counted once");
+	finish(&t, "read-ahead DMA fault of a QP reset");
 }
 
 /* ---------------------------------------------------------------- completions */
@@ -879,6 +962,8 @@ int main(int argc, char **argv)
 	gather_fault();
 	gather_fault_ahead(0);
 	gather_fault_ahead(1);
+	ahead_fault_timer();
+	ahead_fault_reset();
 	cq_overflow();
 	flush_by_firmware();
 	duplicates_and_comm_est();
