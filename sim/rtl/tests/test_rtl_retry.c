@@ -420,6 +420,35 @@ static void timeout_zero_is_infinite(void)
 	done("timeout 0");
 }
 
+static void a_timeout0_rnr(struct tb_qp_attr *a)
+{
+	a->timeout = 0;
+	a->rnr_retry = 3;
+	a->min_rnr_timer = 1;
+}
+
+/*
+ * Timeout 0 (no ACK timer, IB spec 9.7.6.1.3) after an RNR wait: the resend
+ * that ends the wait starts no ACK timer either, so when it is lost nothing
+ * more goes out and the WQE stays outstanding.  (An RTL that armed the timer
+ * after the RNR wait whatever the timeout resent it again: the mutation
+ * survivor rtl/hca_comp_timer.sv:103, `timeout != 0` forced true.)
+ */
+static void rnr_then_timeout_zero(void)
+{
+	setup_attr(a_timeout0_rnr);
+	post_send(100);
+	while (cap_count(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_RNR_SYN(1)) == 0 && tb_step(t.tb, RT_WAIT))
+		;
+	CHECK_EQ(cap_count(1, HCA_BTH_OP_RC_ACKNOWLEDGE, AETH_RNR_SYN(1)), 1, "an RNR NAK");
+	set_rule(0, -1, -1, -1);	/* from now on everything the requester sends is lost */
+	CHECK(tb_run(t.tb, 1ull << 40), "nothing scheduled after the resend: no ACK timer");
+	CHECK_EQ(cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1), 2, "sent, then resent once after the RNR wait");
+	CHECK(!tb_cq_poll(t.scq[0], NULL), "no completion");
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_RTS, "requester still RTS");
+	done("RNR wait then timeout 0");
+}
+
 /* ---------------------------------------------------------------- NAKs */
 
 static void nak_psn_seq(void)
@@ -623,6 +652,8 @@ int main(int argc, char **argv)
 		retry_exhaustion();
 	if (want("timeout_zero"))
 		timeout_zero_is_infinite();
+	if (want("rnr_timeout_zero"))
+		rnr_then_timeout_zero();
 	if (want("nak_psn_seq"))
 		nak_psn_seq();
 	if (want("nak_remote_op"))
