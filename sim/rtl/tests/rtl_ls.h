@@ -87,6 +87,42 @@ static void finish(struct rt *t, const char *what)
 	tb_destroy(t->tb);
 }
 
+/* setup() of an RC pair (CQs of 2^10) whose RTL reads host memory after
+ * rd_lat cycles (the rtl engine's rd_lat option, dut.rd_lat under lockstep);
+ * the option holds for this testbench only. */
+static inline int setup_rd_lat(struct rt *t, const struct tb_qp_attr *attr, unsigned int rd_lat)
+{
+	static char opt[32];
+	const char *saved = rt_options;
+	int r;
+
+	snprintf(opt, sizeof(opt), "%srd_lat=%u", strcmp(engine, "lockstep") ? "" : "dut.", rd_lat);
+	rt_options = opt;
+	r = setup(t, HCA_QPT_RC, attr, NULL, 10);
+	rt_options = saved;
+	return r;
+}
+
+/* Node 0's MR 900 (lkey 900 << 8 | 0x42, va 0x5000000, 16 KiB, LOCAL_WRITE)
+ * whose first page is mapped in the IOMMU and the rest not: a DMA past
+ * 0x5001000 faults. */
+static inline void half_mapped_mr(struct rt *t)
+{
+	struct hca_mrc m;
+	uint64_t iova;
+
+	tb_alloc(t->n[0], 4096, &iova);
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = 0x42;
+	m.access = HCA_ACCESS_LOCAL_WRITE;
+	m.pdn = t->pd[0];
+	m.va = 0x5000000;
+	m.length = 16384;
+	m.dma_addr = iova;
+	tb_ctx_write(t->n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+}
+
 static inline int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
 {
 	memset(c, 0, sizeof(*c));

@@ -204,25 +204,6 @@ static void local_errors(void)
 	finish(&t, "failed WQE behind a good one");
 }
 
-/* Node 0's MR 900 (lkey 900 << 8 | 0x42, va 0x5000000, 16 KiB) whose first
- * page is mapped in the IOMMU and the rest not: a read past 0x5001000 faults. */
-static void half_mapped_mr(struct rt *t)
-{
-	struct hca_mrc m;
-	uint64_t iova;
-
-	tb_alloc(t->n[0], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t->pd[0];
-	m.va = 0x5000000;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t->n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
-}
-
 static void gather_fault(void)
 {
 	struct rt t;
@@ -298,7 +279,6 @@ static void gather_fault_ahead(int bad)
  * fails LOC_PROT_ERR, nothing is resent, no RETRY_EXC_ERR. */
 static void ahead_fault_timer(void)
 {
-	const char *saved = rt_options;
 	struct rt t;
 	struct hca_cqe c;
 	struct tb_sge s;
@@ -308,9 +288,7 @@ static void ahead_fault_timer(void)
 	tb_qp_attr_default(&a);
 	a.timeout = 1;
 	a.retry_cnt = 0;
-	rt_options = strcmp(engine, "lockstep") ? "rd_lat=4000" : "dut.rd_lat=4000";
-	setup(&t, HCA_QPT_RC, &a, NULL, 10);
-	rt_options = saved;
+	setup_rd_lat(&t, &a, 4000);
 	half_mapped_mr(&t);
 	s = (struct tb_sge){ .addr = 0x5000000 + 4096, .len = 2000, .lkey = 900u << 8 | 0x42 };
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
@@ -332,7 +310,6 @@ static void ahead_fault_timer(void)
  * QP's new work: C and D complete SUCCESS. */
 static void ahead_fault_reset(void)
 {
-	const char *saved = rt_options;
 	struct rt t;
 	struct hca_cqe c;
 	struct tb_sge s;
@@ -340,9 +317,7 @@ static void ahead_fault_reset(void)
 	struct tb_qp_attr a;
 
 	tb_qp_attr_default(&a);
-	rt_options = strcmp(engine, "lockstep") ? "rd_lat=20000" : "dut.rd_lat=20000";
-	setup(&t, HCA_QPT_RC, &a, NULL, 10);
-	rt_options = saved;
+	setup_rd_lat(&t, &a, 20000);
 	half_mapped_mr(&t);
 	tb_qp_modify(t.qp[1], HCA_QPS_RESET, 0);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,

@@ -575,19 +575,7 @@ static void local_errors(void)
 	/* the local SGE's second page is not mapped: the READ response cannot be written */
 	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
 	{
-		struct hca_mrc m;
-		uint64_t iova;
-
-		tb_alloc(t.n[0], 4096, &iova);
-		memset(&m, 0, sizeof(m));
-		m.valid = 1;
-		m.key = 0x42;
-		m.access = HCA_ACCESS_LOCAL_WRITE;
-		m.pdn = t.pd[0];
-		m.va = 0x5000000;
-		m.length = 16384;
-		m.dma_addr = iova;
-		tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+		half_mapped_mr(&t);
 		l[0] = (struct tb_sge){ .addr = 0x5000000, .len = 6000, .lkey = 900u << 8 | 0x42 };
 		w = wr_read(l, 1, t.mr[1], 0);
 		tb_post_send(t.qp[0], &w);
