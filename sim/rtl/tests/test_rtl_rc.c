@@ -6,7 +6,9 @@
  * field by field, and every frame on the wire decoded by the packet codec
  * and checked against the IB packetisation rules of docs/wire.md section 2-3
  * (opcode sequence, PSNs, PMTU payloads, pad, RETH/ImmDt placement, AckReq,
- * ACK coalescing and MSN).
+ * ACK coalescing and MSN).  Also an SQD drain that ends at SQ index 20
+ * (SQ_DRAINED, IB 10.3.1), and WRITEs that run with the engine held by a
+ * register access after every cycle (they complete as without).
  *
  *   rtl_rc [--width 64|512] [--options rtl-engine-options]
  */
@@ -256,6 +258,131 @@ static void pipeline(void)
 	rt_teardown(&t);
 }
 
+static struct tb_send_wr write_wr(struct rt *t, struct tb_sge *s, uint64_t off)
+{
+	return (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = s, .num_sge = 1,
+				    .raddr = t->mr[1]->va + off, .rkey = t->mr[1]->rkey };
+}
+
+static int count_drained(struct tb_node *n, uint32_t qpn)
+{
+	uint8_t ty;
+	uint32_t el;
+	int k = 0;
+
+	while (tb_evt_pop(n, &ty, &el))
+		k += ty == HCA_EVENT_SQ_DRAINED && el == qpn;
+	return k;
+}
+
+/*
+ * SQD drain at SQ index 20 (IB 10.3.1, docs/model.md rule 29: with
+ * SQD_NOTIFY, SQ_DRAINED once every started WQE has retired): the drain is
+ * over when the retired index reaches the taken index, whatever their value
+ * -- here both have bit 4 set.  20 WRITEs, the last one still on the wire
+ * when the QP goes to SQD.
+ */
+static void sqd_drain_index(void)
+{
+	struct rt t;
+	struct tb_qp_attr a;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	struct hca_qpc q;
+
+	tb_qp_attr_default(&a);
+	a.sqd_notify = true;
+	if (rt_setup(&t, HCA_QPT_RC, &a)) {
+		CHECK(0, "setup");
+		return;
+	}
+	rt_fill(t.mr[0]->buf, 40000, 17);
+	s = rt_sge(t.mr[0], 0, 64);
+	for (int i = 0; i < 19; i++) {
+		w = write_wr(&t, &s, 64 * (uint64_t)i);
+		tb_post_send(t.qp[0], &w);
+		CHECK(tb_cq_wait(t.scq[0], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS && c.wqe_index == i,
+		      "WRITE %d of 19 before the drain", i);
+	}
+	tb_run(t.tb, RT_WAIT);
+	tb_evt_clear(t.n[0]);
+	s = rt_sge(t.mr[0], 0, 40000);
+	w = write_wr(&t, &s, 65536);
+	tb_post_send(t.qp[0], &w);
+	{
+		unsigned int from = t.cap.n;
+
+		while (t.cap.n == from && tb_step(t.tb, tb_now(t.tb) + RT_WAIT))
+			;
+		CHECK(t.cap.n > from, "WRITE 19 started");
+	}
+	tb_qp_modify(t.qp[0], HCA_QPS_SQD, 0);
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_SQD, "RTS -> SQD with WRITE 19 in flight");
+	CHECK(tb_cq_wait(t.scq[0], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS && c.wqe_index == 19,
+	      "the started WRITE 19 completes in SQD");
+	tb_run(t.tb, RT_WAIT);
+	q = tb_qp_query(t.qp[0]);
+	CHECK(q.sq_ci == 20 && q.sq_draining == 0, "SQ index 20 retired, drained (sq_ci %u, draining %u)", q.sq_ci,
+	      q.sq_draining);
+	CHECK_EQ(count_drained(t.n[0], t.qp[0]->qpn), 1, "SQ_DRAINED once at SQ index 20 (SQD_NOTIFY set)");
+	CHECK(rt_check(t.mr[1]->buf + 65536, 40000, 17), "WRITE 19's data arrived");
+	rt_teardown(&t);
+}
+
+/*
+ * The engine held by register accesses mid-work (rtl/hca_top.sv eng_hold:
+ * the harness holds the engine for every AXI4-Lite access, three clocks for
+ * a management read) changes nothing: WRITEs at SQ indices 4-6 run with a
+ * management read after every engine cycle of both nodes and complete as
+ * without (in order, successful, data landed, the SQ fully retired).
+ */
+static void held_mid_work(void)
+{
+	struct rt t;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	struct hca_qpc q;
+	int got = 0, in_order = 1;
+	uint32_t tx0;
+
+	if (rt_setup(&t, HCA_QPT_RC, NULL)) {
+		CHECK(0, "setup");
+		return;
+	}
+	rt_fill(t.mr[0]->buf, 16384, 29);
+	s = rt_sge(t.mr[0], 0, 64);
+	for (int i = 0; i < 4; i++) {
+		w = write_wr(&t, &s, 64 * (uint64_t)i);
+		tb_post_send(t.qp[0], &w);
+		CHECK(tb_cq_wait(t.scq[0], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS, "WRITE %d before", i);
+	}
+	tb_run(t.tb, RT_WAIT);
+	tx0 = tb_stat(t.n[0], HCA_STAT_TX_FRAMES);
+	for (int i = 4; i < 7; i++) {
+		s = rt_sge(t.mr[0], 3000 * (uint64_t)(i - 4), 3000);
+		w = write_wr(&t, &s, 8192 + 3000 * (uint64_t)(i - 4));
+		tb_post_send(t.qp[0], &w);
+	}
+	for (uint64_t limit = tb_now(t.tb) + RT_WAIT; got < 3 && tb_step(t.tb, limit);) {
+		for (int n = 0; n < 2; n++)
+			(void)tb_stat(t.n[n], HCA_STAT_RX_FRAMES);
+		while (tb_cq_poll(t.scq[0], &c)) {
+			in_order &= c.wqe_index == 4 + got && c.status == HCA_WC_SUCCESS;
+			got++;
+		}
+	}
+	CHECK_EQ(got, 3, "three WRITEs completed with the engine held after every cycle");
+	CHECK(in_order, "in order (SQ indices 4-6), all successful");
+	CHECK(!memcmp(t.mr[1]->buf + 8192, t.mr[0]->buf, 9000), "their 9000 bytes landed");
+	tb_run(t.tb, RT_WAIT);
+	q = tb_qp_query(t.qp[0]);
+	CHECK(q.sq_ci == 7 && q.sq_pi == 7, "SQ retired to index 7 (sq_ci %u, sq_pi %u)", q.sq_ci, q.sq_pi);
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_TX_FRAMES) - tx0, 9, "nine frames sent (3 x 3 packets), no resend");
+	rt_teardown(&t);
+}
+
 int main(int argc, char **argv)
 {
 	rt_args(argc, argv);
@@ -264,5 +391,7 @@ int main(int argc, char **argv)
 	per_mtu(HCA_MTU_4096);
 	sges_inline_unsignaled();
 	pipeline();
+	sqd_drain_index();
+	held_mid_work();
 	return check_done();
 }

@@ -10,10 +10,12 @@
  *   MRs; max_rd_atomic and the fence; FETCH_ADD and CMP_SWP (hit, miss,
  *   wrap) in both directions; remote errors (rkey, bounds, MR and QP access,
  *   no responder resources, source DMA faults mid-READ, a read-only atomic
- *   target); local errors (malformed READ/atomic WQEs, UC, LOCAL_WRITE, a
+ *   target; a NAKed READ whose completion a full CQ loses: one QP_FATAL even
+ *   with a malformed READ behind it); local errors (malformed READ/atomic WQEs, UC, LOCAL_WRITE, a
  *   faulting local SGE); duplicate READs replayed in full and from a PSN
  *   inside, duplicate atomics answered from the saved result, duplicates
- *   that do not match a resource dropped; bad responses (length, NAK
+ *   that do not match a resource dropped, the first of three READs still
+ *   replayed with four responder resources; bad responses (length, NAK
  *   syndrome) failing the WQE; crafted requests (misaligned atomic, READ
  *   longer than the largest message).
  *
@@ -509,6 +511,55 @@ static void remote_errors(void)
 	}
 }
 
+/*
+ * A READ refused with a NAK while the send CQ is full, a malformed READ
+ * (inline) behind it: the NAKed READ's completion is lost to the overflow,
+ * so its QP goes to ERR with QP_FATAL (docs/model.md rule 28) -- once: the
+ * malformed READ's completion, lost to the CQ in error too, finds the QP in
+ * ERR already and raises nothing more; one CQ_ERR for the overflow.
+ */
+static void nak_cq_full(void)
+{
+	static const uint8_t payload[8] = { 1 };
+	struct rt t;
+	struct tb_sge l;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	uint8_t ty;
+	uint32_t el;
+	int fatal = 0, cq_err = 0, got = 0;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 1);	/* CQs of 2 entries */
+	rt_fill(t.mr[1]->buf, 200, 31);
+	for (int i = 0; i < 2; i++) {
+		l = rt_sge(t.mr[0], 100 * (uint64_t)i, 100);
+		w = wr_read(&l, 1, t.mr[1], 100 * (uint64_t)i);
+		tb_post_send(t.qp[0], &w);
+	}
+	tb_run(t.tb, RT_WAIT);			/* two CQEs, not polled: the send CQ is full */
+	tb_evt_clear(t.n[0]);
+	l = rt_sge(t.mr[0], 1000, 100);
+	w = wr_read(&l, 1, t.mr[1], 0);
+	w.rkey ^= 0x100;
+	tb_post_send(t.qp[0], &w);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_READ, .flags = HCA_SEND_SIGNALED, .raddr = t.mr[1]->va,
+				 .rkey = t.mr[1]->rkey, .inline_data = payload, .inline_len = sizeof(payload) };
+	tb_post_send(t.qp[0], &w);
+	tb_run(t.tb, RT_WAIT);
+	CHECK(count_op(&t, 1, HCA_BTH_OP_RC_ACKNOWLEDGE) >= 1, "the bad-rkey READ was NAKed");
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "requester QP in ERR");
+	while (tb_evt_pop(t.n[0], &ty, &el)) {
+		fatal += ty == HCA_EVENT_QP_FATAL && el == t.qp[0]->qpn;
+		cq_err += ty == HCA_EVENT_CQ_ERR;
+	}
+	CHECK(fatal == 1 && cq_err == 1, "one QP_FATAL (%d), one CQ_ERR (%d)", fatal, cq_err);
+	while (tb_cq_poll(t.scq[0], &c))
+		got += c.status == HCA_WC_SUCCESS;
+	CHECK_EQ(got, 2, "the send CQ holds the two good READs only");
+	CHECK(rt_check(t.mr[0]->buf, 200, 31), "their data");
+	finish(&t, "READ NAKed into a full CQ, a malformed READ behind it");
+}
+
 /* ---------------------------------------------------------------- local errors */
 
 static void local_errors(void)
@@ -683,6 +734,32 @@ static void duplicates(void)
 	inject(&t, 1, &rq, NULL, 0);
 	CHECK_EQ(t.cap.n, n0 + 1, "the second READ is replayed");
 	finish(&t, "responder resources reused");
+
+	/*
+	 * Four responder resources (max_dest_rd_atomic 4, an even count below
+	 * HCA_CAP_MAX_RD_ATOMIC), three READs: each takes its own resource
+	 * (IB 9.5 and 9.7.5.1.3 duplicate READs; model/resp.c res_alloc: modulo
+	 * min(max_dest_rd_atomic, 16)), so the first is still replayed, in full.
+	 */
+	tb_qp_attr_default(&a);
+	a.max_dest_rd_atomic = 4;
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	rt_fill(t.mr[1]->buf, 300, 23);
+	for (int i = 0; i < 3; i++) {
+		l = rt_sge(t.mr[0], 100 * (uint64_t)i, 100);
+		w = wr_read(&l, 1, t.mr[1], 100 * (uint64_t)i);
+		tb_post_send(t.qp[0], &w);
+		expect_cqe(t.scq[0], HCA_WC_SUCCESS, 0, "READ i of three, four resources");
+		if (i == 0)
+			rq = template_from(&t, 0, HCA_BTH_OP_RC_RDMA_READ_REQUEST);
+	}
+	CHECK(rt_check(t.mr[0]->buf, 300, 23), "the three READs' data");
+	n0 = t.cap.n;
+	inject(&t, 1, &rq, NULL, 0);
+	CHECK(t.cap.n == n0 + 1 && t.cap.pkt[n0].opcode == HCA_BTH_OP_RC_RDMA_READ_RESPONSE_ONLY &&
+	      t.cap.pkt[n0].psn == rq.psn && t.cap.pkt[n0].paylen == 100,
+	      "four resources: the first of three READs is still replayed (%u frames)", t.cap.n - n0);
+	finish(&t, "four responder resources");
 }
 
 /* ---------------------------------------------------------------- bad responses, crafted requests */
@@ -798,6 +875,7 @@ int main(int argc, char **argv)
 	read_gating();
 	atomics();
 	remote_errors();
+	nak_cq_full();
 	local_errors();
 	duplicates();
 	bad_responses();
