@@ -912,6 +912,62 @@ int rtl_engine_set_observer(struct hca_engine *e, rtl_event_fn fn, void *ctx)
 	return 0;
 }
 
+/*
+ * A management write and a BAR0 read presented in the same cycle, as two
+ * masters would (the engine held, as for every register access); each
+ * channel is released by its own handshake.  Returns 0 and the read data in
+ * *data, -ETIMEDOUT when a response never comes, -EINVAL for a non-rtl engine.
+ */
+int rtl_engine_axil_pair(struct hca_engine *e, uint32_t mgmt_addr, uint32_t mgmt_val, uint32_t bar0_addr,
+			 uint32_t *data)
+{
+	struct rtl_engine *r = to_rtl(e);
+	struct rtl_io *io;
+	bool m_addr = true, m_resp = false, b_addr = true, b_resp = false;
+	int n;
+
+	if (!r || r->magic != RTL_MAGIC || !data)
+		return -EINVAL;
+	io = &r->io;
+	flush_owed(r);
+	r->fixed = false;
+	r->head_same = false;
+	r->st.reg_accesses += 2;
+	quiet_inputs(io);
+	io->eng_hold = 1;
+	io->m_awaddr = mgmt_addr;
+	io->m_wdata = mgmt_val;
+	io->m_wstrb = 0xF;
+	io->b_araddr = bar0_addr;
+	for (n = 0; n < AXIL_TIMEOUT && (m_addr || !m_resp || b_addr || !b_resp); n++) {
+		bool m_took, b_took;
+
+		io->m_awvalid = io->m_wvalid = m_addr;
+		io->b_arvalid = b_addr;
+		r->m->settle(r->m, io);
+		m_took = m_addr && io->m_awready;
+		b_took = b_addr && io->b_arready;
+		io->m_bready = !m_addr && !m_resp && io->m_bvalid;
+		io->b_rready = !b_addr && !b_resp && io->b_rvalid;
+		if (io->b_rready)
+			*data = io->b_rdata;
+		m_resp |= io->m_bready;
+		b_resp |= io->b_rready;
+		held_clock(r);
+		io->m_bready = io->b_rready = 0;
+		m_addr &= !m_took;
+		b_addr &= !b_took;
+	}
+	io->m_awvalid = io->m_wvalid = io->b_arvalid = 0;
+	io->eng_hold = 0;
+	r->m->settle(r->m, io);
+	if (m_addr || !m_resp || b_addr || !b_resp) {
+		set_err(r, "mgmt write 0x%x with bar0 read 0x%x: no AXI4-Lite response", mgmt_addr, bar0_addr);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
 const struct hca_engine_ops hca_rtl_engine_ops = {
 	.name = "rtl",
 	.create = rtl_create,

@@ -76,6 +76,15 @@ typedef void (*rtl_event_fn)(void *ctx, const struct rtl_event *ev);
 /* fn NULL: none.  0, or -EINVAL when e is not an rtl engine. */
 int rtl_engine_set_observer(struct hca_engine *e, rtl_event_fn fn, void *ctx);
 
+/*
+ * Test hook: a management write (mgmt_addr, mgmt_val) and a BAR0 read
+ * (bar0_addr) presented in the same cycle, as two masters would; the read's
+ * data in *data.  0, -ETIMEDOUT when a response never comes (also the
+ * engine's last error), -EINVAL when e is not an rtl engine.
+ */
+int rtl_engine_axil_pair(struct hca_engine *e, uint32_t mgmt_addr, uint32_t mgmt_val, uint32_t bar0_addr,
+			 uint32_t *data);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,8 @@
  * (opcode sequence, PSNs, PMTU payloads, pad, RETH/ImmDt placement, AckReq,
  * ACK coalescing and MSN).  Also an SQD drain that ends at SQ index 20
  * (SQ_DRAINED, IB 10.3.1), and WRITEs that run with the engine held by a
- * register access after every cycle (they complete as without).
+ * register access after every cycle (they complete as without), and a
+ * management write with a BAR0 read in the same cycle (both answered).
  *
  *   rtl_rc [--width 64|512] [--options rtl-engine-options]
  */
@@ -383,6 +384,32 @@ static void held_mid_work(void)
 	rt_teardown(&t);
 }
 
+/*
+ * The two register ports at once (rtl/hca_regs.sv: one request at a time,
+ * the management port first; docs/rtl.md): a management write and a BAR0
+ * read presented in the same cycle, as two masters would, both complete;
+ * the read returns the HCA ID (vendor and device ID of the spec), the write
+ * took effect.
+ */
+static void two_masters(void)
+{
+	struct rt t;
+	struct hca_engine *e;
+	uint32_t got = 0, want = (uint32_t)HCA_VENDOR_ID << HCA_INIT_HCA_ID_VENDOR_ID_SHIFT | HCA_DEVICE_ID;
+
+	if (rt_setup(&t, HCA_QPT_RC, NULL)) {
+		CHECK(0, "setup");
+		return;
+	}
+	e = t.n[0]->eng;
+	CHECK_EQ(t.n[0]->ops->bar0_read(e, HCA_BAR0_INIT_SEG + HCA_INIT_HCA_ID), want, "HCA ID read alone");
+	CHECK_EQ(rtl_engine_axil_pair(e, HCA_MGMT_CTX_DATA + 4, 0x5a5a1234, HCA_BAR0_INIT_SEG + HCA_INIT_HCA_ID, &got), 0,
+		 "management write and BAR0 read at once: both answered");
+	CHECK_EQ(got, want, "the BAR0 read, served second, returns the HCA ID");
+	CHECK_EQ(t.n[0]->ops->mgmt_read(e, HCA_MGMT_CTX_DATA + 4), 0x5a5a1234, "the management write took effect");
+	rt_teardown(&t);
+}
+
 int main(int argc, char **argv)
 {
 	rt_args(argc, argv);
@@ -393,5 +420,6 @@ int main(int argc, char **argv)
 	pipeline();
 	sqd_drain_index();
 	held_mid_work();
+	two_masters();
 	return check_done();
 }
