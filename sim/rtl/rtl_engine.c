@@ -968,6 +968,49 @@ int rtl_engine_axil_pair(struct hca_engine *e, uint32_t mgmt_addr, uint32_t mgmt
 	return 0;
 }
 
+/*
+ * A BAR0 write whose AXI4-Lite transaction runs while the engine works (not
+ * held: every cycle of it is a full harness cycle), as a doorbell arrives in
+ * hardware.  0, -ETIMEDOUT without a write response, -EINVAL for a non-rtl
+ * engine.
+ */
+int rtl_engine_bar0_write_live(struct hca_engine *e, uint32_t off, uint32_t val)
+{
+	struct rtl_engine *r = to_rtl(e);
+	struct rtl_io *io;
+	bool addr = true, resp = false;
+	int n;
+
+	if (!r || r->magic != RTL_MAGIC)
+		return -EINVAL;
+	io = &r->io;
+	flush_owed(r);
+	r->fixed = false;
+	r->head_same = false;
+	r->st.reg_accesses++;
+	io->b_awaddr = off;
+	io->b_wdata = val;
+	io->b_wstrb = 0xF;
+	for (n = 0; n < AXIL_TIMEOUT && !resp; n++) {
+		bool took;
+
+		io->b_awvalid = io->b_wvalid = addr;
+		r->m->settle(r->m, io);
+		took = addr && io->b_awready;
+		io->b_bready = resp = !addr && io->b_bvalid;
+		cycle(r);
+		io->b_bready = 0;
+		addr &= !took;
+	}
+	io->b_awvalid = io->b_wvalid = 0;
+	r->m->settle(r->m, io);
+	if (!resp) {
+		set_err(r, "live bar0 write 0x%x: no AXI4-Lite response", off);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
 const struct hca_engine_ops hca_rtl_engine_ops = {
 	.name = "rtl",
 	.create = rtl_create,

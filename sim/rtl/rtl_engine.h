@@ -84,6 +84,12 @@ int rtl_engine_set_observer(struct hca_engine *e, rtl_event_fn fn, void *ctx);
  */
 int rtl_engine_axil_pair(struct hca_engine *e, uint32_t mgmt_addr, uint32_t mgmt_val, uint32_t bar0_addr,
 			 uint32_t *data);
+/*
+ * Test hook: a BAR0 write (a doorbell) whose AXI4-Lite transaction runs
+ * while the engine works -- not held, each of its cycles a full harness
+ * cycle -- as in hardware.  0, -ETIMEDOUT, -EINVAL as above.
+ */
+int rtl_engine_bar0_write_live(struct hca_engine *e, uint32_t off, uint32_t val);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,8 @@
  * ACK coalescing and MSN).  Also an SQD drain that ends at SQ index 20
  * (SQ_DRAINED, IB 10.3.1), and WRITEs that run with the engine held by a
  * register access after every cycle (they complete as without), and a
- * management write with a BAR0 read in the same cycle (both answered).
+ * management write with a BAR0 read in the same cycle (both answered), and
+ * receive CQ doorbells that race the engine's CQE posts (CQEs as specified).
  *
  *   rtl_rc [--width 64|512] [--options rtl-engine-options]
  */
@@ -410,6 +411,65 @@ static void two_masters(void)
 	rt_teardown(&t);
 }
 
+/*
+ * CQ doorbells racing receive completions (docs/rtl.md: a CQ doorbell that
+ * takes effect in the cycle the engine reserves a CQE slot of that CQ goes
+ * first, the slot a cycle later): 64-byte SENDs, and at each cycle offset
+ * 0..RACE_SPAN after the SEND reaches the wire, the receive CQ's consumer
+ * index rung again (the same value) while the engine works
+ * (rtl_engine_bar0_write_live, as a driver's doorbell arrives in hardware).
+ * Every receive CQE is as IB 11.4.2.1 / programming.md 6 say, to the byte:
+ * status, opcode, length, QP, WQE index, P_Key index 0, no SRQ.
+ */
+#define RACE_SPAN 160
+static void cq_doorbell_race(void)
+{
+	struct rt t;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	int ok = 1, rcvd = 0;
+
+	if (rt_setup(&t, HCA_QPT_RC, NULL)) {
+		CHECK(0, "setup");
+		return;
+	}
+	rt_fill(t.mr[0]->buf, 64, 37);
+	s = rt_sge(t.mr[0], 0, 64);
+	r = rt_sge(t.mr[1], 0, 64);
+	for (int k = 0; k <= RACE_SPAN; k++) {
+		int ridx = tb_post_recv(t.qp[1], &r, 1);
+		unsigned int from = t.cap.n;
+		uint64_t limit = tb_now(t.tb) + RT_WAIT;
+		uint32_t db = HCA_BAR0_DB_BASE + TB_UAR * HCA_BAR0_DB_PAGE_SIZE + HCA_DB_CQ_CI;
+
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+		tb_post_send(t.qp[0], &w);
+		while (t.cap.n == from && tb_step(t.tb, limit))
+			;
+		for (int i = 0; i < k && tb_step(t.tb, limit); i++)
+			;
+		ok &= rtl_engine_bar0_write_live(t.n[1]->eng, db, (uint32_t)(uint16_t)t.rcq[1]->ci << 16 |
+									    (t.rcq[1]->cqn & 0xffff)) == 0;
+		if (!tb_cq_wait(t.rcq[1], &c, RT_WAIT)) {
+			CHECK(0, "offset %d: receive completion", k);
+			break;
+		}
+		if (c.status != HCA_WC_SUCCESS || c.opcode != HCA_WC_OP_RECV || c.byte_len != 64 ||
+		    c.qpn != t.qp[1]->qpn || c.wqe_index != ridx || c.pkey_index != 0 || c.is_srq || c.wc_flags ||
+		    c.imm_data || c.vendor_err) {
+			CHECK(0, "offset %d: receive CQE status %u opcode %u len %u qpn %u wqe %u pkey_index 0x%x srq %u",
+			      k, c.status, c.opcode, c.byte_len, c.qpn, c.wqe_index, c.pkey_index, c.is_srq);
+			ok = 0;
+		}
+		rcvd++;
+		ok &= tb_cq_wait(t.scq[0], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS;
+	}
+	CHECK(ok && rcvd == RACE_SPAN + 1, "%d SENDs with a live CQ doorbell at every offset: CQEs as specified", rcvd);
+	CHECK(rt_check(t.mr[1]->buf, 64, 37), "data");
+	rt_teardown(&t);
+}
+
 int main(int argc, char **argv)
 {
 	rt_args(argc, argv);
@@ -421,5 +481,6 @@ int main(int argc, char **argv)
 	sqd_drain_index();
 	held_mid_work();
 	two_masters();
+	cq_doorbell_race();
 	return check_done();
 }
