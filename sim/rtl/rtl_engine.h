@@ -7,7 +7,7 @@
  *  - hca_engine_config.data_w selects the build: 64 (also for 0) or 512.
  *  - Register accesses are AXI4-Lite transactions run while the engine is
  *    held (eng_hold), so they take no engine time; a context command has
- *    completed when mgmt_write returns.
+ *    completed when mgmt_write returns.  (Two test hooks below do otherwise.)
  *  - DMA: a read is performed through the host callback when the RTL's
  *    request is accepted and its completion returned after a latency;
  *    completions of different requests come back out of order (seeded).
