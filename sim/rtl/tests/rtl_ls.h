@@ -129,15 +129,4 @@ static inline int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
 	return tb_cq_wait(cq, c, RT_WAIT);
 }
 
-static inline int count_evt(struct tb_node *n, uint8_t type, uint32_t element)
-{
-	uint8_t ty;
-	uint32_t el;
-	int k = 0;
-
-	while (tb_evt_pop(n, &ty, &el))
-		k += ty == type && el == element;
-	return k;
-}
-
 #endif

@@ -169,6 +169,18 @@ static inline int rt_check(const uint8_t *p, size_t len, uint32_t seed)
 	return 1;
 }
 
+/* Pops every event of node n; returns how many were `type` for `element`. */
+static inline int count_evt(struct tb_node *n, uint8_t type, uint32_t element)
+{
+	uint8_t ty;
+	uint32_t el;
+	int k = 0;
+
+	while (tb_evt_pop(n, &ty, &el))
+		k += ty == type && el == element;
+	return k;
+}
+
 static inline struct tb_sge rt_sge(struct tb_mr *mr, uint64_t off, uint32_t len)
 {
 	return (struct tb_sge){ .addr = mr->va + off, .len = len, .lkey = mr->lkey };

@@ -266,15 +266,19 @@ static struct tb_send_wr write_wr(struct rt *t, struct tb_sge *s, uint64_t off)
 				    .raddr = t->mr[1]->va + off, .rkey = t->mr[1]->rkey };
 }
 
-static int count_drained(struct tb_node *n, uint32_t qpn)
+/* n signaled 64-byte WRITEs one after the other, each waited for (SQ indices 0..n-1) */
+static void small_writes(struct rt *t, int n)
 {
-	uint8_t ty;
-	uint32_t el;
-	int k = 0;
+	struct tb_sge s = rt_sge(t->mr[0], 0, 64);
+	struct hca_cqe c;
 
-	while (tb_evt_pop(n, &ty, &el))
-		k += ty == HCA_EVENT_SQ_DRAINED && el == qpn;
-	return k;
+	for (int i = 0; i < n; i++) {
+		struct tb_send_wr w = write_wr(t, &s, 64 * (uint64_t)i);
+
+		tb_post_send(t->qp[0], &w);
+		CHECK(tb_cq_wait(t->scq[0], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS && c.wqe_index == i,
+		      "WRITE %d of %d first", i, n);
+	}
 }
 
 /*
@@ -300,13 +304,7 @@ static void sqd_drain_index(void)
 		return;
 	}
 	rt_fill(t.mr[0]->buf, 40000, 17);
-	s = rt_sge(t.mr[0], 0, 64);
-	for (int i = 0; i < 19; i++) {
-		w = write_wr(&t, &s, 64 * (uint64_t)i);
-		tb_post_send(t.qp[0], &w);
-		CHECK(tb_cq_wait(t.scq[0], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS && c.wqe_index == i,
-		      "WRITE %d of 19 before the drain", i);
-	}
+	small_writes(&t, 19);
 	tb_run(t.tb, RT_WAIT);
 	tb_evt_clear(t.n[0]);
 	s = rt_sge(t.mr[0], 0, 40000);
@@ -327,7 +325,7 @@ static void sqd_drain_index(void)
 	q = tb_qp_query(t.qp[0]);
 	CHECK(q.sq_ci == 20 && q.sq_draining == 0, "SQ index 20 retired, drained (sq_ci %u, draining %u)", q.sq_ci,
 	      q.sq_draining);
-	CHECK_EQ(count_drained(t.n[0], t.qp[0]->qpn), 1, "SQ_DRAINED once at SQ index 20 (SQD_NOTIFY set)");
+	CHECK_EQ(count_evt(t.n[0], HCA_EVENT_SQ_DRAINED, t.qp[0]->qpn), 1, "SQ_DRAINED once at SQ index 20 (SQD_NOTIFY set)");
 	CHECK(rt_check(t.mr[1]->buf + 65536, 40000, 17), "WRITE 19's data arrived");
 	rt_teardown(&t);
 }
@@ -354,12 +352,7 @@ static void held_mid_work(void)
 		return;
 	}
 	rt_fill(t.mr[0]->buf, 16384, 29);
-	s = rt_sge(t.mr[0], 0, 64);
-	for (int i = 0; i < 4; i++) {
-		w = write_wr(&t, &s, 64 * (uint64_t)i);
-		tb_post_send(t.qp[0], &w);
-		CHECK(tb_cq_wait(t.scq[0], &c, RT_WAIT) && c.status == HCA_WC_SUCCESS, "WRITE %d before", i);
-	}
+	small_writes(&t, 4);
 	tb_run(t.tb, RT_WAIT);
 	tx0 = tb_stat(t.n[0], HCA_STAT_TX_FRAMES);
 	for (int i = 4; i < 7; i++) {
