@@ -65,6 +65,12 @@ $(eval $(call rtl_ls_test,rtl_doorbell512,sim/rtl/tests/test_rtl_doorbell.c,--wi
 # QP state machine, SQD drain, RTR responder errors, SRQ scatter lists and fetch fault (lockstep, both widths).
 $(eval $(call rtl_ls_test,rtl_states,sim/rtl/tests/test_rtl_states.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_states512,sim/rtl/tests/test_rtl_states.c,--width 512))
+# Scatter/gather list corners: receive entry 1, a READ into ten entries, a payload write fault's IOVA (lockstep, both widths).
+$(eval $(call rtl_ls_test,rtl_sgl,sim/rtl/tests/test_rtl_sgl.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_sgl512,sim/rtl/tests/test_rtl_sgl.c,--width 512))
+# Management-port and BAR0 register corners: the event FIFO around its ring, the CLOCK_HI latch (model, RTL, lockstep; both widths).
+$(eval $(call rtl_ls_test,rtl_mgmt,sim/rtl/tests/test_rtl_mgmt.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_mgmt512,sim/rtl/tests/test_rtl_mgmt.c,--width 512))
 
 # ---------------------------------------------------------------------------
 # Differential fuzzing of the receive path (sim/fuzz/rxfuzz.c): built like
@@ -144,7 +150,7 @@ HELP += "coverage-rtl|RTL code coverage (Verilator line/toggle/user) over the ma
 # A mutant build in directory $(1), tools/mutate_rtl.py netlist arguments $(2):
 # $(1)/verilator.f (the sources: mutated modules as netlists, the rest as
 # written), the Verilated model, libhcartl-mut-<dir>.a, and the judge's programs.
-MUT_JUDGE_TESTS := rtl_doorbell rtl_errors rtl_states rtl_read rtl_retry rtl_regs rtl_rc
+MUT_JUDGE_TESTS := rtl_doorbell rtl_errors rtl_states rtl_read rtl_retry rtl_regs rtl_rc rtl_sgl rtl_mgmt
 define mut_rtl_build
 $(1)/args.stamp: FORCE
 	@mkdir -p $(1); echo '$(2)' | cmp -s - $$@ || echo '$(2)' > $$@

@@ -13,6 +13,17 @@
  * specification is the oracle for both.  (Found by mutation analysis: with
  * hca_ctx's `db_num < NEQ &&` turned into `||`, an EQ doorbell for
  * EQN + NEQ updated EQ EQN.)
+ *
+ * Two more doorbell corners, also from mutation survivors (issue 13):
+ *   - quiet_cqs: good doorbells of every kind raise no completion event on a
+ *     CQ that is not armed (CQs 45 and 99 on an EQ: any other CQ's doorbell
+ *     must leave them alone; programming.md 2.2, 4.4);
+ *   - busy_doorbells: SQ doorbells and register reads that land while the
+ *     engine works on the QP (the harness holds the engine for a register
+ *     access, so the access takes no engine time): 48 SENDs posted one at a
+ *     time, a few cycles and four BAR0 reads between them, the SQ past 16
+ *     and 32 WQEs; every WQE is sent once, in order, and completes (IB 9.7;
+ *     lockstep compares each frame).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +196,159 @@ static void run(const char *engine)
 	tb_destroy(e.tb);
 }
 
+static bool lockstep_clean(struct tb *tb, const char *engine, const char *what)
+{
+	bool ok = true;
+
+	if (strcmp(engine, "lockstep"))
+		return true;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct hca_engine *e = tb_node(tb, i)->eng;
+		const struct sb_divergence *d;
+
+		ok &= lockstep_finish(e, what);
+		d = lockstep_divergence(e);
+		if (d) {
+			printf("---- %s, node %u:\n%s\n", what, i, d->report);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* Good doorbells raise no completion event on a CQ that is not armed. */
+static void quiet_cqs(const char *engine)
+{
+	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = engine_config };
+	struct tb *tb = tb_create(&c);
+	struct tb_node *n;
+	struct tb_eq *eq;
+	struct tb_cq *cq[4];
+	struct tb_qp *qp, *peer;
+	uint32_t pd[2];
+	uint64_t irq;
+	int eqes = 0;
+
+	if (!tb) {
+		CHECK(0, "%s: quiet CQs: set-up", engine);
+		return;
+	}
+	n = tb_node(tb, 0);
+	pd[0] = tb_pd_alloc(n);
+	pd[1] = tb_pd_alloc(tb_node(tb, 1));
+	eq = tb_eq_create(n, 4, 0);
+	tb_eq_arm(eq);
+	cq[0] = tb_cq_create(n, 4, eq);
+	n->next_cqn = 45;			/* CQs far from the first ones */
+	cq[1] = tb_cq_create(n, 4, eq);
+	n->next_cqn = 99;
+	cq[2] = tb_cq_create(n, 4, eq);
+	cq[3] = tb_cq_create(tb_node(tb, 1), 4, NULL);
+	qp = tb_qp_create(n, HCA_QPT_RC, pd[0], cq[0], cq[0], NULL, NULL);
+	peer = tb_qp_create(tb_node(tb, 1), HCA_QPT_RC, pd[1], cq[3], cq[3], NULL, NULL);
+	if (!qp || !peer || tb_connect_pair(qp, peer, NULL)) {
+		CHECK(0, "%s: quiet CQs: set-up", engine);
+		goto out;
+	}
+	tb_run(tb, 20000);
+	irq = n->irq_total;
+	/* each kind on the first CQ, the QP and the EQ: accepted, nothing to report */
+	tb_doorbell(n, HCA_DB_CQ_CI, cq[0]->cqn, 0);
+	tb_doorbell(n, HCA_DB_SQ_PI, qp->qpn, qp->sq_pi);
+	tb_doorbell(n, HCA_DB_RQ_PI, qp->qpn, qp->rq_pi);
+	tb_doorbell(n, HCA_DB_EQ_CI, eq->eqn, (uint16_t)eq->ci);
+	tb_doorbell(n, HCA_DB_CQ_CI, cq[0]->cqn, 0);
+	tb_run(tb, 20000);
+	CHECK(tb_stat(n, HCA_STAT_DB_ERR) == 0, "%s: quiet CQs: the doorbells are accepted", engine);
+	while (tb_eq_poll(eq, NULL))
+		eqes++;
+	CHECK(eqes == 0 && n->irq_total == irq, "%s: quiet CQs: no event on CQs %u, %u, %u (%d EQEs, %llu interrupts)",
+	      engine, cq[0]->cqn, cq[1]->cqn, cq[2]->cqn, eqes, (unsigned long long)(n->irq_total - irq));
+	CHECK(lockstep_clean(tb, engine, "quiet CQs"), "%s: quiet CQs: model and RTL agree", engine);
+out:
+	for (unsigned int i = 0; i < 4; i++)
+		free(cq[i]);
+	free(eq);
+	free(qp);
+	free(peer);
+	tb_destroy(tb);
+}
+
+/* SQ doorbells that land while the engine works on the QP. */
+static void busy_doorbells(const char *engine)
+{
+	enum { N = 48, LEN = 64 };
+	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = engine_config };
+	struct tb *tb = tb_create(&c);
+	struct tb_node *n[2];
+	struct tb_cq *cq[2];
+	struct tb_qp *qp[2];
+	struct tb_mr *mr[2];
+	struct tb_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64 };
+	struct hca_cqe e;
+	int sent = 0, recvd = 0, in_order = 1;
+
+	if (!tb) {
+		CHECK(0, "%s: busy doorbells: set-up", engine);
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		uint32_t pd;
+
+		n[i] = tb_node(tb, (unsigned int)i);
+		pd = tb_pd_alloc(n[i]);
+		cq[i] = tb_cq_create(n[i], 8, NULL);
+		mr[i] = tb_mr_reg(n[i], pd, N * LEN, HCA_ACCESS_LOCAL_WRITE);
+		qp[i] = tb_qp_create(n[i], HCA_QPT_RC, pd, cq[i], cq[i], NULL, &cap);
+	}
+	if (tb_connect_pair(qp[0], qp[1], NULL)) {
+		CHECK(0, "%s: busy doorbells: set-up", engine);
+		goto out;
+	}
+	for (int k = 0; k < N; k++) {
+		struct tb_sge r = { .addr = mr[1]->va + (uint64_t)k * LEN, .len = LEN, .lkey = mr[1]->lkey };
+
+		tb_post_recv(qp[1], &r, 1);
+		memset(mr[0]->buf + k * LEN, k + 1, LEN);
+	}
+	tb_run(tb, 20000);
+	for (int k = 0; k < N; k++) {
+		struct tb_sge s = { .addr = mr[0]->va + (uint64_t)k * LEN, .len = LEN, .lkey = mr[0]->lkey };
+		struct tb_send_wr w = { .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+
+		tb_post_send(qp[0], &w);
+		/* register reads between the doorbells: the engine is held for each */
+		for (int j = 0; j < 4; j++) {
+			tb_run_for(tb, 5 + (uint64_t)(k * 7 + j * 3) % 23);
+			(void)tb_bar0_read(n[0], HCA_INIT_CAP0);
+		}
+	}
+	tb_run(tb, 20000000);
+	while (tb_cq_poll(cq[0], &e)) {
+		in_order &= e.status == HCA_WC_SUCCESS && e.wqe_index == sent;
+		sent++;
+	}
+	while (tb_cq_poll(cq[1], &e)) {
+		in_order &= e.status == HCA_WC_SUCCESS && e.byte_len == LEN && e.wqe_index == recvd;
+		recvd++;
+	}
+	CHECK(sent == N && recvd == N && in_order, "%s: busy doorbells: %d SENDs and %d receives complete once, in order",
+	      engine, sent, recvd);
+	for (int k = 0; k < N; k++)
+		if (mr[1]->buf[k * LEN] != k + 1 || mr[1]->buf[k * LEN + LEN - 1] != k + 1) {
+			CHECK(0, "%s: busy doorbells: receive %d holds SEND %d", engine, k, k);
+			break;
+		}
+	CHECK(lockstep_clean(tb, engine, "busy doorbells"), "%s: busy doorbells: model and RTL agree", engine);
+out:
+	for (int i = 0; i < 2; i++) {
+		free(cq[i]);
+		free(mr[i]);
+		free(qp[i]);
+	}
+	tb_destroy(tb);
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -197,5 +361,11 @@ int main(int argc, char **argv)
 	run("model");
 	run("rtl");
 	run("lockstep");
+	for (unsigned int i = 0; i < 3; i++) {
+		static const char *const engines[] = { "model", "rtl", "lockstep" };
+
+		quiet_cqs(engines[i]);
+		busy_doorbells(engines[i]);
+	}
 	return check_done();
 }
