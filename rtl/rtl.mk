@@ -168,6 +168,10 @@ $(eval $(call rtl_ls_test,rtl_retry512,sim/rtl/tests/test_rtl_retry.c,--width 51
 # RDMA READ and atomics in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_read,sim/rtl/tests/test_rtl_read.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_read512,sim/rtl/tests/test_rtl_read.c,--width 512))
+# Values near the top of their fields and tables (message-size cap, a 2 MiB
+# WRITE, a receive queue above 16 GiB, SRQ 45) in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_bounds,sim/rtl/tests/test_rtl_bounds.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_bounds512,sim/rtl/tests/test_rtl_bounds.c,--width 512))
 
 # The lockstep cosimulation (sim/lockstep.mk: make sim, sim_cosim, make wave,
 # bench-sim) runs the rtl engine as its DUT.

@@ -5,7 +5,8 @@
  * (model_mgmt) and the RTL's (rtl_regs) run the same checks:
  *   a QPC write of state RESET without RESET_STATE forgets the QP's dynamic
  *   state; rewriting a valid EQC keeps its status words (pi, armed) and
- *   destroying it (valid = 0) forgets them; the CTX_DATA words past a
+ *   destroying it (valid = 0) forgets them; an MR context reads back byte
+ *   for byte as written, reserved bytes included; the CTX_DATA words past a
  *   context's size read 0 after a read, a refused command leaves them as
  *   written, ENGINE_CTRL.RESET clears them.
  */
@@ -87,6 +88,36 @@ static inline void ctx_rules_eq_rewrite(struct tb *tb, struct tb_node *n, unsign
 	CHECK(back.valid == 0 && back.pi == 0 && back.ci == 0 && back.armed == 0,
 	      "destroyed EQ: status forgotten (pi %u ci %u armed %u)", back.pi, back.ci, back.armed);
 	free(eq);
+}
+
+/*
+ * An MR context is configuration only (no status words): a read returns the
+ * 64 bytes as written, the reserved bytes 0x20..0x3f included -- zeros, and
+ * a pattern -- with dma_addr bits that differ between the two writes.
+ */
+static inline void ctx_rules_mrc_bytes(struct tb_node *n, uint32_t idx)
+{
+	static const uint64_t dma[] = { 0x76000ull, 0x123456789000ull };
+	struct hca_mrc m, back;
+
+	for (unsigned int k = 0; k < 2 * sizeof(dma) / sizeof(dma[0]); k++) {
+		memset(&m, 0, sizeof(m));
+		m.valid = 1;
+		m.key = (uint8_t)(0x10 + k);
+		m.access = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ;
+		m.pdn = 7;
+		m.va = 0x7f0000001000ull;
+		m.length = 0x3000;
+		m.dma_addr = dma[k % 2];
+		if (k >= 2)
+			for (unsigned int i = 0; i < sizeof(m.rsvd_20); i++)
+				m.rsvd_20[i] = (uint8_t)(0x5a ^ (i * 37));
+		CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_MRC, idx, &m, sizeof(m)), HCA_MGMT_STATUS_OK, "MRC write");
+		memset(&back, 0xee, sizeof(back));
+		CHECK_EQ(tb_ctx_read(n, HCA_CTX_TYPE_MRC, idx, &back, sizeof(back)), HCA_MGMT_STATUS_OK, "MRC read");
+		CHECK(memcmp(&m, &back, sizeof(m)) == 0, "MRC %u read back byte for byte (dma_addr 0x%llx, reserved %s)",
+		      idx, (unsigned long long)m.dma_addr, k >= 2 ? "a pattern" : "zero");
+	}
 }
 
 static inline unsigned int ctx_rules_words_not(struct tb_node *n, unsigned int from, uint32_t base, bool indexed)

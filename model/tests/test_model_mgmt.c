@@ -620,6 +620,7 @@ int main(void)
 	eq_recreate();
 	ctx_rules_qpc_reset(n, 41);
 	ctx_rules_eq_rewrite(tb, n, 6);
+	ctx_rules_mrc_bytes(n, 1001);
 	ctx_rules_data_words(n);	/* last: it resets the engine */
 	tb_destroy(tb);
 	return check_done();

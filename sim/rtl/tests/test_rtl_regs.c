@@ -418,6 +418,7 @@ int main(int argc, char **argv)
 	eqe_injection(tb, n);
 	ctx_rules_qpc_reset(n, 41);
 	ctx_rules_eq_rewrite(tb, n, 6);
+	ctx_rules_mrc_bytes(n, 1001);
 	dma_fault_and_reset(tb, n);
 	ctx_rules_data_words(n);
 	options();

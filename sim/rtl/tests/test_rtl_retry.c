@@ -404,6 +404,40 @@ static void retry_exhaustion(void)
 	done("retry exhaustion");
 }
 
+/*
+ * Firmware changes retry_cnt (RTS -> RTS, 3 -> 6) while the engine works on
+ * the QP's SEND: the RTL replays such a write on the item's write-back
+ * (docs/rtl.md "Context writes while the engine works on a QP"), and the
+ * new count must govern the retries that follow.  Everything node 0 sends
+ * is lost: the SEND goes out 1 + 6 times, then RETRY_EXC_ERR.  Swept over
+ * the cycle the write lands in (from the doorbell into the transmission).
+ */
+static void a_retry3(struct tb_qp_attr *a)
+{
+	a->timeout = 5;
+	a->retry_cnt = 3;
+}
+
+static void retry_cnt_during_item(void)
+{
+	for (unsigned int d = 0; d < 64; d += 4) {
+		struct hca_cqe c;
+
+		setup_attr(a_retry3);
+		set_rule(0, -1, -1, -1);
+		post_send(100);
+		tb_run_for(t.tb, d);
+		t.qp[0]->qpc.retry_cnt = 6;
+		CHECK_EQ(tb_qp_modify(t.qp[0], HCA_QPS_RTS, 0), HCA_MGMT_STATUS_OK, "RTS -> RTS, retry_cnt 6");
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_RETRY_EXC_ERR, "d=%u: RETRY_EXC_ERR (%s)", d,
+		      hca_wc_status_name(c.status));
+		CHECK(tb_run(t.tb, RT_WAIT), "d=%u: idle", d);
+		CHECK(cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1) == 7, "d=%u: the SEND sent 1 + 6 times (%u)", d,
+		      cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1));
+		done("retry_cnt changed during an item");
+	}
+}
+
 static void a_timeout0(struct tb_qp_attr *a)
 {
 	a->timeout = 0;
@@ -650,6 +684,8 @@ int main(int argc, char **argv)
 		timeout_retry();
 	if (want("retry_exhaustion"))
 		retry_exhaustion();
+	if (want("retry_cnt_during_item"))
+		retry_cnt_during_item();
 	if (want("timeout_zero"))
 		timeout_zero_is_infinite();
 	if (want("rnr_timeout_zero"))

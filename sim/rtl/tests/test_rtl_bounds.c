@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Values near the top of their fields and tables, on two "lockstep" devices
+ * (reference: the C model, DUT: the RTL; any difference is a divergence)
+ * and checked against the spec on their own:
+ *   msg_too_long   -- a send WQE whose SGE lengths sum past
+ *                     HCA_CAP_MAX_MSG_SZ (2^31) completes with LOC_LEN_ERR
+ *                     and sends nothing (docs/wire.md 4.2 check 2; one SGE,
+ *                     two SGEs, a WRITE); a sum of exactly 2^31 is not too
+ *                     long: the lkey check refuses it (LOC_PROT_ERR);
+ *   write_2mib     -- the first two packets of a 2 MiB RDMA WRITE (DMA
+ *                     length 0x200000, bit 21 of the responder's WR_LEN)
+ *                     are accepted and placed;
+ *   write_after_recv -- a two-packet WRITE, a receive posted between its
+ *                     packets, after a SEND into a receive WQE of 0x180
+ *                     bytes (the responder's words keep that WQE's total:
+ *                     bit 7 set), is accepted;
+ *   rq_above_16g   -- a receive queue at an IOVA with bit 34 set: the
+ *                     receive WQE is fetched (and refetched) from there;
+ *   srq_high_number -- SRQ 45 (of 64) stays armed while SRQ 1 reaches its
+ *                     limit (one SRQ_LIMIT_REACHED, for SRQ 1 only).
+ * These are the corners the mutation analysis found no test for
+ * (sim/mutate/answers_rtl.txt, docs/sim.md 11.3).
+ *
+ *   rtl_bounds [--width 64|512] [--engine rtl|lockstep|model] [--options K=V,...]
+ */
+#include "rtl_ls.h"
+#include "hostmem.h"
+
+static unsigned int requests_from(struct rt *t, unsigned int src)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < t->cap.n; i++)
+		k += t->cap.src[i] == src && t->cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE;
+	return k;
+}
+
+/* One WQE on a fresh RC pair: its completion status and vendor error; nothing may go on the wire. */
+static void one_wqe(uint8_t opcode, const uint32_t *len, unsigned int nsge, uint8_t status, uint8_t verr,
+		    const char *what)
+{
+	struct rt t;
+	struct tb_sge s[2];
+	struct hca_cqe c;
+	struct tb_send_wr w;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	for (unsigned int i = 0; i < nsge; i++)
+		s[i] = rt_sge(t.mr[0], 0, len[i]);
+	w = (struct tb_send_wr){ .opcode = opcode, .flags = HCA_SEND_SIGNALED, .sge = s, .num_sge = nsge,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == status && c.vendor_err == verr,
+	      "%s: status %s vendor 0x%x (want %s 0x%x)", what, hca_wc_status_name(c.status), c.vendor_err,
+	      hca_wc_status_name(status), verr);
+	CHECK_EQ(c.wqe_index, 0, what);
+	tb_run(t.tb, RT_WAIT);
+	CHECK(requests_from(&t, 0) == 0, "%s: no request on the wire", what);
+	CHECK(tb_qp_query(t.qp[0]).cur_state == HCA_QPS_ERR, "%s: QP in ERR", what);
+	finish(&t, what);
+}
+
+static void msg_too_long(void)
+{
+	static const uint32_t one[] = { 0x80000001u }, two[] = { 0x40000000u, 0x40000001u },
+			      cap[] = { 0x40000000u, 0x40000000u };
+
+	one_wqe(HCA_WR_SEND, one, 1, HCA_WC_LOC_LEN_ERR, HCA_VENDOR_ERR_LENGTH, "SEND of 2^31 + 1 bytes, one SGE");
+	one_wqe(HCA_WR_SEND, two, 2, HCA_WC_LOC_LEN_ERR, HCA_VENDOR_ERR_LENGTH, "SEND of 2^31 + 1 bytes, two SGEs");
+	one_wqe(HCA_WR_RDMA_WRITE, two, 2, HCA_WC_LOC_LEN_ERR, HCA_VENDOR_ERR_LENGTH, "WRITE of 2^31 + 1 bytes");
+	one_wqe(HCA_WR_SEND, cap, 2, HCA_WC_LOC_PROT_ERR, HCA_VENDOR_ERR_BOUNDS,
+		"SEND of exactly 2^31 bytes (past the 1 MiB MR)");
+}
+
+/* A request frame from node 0's address to node 1's QP, straight into node 1's receive path. */
+static void inject(struct rt *t, uint8_t opcode, uint32_t psn, bool ackreq, uint32_t reth_len,
+		   const uint8_t *payload, uint32_t paylen)
+{
+	static uint8_t buf[8192];
+	struct roce_pkt p;
+	size_t n;
+
+	roce_pkt_init(&p, opcode);
+	p.dqpn = t->qp[1]->qpn;
+	p.psn = psn;
+	p.ackreq = ackreq;
+	p.reth.va = t->mr[1]->va;
+	p.reth.rkey = t->mr[1]->rkey;
+	p.reth.len = reth_len;
+	memcpy(p.dmac, t->n[1]->mac, 6);
+	memcpy(p.smac, t->n[0]->mac, 6);
+	p.sip = t->n[0]->ip;
+	p.dip = t->n[1]->ip;
+	p.sport = 0xC000;
+	n = roce_build(&p, payload, paylen, buf, sizeof(buf));
+	CHECK(n > 0, "frame 0x%02x built", opcode);
+	t->n[1]->ops->rx_frame(t->n[1]->eng, buf, n);
+}
+
+/* The AETH syndrome of node 1's last ACK/NAK for `psn`, or -1. */
+static int ack_for(struct rt *t, uint32_t psn)
+{
+	int syn = -1;
+
+	for (unsigned int i = 0; i < t->cap.n; i++)
+		if (t->cap.src[i] == 1 && t->cap.pkt[i].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE && t->cap.pkt[i].psn == psn)
+			syn = t->cap.pkt[i].aeth.syndrome;
+	return syn;
+}
+
+/*
+ * WRITE FIRST (DMA length 2 MiB) and one WRITE MIDDLE, crafted, to a QP
+ * whose MR covers 2 MiB + 4 KiB: both are in order and within the length,
+ * so the MIDDLE is acknowledged and both payloads land (the rest of the
+ * message never comes; the QP stays in RTS).
+ */
+static void write_2mib(void)
+{
+	static uint8_t pay[1024];
+	struct rt t;
+	struct tb_qp_attr a;
+	uint32_t psn;
+	int syn;
+
+	tb_qp_attr_default(&a);	/* PMTU 1024 */
+	setup_objs(&t, 10);
+	free(t.mr[1]);
+	t.mr[1] = tb_mr_reg(t.n[1], t.pd[1], (2u << 20) + 4096, RT_ACC_ALL);
+	for (int i = 0; i < 2; i++)
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+	tb_connect_pair(t.qp[0], t.qp[1], &a);
+	psn = tb_qp_query(t.qp[1]).rq_psn_expected;
+	rt_fill(pay, sizeof(pay), 21);
+	inject(&t, HCA_BTH_OP_RC_RDMA_WRITE_FIRST, psn, false, 2u << 20, pay, 1024);
+	tb_run(t.tb, RT_WAIT);
+	inject(&t, HCA_BTH_OP_RC_RDMA_WRITE_MIDDLE, (psn + 1) & 0xffffff, true, 0, pay, 1024);
+	tb_run(t.tb, RT_WAIT);
+	syn = ack_for(&t, (psn + 1) & 0xffffff);
+	CHECK(syn >= 0 && (syn & 0x60) == 0, "2 MiB WRITE: its MIDDLE is acknowledged (syndrome 0x%x)", syn);
+	CHECK(rt_check(t.mr[1]->buf, 1024, 21) && rt_check(t.mr[1]->buf + 1024, 1024, 21),
+	      "2 MiB WRITE: FIRST and MIDDLE payloads placed");
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "2 MiB WRITE: responder still RTS");
+	finish(&t, "first packets of a 2 MiB WRITE");
+}
+
+/*
+ * A SEND into a receive WQE of 0x180 bytes (the responder's words keep
+ * that WQE's total after it completes), then a two-packet WRITE, crafted:
+ * its FIRST (DMA length 2048), a receive WQE posted on the responder (the
+ * doorbell steps the QP between the two packets), its LAST.  The LAST
+ * completes the DMA length exactly: acknowledged, both payloads placed.
+ */
+static void write_after_recv(void)
+{
+	static uint8_t pay[1024];
+	struct rt t;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	uint32_t psn;
+	int syn;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	r = rt_sge(t.mr[1], 0x10000, 0x180);
+	tb_post_recv(t.qp[1], &r, 1);
+	s = rt_sge(t.mr[0], 0, 0x100);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 0x100,
+	      "SEND into a 0x180-byte receive WQE");
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "SEND acknowledged");
+	tb_run(t.tb, RT_WAIT);
+	psn = tb_qp_query(t.qp[1]).rq_psn_expected;
+	rt_fill(pay, sizeof(pay), 31);
+	inject(&t, HCA_BTH_OP_RC_RDMA_WRITE_FIRST, psn, false, 2048, pay, 1024);
+	tb_run(t.tb, RT_WAIT);
+	r = rt_sge(t.mr[1], 0x20000, 0x100);
+	tb_post_recv(t.qp[1], &r, 1);
+	tb_run(t.tb, RT_WAIT);
+	inject(&t, HCA_BTH_OP_RC_RDMA_WRITE_LAST, (psn + 1) & 0xffffff, true, 0, pay, 1024);
+	tb_run(t.tb, RT_WAIT);
+	syn = ack_for(&t, (psn + 1) & 0xffffff);
+	CHECK(syn >= 0 && (syn & 0x60) == 0, "WRITE LAST after a receive was posted: acknowledged (syndrome 0x%x)", syn);
+	CHECK(rt_check(t.mr[1]->buf, 1024, 31) && rt_check(t.mr[1]->buf + 1024, 1024, 31), "both payloads placed");
+	CHECK_EQ(tb_qp_query(t.qp[1]).cur_state, HCA_QPS_RTS, "responder still RTS");
+	finish(&t, "WRITE around a receive post, after a SEND into a 0x180-byte receive WQE");
+}
+
+/*
+ * Node 1's receive queue mapped at an IOVA with bit 34 set (and nothing
+ * mapped at the same IOVA without it): SENDs land in the posted buffers.
+ */
+#define RQ_HIGH_IOVA 0x7f0000000ull
+
+static void rq_above_16g(void)
+{
+	struct rt t;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	struct tb_qp *q;
+	size_t len;
+
+	setup_objs(&t, 10);
+	for (int i = 0; i < 2; i++)
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+	q = t.qp[1];
+	len = (size_t)1 << (q->qpc.log_rq_size + q->qpc.log_rq_stride);
+	CHECK(hostmem_map(t.n[1]->hm, RQ_HIGH_IOVA, q->rq, len, HOSTMEM_RW) == 0, "RQ mapped at 0x%llx",
+	      (unsigned long long)RQ_HIGH_IOVA);
+	CHECK(!hostmem_ptr(t.n[1]->hm, RQ_HIGH_IOVA & ~(1ull << 34), 1), "nothing mapped without bit 34");
+	q->qpc.rq_base = RQ_HIGH_IOVA;
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	for (unsigned int i = 0; i < 3; i++) {
+		r = rt_sge(t.mr[1], 0x1000 * i, 0x800);
+		tb_post_recv(q, &r, 1);
+	}
+	for (unsigned int i = 0; i < 3; i++) {
+		rt_fill(t.mr[0]->buf + 0x1000 * i, 0x600, 40 + i);
+		s = rt_sge(t.mr[0], 0x1000 * i, 0x600);	/* two packets at PMTU 1024 */
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+		tb_post_send(t.qp[0], &w);
+	}
+	for (unsigned int i = 0; i < 3; i++) {
+		CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 0x600 && c.wqe_index == i,
+		      "receive %u from the RQ above 16 GiB (%s)", i, hca_wc_status_name(c.status));
+		CHECK(rt_check(t.mr[1]->buf + 0x1000 * i, 0x600, 40 + i), "receive %u: data", i);
+	}
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_DMA_FAULT), 0, "no DMA fault");
+	finish(&t, "receive queue above 16 GiB");
+}
+
+/*
+ * SRQ 45 armed (limit 1, nothing posted) beside SRQ 1 (limit 2) that a QP
+ * draws from: SRQ 1 reaches its limit and disarms; SRQ 45 is untouched.
+ */
+static void srq_high_number(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct hca_srqc sc;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct tb_srq *q, *hi;
+	unsigned int k[3] = { 0, 0, 0 };
+	uint8_t ty;
+	uint32_t el;
+
+	setup_objs(&t, 6);
+	q = tb_srq_create(t.n[1], t.pd[1], 4, 2, 2);
+	t.n[1]->next_srqn = 45;
+	hi = tb_srq_create(t.n[1], t.pd[1], 4, 2, 1);
+	CHECK_EQ(hi->srqn, 45, "SRQ number 45");
+	t.qp[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
+	t.qp[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], q, NULL);
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	tb_evt_clear(t.n[1]);
+	r = rt_sge(t.mr[1], 0, 256);
+	for (int i = 0; i < 4; i++)
+		tb_srq_post(q, &r, 1);
+	s = rt_sge(t.mr[0], 0, 100);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	for (int i = 0; i < 3; i++)
+		tb_post_send(t.qp[0], &w);
+	for (int i = 0; i < 3; i++)
+		CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.is_srq == 1 && c.wqe_index == i,
+		      "SRQ 1 receive %d", i);
+	tb_run(t.tb, RT_WAIT);
+	tb_ctx_read(t.n[1], HCA_CTX_TYPE_SRQC, q->srqn, &sc, sizeof(sc));
+	CHECK_EQ(sc.armed, 0, "SRQ 1 disarmed by its limit");
+	tb_ctx_read(t.n[1], HCA_CTX_TYPE_SRQC, 45, &sc, sizeof(sc));
+	CHECK(sc.valid == 1 && sc.armed == 1, "SRQ 45 still armed (valid %u armed %u)", sc.valid, sc.armed);
+	while (tb_evt_pop(t.n[1], &ty, &el))
+		if (ty == HCA_EVENT_SRQ_LIMIT_REACHED)
+			k[el == q->srqn ? 0 : el == 45 ? 1 : 2]++;
+	CHECK(k[0] == 1 && k[1] == 0 && k[2] == 0, "SRQ_LIMIT_REACHED once, for SRQ 1 (%u, SRQ 45 %u, other %u)",
+	      k[0], k[1], k[2]);
+	free(q);
+	free(hi);
+	finish(&t, "SRQ 45 beside SRQ 1");
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+			engine = argv[++i];
+	rt_args(argc, argv);
+	hca_model_engine_register();
+	hca_lockstep_engine_register();
+	printf("engine %s\n", engine);
+	msg_too_long();
+	write_2mib();
+	write_after_recv();
+	rq_above_16g();
+	srq_high_number();
+	return check_done();
+}
