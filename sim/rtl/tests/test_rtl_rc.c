@@ -383,11 +383,12 @@ static void held_mid_work(void)
  * An atomic ACK built while the engine is held: node 0's FETCH_ADD runs with
  * a management read after every other engine cycle of both nodes (each
  * holds the engine a few clocks, as in held_mid_work), so node 1's ACK
- * sender keeps the AtomicAckETH fields over held clocks between its build
- * and the slot's commit (and over an odd number of them: a read after
- * every cycle holds it over both cycles, an even count).  The original value has bit 50 set; the AtomicAckETH (decoded by
- * the codec), the value returned into node 0's SGE and the target afterwards
- * must be the memory's (IB 9.4.5, docs/wire.md).
+ * sender keeps its AtomicAckETH fields over an odd number of held clocks
+ * between building them and committing the transmit slot (a read after
+ * every cycle would add an even number).  The original value has bit 50
+ * set; the AtomicAckETH (decoded by the codec), the value returned into
+ * node 0's SGE and the target afterwards must be the memory's
+ * (docs/wire.md).
  */
 static void held_atomic_ack(void)
 {
