@@ -7,8 +7,9 @@
  * and checked against the IB packetisation rules of docs/wire.md section 2-3
  * (opcode sequence, PSNs, PMTU payloads, pad, RETH/ImmDt placement, AckReq,
  * ACK coalescing and MSN).  Also an SQD drain that ends at SQ index 20
- * (SQ_DRAINED, IB 10.3.1), and WRITEs that run with the engine held by a
- * register access after every cycle (they complete as without), and a
+ * (SQ_DRAINED, IB 10.3.1), and WRITEs and a FETCH_ADD that run with the
+ * engine held by a register access after every cycle (they complete as
+ * without; the AtomicAckETH carries the original value), and a
  * management write with a BAR0 read in the same cycle (both answered), and
  * receive CQ doorbells that race the engine's CQE posts (CQEs as specified).
  *
@@ -379,6 +380,60 @@ static void held_mid_work(void)
 }
 
 /*
+ * An atomic ACK built while the engine is held: node 0's FETCH_ADD runs with
+ * a management read after every other engine cycle of both nodes (each
+ * holds the engine a few clocks, as in held_mid_work), so node 1's ACK
+ * sender keeps its AtomicAckETH fields over an odd number of held clocks
+ * between building them and committing the transmit slot (a read after
+ * every cycle would add an even number).  The original value has bit 50
+ * set; the AtomicAckETH (decoded by the codec), the value returned into
+ * node 0's SGE and the target afterwards must be the memory's
+ * (docs/wire.md).
+ */
+static void held_atomic_ack(void)
+{
+	const uint64_t before = 0x0004000000000077ull;
+	struct rt t;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	uint64_t got = 0, after = 0;
+	unsigned int n0;
+	int done = 0, k = 0;
+
+	if (rt_setup(&t, HCA_QPT_RC, NULL)) {
+		CHECK(0, "setup");
+		return;
+	}
+	memcpy(t.mr[1]->buf + 64, &before, 8);
+	n0 = t.cap.n;
+	s = rt_sge(t.mr[0], 256, 8);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_ATOMIC_FETCH_AND_ADD, .flags = HCA_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1, .raddr = t.mr[1]->va + 64, .rkey = t.mr[1]->rkey, .compare_add = 1 };
+	tb_post_send(t.qp[0], &w);
+	for (uint64_t limit = tb_now(t.tb) + RT_WAIT, step = 0; !done && tb_step(t.tb, limit); step++) {
+		if (step % 2 == 0)
+			for (int n = 0; n < 2; n++)
+				(void)tb_stat(t.n[n], HCA_STAT_RX_FRAMES);
+		done = tb_cq_poll(t.scq[0], &c);
+	}
+	CHECK(done && c.status == HCA_WC_SUCCESS && c.opcode == HCA_WC_OP_FETCH_ADD && c.byte_len == 8,
+	      "FETCH_ADD with the engine held after every cycle: CQE (status %u)", done ? c.status : 0);
+	memcpy(&got, t.mr[0]->buf + 256, 8);
+	memcpy(&after, t.mr[1]->buf + 64, 8);
+	CHECK(got == before && after == before + 1, "original value 0x%016llx returned (0x%016llx), target 0x%016llx",
+	      (unsigned long long)before, (unsigned long long)got, (unsigned long long)after);
+	for (unsigned int i = n0; i < t.cap.n; i++)
+		if (t.cap.src[i] == 1 && t.cap.pkt[i].opcode == HCA_BTH_OP_RC_ATOMIC_ACKNOWLEDGE) {
+			CHECK(t.cap.pkt[i].atmack_orig == before, "AtomicAckETH original value 0x%016llx (want 0x%016llx)",
+			      (unsigned long long)t.cap.pkt[i].atmack_orig, (unsigned long long)before);
+			k++;
+		}
+	CHECK_EQ(k, 1, "one atomic ACK");
+	rt_teardown(&t);
+}
+
+/*
  * The two register ports at once (rtl/hca_regs.sv: one request at a time,
  * the management port first; docs/rtl.md): a management write and a BAR0
  * read presented in the same cycle, as two masters would, both complete;
@@ -480,6 +535,7 @@ int main(int argc, char **argv)
 	pipeline();
 	sqd_drain_index();
 	held_mid_work();
+	held_atomic_ack();
 	two_masters();
 	cq_doorbell_race();
 	return check_done();

@@ -311,6 +311,9 @@ static void atomics(void)
 		{ HCA_WR_ATOMIC_FETCH_AND_ADD, 0, 0xfffffffffffffffaull, 0, 7, 1 },		/* wraps */
 		{ HCA_WR_ATOMIC_FETCH_AND_ADD, 1, 3, 0, 1, 4 },					/* other way */
 		{ HCA_WR_ATOMIC_CMP_AND_SWP, 1, 4, 0x0123456789abcdefull, 4, 0x0123456789abcdefull },
+		{ HCA_WR_ATOMIC_FETCH_AND_ADD, 1, 1ull << 50, 0, 0x0123456789abcdefull, 0x0127456789abcdefull },
+		/* an original value with bit 50 set (and bit 61 clear) in the AtomicAckETH */
+		{ HCA_WR_ATOMIC_FETCH_AND_ADD, 1, 1, 0, 0x0127456789abcdefull, 0x0127456789abcdf0ull },
 	};
 
 	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
@@ -346,6 +349,89 @@ static void atomics(void)
 			      "%s: AtomicETH fields", what);
 	}
 	finish(&t, "atomics");
+}
+
+/* ---------------------------------------------------------------- QPN and MR corners */
+
+/*
+ * Responses sent from a QP whose number has bit 6 set (node 1's QPN 66): the
+ * UDP source port of the READ response and of the ACK is 0xC000 | (local QPN
+ * & 0x3FFF) (docs/wire.md "UDP source port"), so QPN bit 6 lands in port bit
+ * 6 and bit 5 stays clear.
+ */
+static void high_qpn(void)
+{
+	struct rt t;
+	struct tb_sge l, s;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	uint16_t want[2];
+	bool ok = true;
+	unsigned int n1 = 0;
+
+	setup_objs(&t, 10);
+	t.n[1]->next_qpn = 66;
+	for (int i = 0; i < 2; i++)
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	CHECK_EQ(t.qp[1]->qpn, 66, "node 1's QP numbered 66");
+	for (int i = 0; i < 2; i++)
+		want[i] = (uint16_t)(HCA_WIRE_UDP_SPORT_BASE | (t.qp[i]->qpn & HCA_WIRE_UDP_SPORT_MASK));
+	rt_fill(t.mr[1]->buf + 512, 300, 66);
+	l = rt_sge(t.mr[0], 1024, 300);
+	w = wr_read(&l, 1, t.mr[1], 512);
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 300 &&
+	      rt_check(t.mr[0]->buf + 1024, 300, 66), "READ from QP 66: CQE and data");
+	s = rt_sge(t.mr[0], 4096, 64);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va + 8192, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "WRITE to QP 66: CQE");
+	for (unsigned int i = 0; i < t.cap.n; i++) {
+		ok &= t.cap.pkt[i].sport == want[t.cap.src[i]];
+		n1 += t.cap.src[i] == 1;
+	}
+	CHECK(ok && n1 >= 2, "UDP source port 0x%04x from QPN 66 (READ response, ACK), 0x%04x from QPN %u",
+	      want[1], want[0], t.qp[0]->qpn);
+	finish(&t, "responses from QPN 66");
+}
+
+/*
+ * A READ at an MR offset of 2^52 + 0x100: the responder's MR (index 901, VA
+ * 0, length 2^60) maps VA 2^52 to its buffer (dma_addr wraps: the buffer's
+ * IOVA - 2^52), so the response carries the buffer's bytes 0x100 on
+ * (model_mr_check: iova = dma_addr + (va - mr.va), 64-bit arithmetic).
+ */
+static void far_offset(void)
+{
+	struct rt t;
+	struct hca_mrc m;
+	struct tb_sge l;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	const uint64_t far = 1ull << 52;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = 0x43;
+	m.access = RT_ACC_ALL;
+	m.pdn = t.pd[1];
+	m.va = 0;
+	m.length = 1ull << 60;
+	m.dma_addr = t.mr[1]->iova - far;
+	CHECK_EQ(tb_ctx_write(t.n[1], HCA_CTX_TYPE_MRC, 901, &m, sizeof(m)), HCA_MGMT_STATUS_OK,
+		 "MRC 901 (VA 0, 2^60 bytes) written");
+	rt_fill(t.mr[1]->buf + 0x100, 200, 52);
+	l = rt_sge(t.mr[0], 2048, 200);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_READ, .flags = HCA_SEND_SIGNALED, .sge = &l, .num_sge = 1,
+				 .raddr = far + 0x100, .rkey = 901u << 8 | 0x43 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 200 &&
+	      rt_check(t.mr[0]->buf + 2048, 200, 52), "READ at MR offset 2^52 + 0x100: CQE and data (status %u)",
+	      c.status);
+	finish(&t, "READ at MR offset 2^52");
 }
 
 /* ---------------------------------------------------------------- remote errors */
@@ -874,6 +960,8 @@ int main(int argc, char **argv)
 	read_sizes();
 	read_gating();
 	atomics();
+	high_qpn();
+	far_offset();
 	remote_errors();
 	nak_cq_full();
 	local_errors();
