@@ -2,8 +2,9 @@
 """RTL mutation analysis in the way of YosysHQ's MCY (docs/sim.md "Mutation").
 
     tools/mutate_rtl.py netlist --out DIR --count N --seed S --width W [--modules M,...] SRC...
-        Yosys reads the RTL (SRC: rtl/rtl.mk's RTL_SRCS) and elaborates the
-        hierarchy (`hierarchy -top hca_top`, DATA_W W); the modules to mutate
+        Yosys reads the RTL (SRC: rtl/rtl.mk's RTL_SRCS; copies in DIR/ysrc with
+        a parameter value '1 spelled out, which Yosys 0.23 reads as 1: PARAM_ONES)
+        and elaborates the hierarchy (`hierarchy -top hca_top`, DATA_W W); the modules to mutate
         (--modules, default every module of SRC) are renamed per parameter
         set (M__d0, M__d1, ...: one per derivation), get `prep`'s coarse
         passes (proc, opt, wreduce, memory_collect; the other modules are
