@@ -2,8 +2,9 @@
 """RTL mutation analysis in the way of YosysHQ's MCY (docs/sim.md "Mutation").
 
     tools/mutate_rtl.py netlist --out DIR --count N --seed S --width W [--modules M,...] SRC...
-        Yosys reads the RTL (SRC: rtl/rtl.mk's RTL_SRCS) and elaborates the
-        hierarchy (`hierarchy -top hca_top`, DATA_W W); the modules to mutate
+        Yosys reads the RTL (SRC: rtl/rtl.mk's RTL_SRCS; copies in DIR/ysrc with
+        a parameter value '1 spelled out, which Yosys 0.23 reads as 1: PARAM_ONES)
+        and elaborates the hierarchy (`hierarchy -top hca_top`, DATA_W W); the modules to mutate
         (--modules, default every module of SRC) are renamed per parameter
         set (M__d0, M__d1, ...: one per derivation), get `prep`'s coarse
         passes (proc, opt, wreduce, memory_collect; the other modules are
@@ -36,9 +37,9 @@ import sys
 W = 10  # mutsel width: up to 1023 mutants
 
 
-def yosys(script, log):
+def yosys(script, log, cwd=None):
     r = subprocess.run([os.environ.get("YOSYS", "yosys"), "-q", "-l", log, "-p", script],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, cwd=cwd)
     if r.returncode:
         sys.exit("mutate_rtl: yosys failed, see %s" % log)
 
@@ -62,6 +63,33 @@ def parse_cells(lines):
             i = j
         i += 1
     return cells
+
+
+# Yosys 0.23 reads an unsized all-ones literal as the value of a parameter with a packed
+# range as 1: `localparam logic [63:0] NEVER = '1;` becomes 64'h1 (Verilator: all ones).
+PARAM_ONES = re.compile(r"(\b(?:localparam|parameter)\b[^;=]*?\[([^]:]+):([^]]+)\]\s*\w+\s*=\s*)'1\b")
+
+
+def yosys_sources(srcs, out):
+    """Copies of SRC (and the headers next to them and in rtl/include) under OUT/ysrc, the same
+    relative paths (Yosys's -src locations unchanged when it runs there), with every parameter
+    value '1 written as a replication of 1'b1 of the parameter's width (PARAM_ONES): the netlist
+    then holds the value Verilator gives the RTL as written.  Returns the places rewritten."""
+    fixed = []
+    dirs = {os.path.dirname(f) for f in srcs} | {"rtl/include"}
+    files = list(srcs) + [os.path.join(d, f) for d in sorted(dirs) if os.path.isdir(d)
+                          for f in sorted(os.listdir(d)) if f.endswith(".vh")]
+    for f in files:
+        if os.path.isabs(f) or f.startswith(".."):
+            sys.exit("mutate_rtl: sources must be given relative to the project: %s" % f)
+        text = open(f).read()
+        new = PARAM_ONES.sub(lambda m: "%s{((%s)-(%s)+1){1'b1}}" % (m.group(1), m.group(2), m.group(3)), text)
+        if new != text:
+            fixed += ["%s:%d" % (f, text[:m.start()].count("\n") + 1) for m in PARAM_ONES.finditer(text)]
+        d = os.path.join(out, "ysrc", os.path.dirname(f))
+        os.makedirs(d, exist_ok=True)
+        open(os.path.join(out, "ysrc", f), "w").write(new)
+    return fixed
 
 
 def modules_of(srcs):
@@ -253,8 +281,13 @@ def netlist(a):
     bad = targets - set(mods)
     if bad:
         sys.exit("mutate_rtl: no such module in the sources: %s" % " ".join(sorted(bad)))
+    fixed = yosys_sources(a.src, out)
+    if fixed:
+        print("mutate_rtl: parameter value '1 (Yosys 0.23 reads it as 1) written as all ones for Yosys: %s"
+              % " ".join(fixed))
     yosys("read_verilog -sv -Irtl -Irtl/include %s; chparam -set DATA_W %d hca_top; hierarchy -check -top hca_top; "
-          "write_rtlil %s/design.il" % (" ".join(a.src), a.width, out), "%s/yosys-hier.log" % out)
+          "write_rtlil %s/design.il" % (" ".join(a.src), a.width, out), "%s/yosys-hier.log" % out,
+          cwd=os.path.join(out, "ysrc"))
     deriv, others = rename(out, targets)
     dmods = [d for m in sorted(deriv) for d, _ in deriv[m]]
     # prep's coarse passes (module-local without -flatten) on the mutated modules only:

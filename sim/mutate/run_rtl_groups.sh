@@ -22,8 +22,12 @@ grep -v '^#' "$groups" | while read -r name count mods; do
   sim/mutate/run_rtl.sh "$d" full "$jobs" > "$out/rtl-$name.judge.log" 2>&1
   echo "$name: $(sed -n 2,5p "$d/report.txt" | tr -s " " | cut -d"(" -f1 | tr "\n" ";")"
 done
-# the sum over every group that has a report
-for r in "$out"/rtl-*/report.txt; do [ -f "$r" ] && sed -n '2,5p' "$r"; done |
+# the sum over every group of GROUPS that has a report (not other builds
+# under OUT, such as the make test sample's rtl-sample)
+grep -v '^#' "$groups" | while read -r name _; do
+  r=$out/rtl-$name/report.txt
+  [ -n "$name" ] && [ -f "$r" ] && sed -n '2,5p' "$r"
+done |
   awk '{n=($1=="not")?$3:$2; k=($1=="not")?"not_covered":$1; t[k]+=n}
        END {c=t["killed"]+t["survived"]; printf "all groups: killed %d, survived %d, not covered %d, pending %d; score %d of %d covered = %.1f %%\n",
             t["killed"], t["survived"], t["not_covered"], t["pending"], t["killed"], c, c ? 100*t["killed"]/c : 0}' | tee "$sum"
