@@ -54,7 +54,9 @@ module hca_timers #(
     // harness
     output logic [63:0] next_dl
 );
-  localparam logic [63:0] NEVER = '1;
+  // all ones, written out: Yosys 0.23 reads a parameter value '1 as 1
+  // (rtl/scripts/lint.sh refuses the form)
+  localparam logic [63:0] NEVER = 64'hFFFF_FFFF_FFFF_FFFF;
 
   // RNR NAK timer codes in device cycles (spec rnr_table, IB table 45).
   function automatic [63:0] rnr_cycles(input [4:0] c);

@@ -4,7 +4,8 @@
 # A top written TOP=FILE is a harness top in FILE (rtl/tb/): it is linted
 # with FILE added and the planted-bug hooks on (-DHCA_PLANTED_BUGS, docs/rtl.md
 # "Planted bugs"); a plain TOP is linted from the sources alone.
-# Last line: "P passed, F failed" (one check per width x top).
+# Also refuses a parameter value written '1 (read as 1 by Yosys 0.23).
+# Last line: "P passed, F failed" (one check per width x top, and that one).
 set -uo pipefail
 widths=$1 tops=$2; shift 2
 VERILATOR=${VERILATOR:-verilator}
@@ -21,5 +22,14 @@ for spec in $tops; do
     fi
   done
 done
+# The Yosys subset: a parameter whose value is written '1 is all ones to
+# Verilator but 1 to Yosys 0.23 (found by the mutation builds, docs/sim.md
+# 11.3), so a synthesized netlist would differ from the simulated RTL.
+if ones=$(grep -nE "\b(localparam|parameter)\b[^;=]*=[[:space:]]*'1\b" "$@"); then
+  echo "lint parameter value '1 (Yosys 0.23 reads it as 1; write the value out): FAILED"
+  echo "$ones"; f=$((f + 1))
+else
+  echo "lint no parameter value '1: clean"; p=$((p + 1))
+fi
 echo "$p passed, $f failed"
 [ "$f" -eq 0 ]
