@@ -54,9 +54,7 @@ module hca_timers #(
     // harness
     output logic [63:0] next_dl
 );
-  // all ones, written out: Yosys 0.23 reads a parameter value '1 as 1
-  // (rtl/scripts/lint.sh refuses the form)
-  localparam logic [63:0] NEVER = 64'hFFFF_FFFF_FFFF_FFFF;
+  localparam logic [63:0] NEVER = 64'hFFFF_FFFF_FFFF_FFFF;  // not '1: Yosys 0.23 reads that as 1 (lint.sh)
 
   // RNR NAK timer codes in device cycles (spec rnr_table, IB table 45).
   function automatic [63:0] rnr_cycles(input [4:0] c);
