@@ -22,6 +22,9 @@
 //    A faulting piece is reported, the first one in piece order wins (that is
 //    the one the model's sequential gather would have stopped at).
 //  * Local copy (inline data): the same aligner fed from the fetch buffer.
+//  * Prefetch (hca_wqe_prefetch): one send WQE read ahead on its own tag
+//    (RD_TAGS + 1) into the prefetch buffer pb, beside whatever the fetch
+//    does; p_load copies pb into fb in one cycle (the requester takes it).
 //
 // Completion protocol of the channel: dma_rd_cpl_* beats for one tag are
 // contiguous and end with last; a fault is a single beat with err = 1.
@@ -38,7 +41,7 @@ module hca_dma_rd #(
     parameter int SLOT_LOG = 13,        // bytes per slot: 2^SLOT_LOG
     localparam int SW = $clog2(TX_SLOTS),
     localparam int WB = DATA_W / 8,
-    localparam int TAG_W = $clog2(RD_TAGS + 1)
+    localparam int TAG_W = $clog2(RD_TAGS + 2)
 ) (
     input  logic              clk,
     input  logic              rst_n,
@@ -57,6 +60,14 @@ module hca_dma_rd #(
     output logic [FB1_BYTES*8-1:0] fb1,
     output logic [FB2_BYTES*8-1:0] fb2,
     output logic [63:0]       f_word,        // the first 8 bytes of the last fetch
+    // prefetch (a send WQE into pb; p_load: fb <= pb)
+    input  logic              p_start,
+    input  logic [63:0]       p_addr,
+    input  logic [15:0]       p_len,
+    output logic              p_busy,        // in flight (or its orphan's completion still to come)
+    output logic              p_done,        // one cycle
+    output logic              p_err,         // with p_done
+    input  logic              p_load,
     // gather
     input  logic              g_push,
     input  logic [63:0]       g_iova,
@@ -116,6 +127,9 @@ module hca_dma_rd #(
   end
 
   localparam logic [TAG_W-1:0] FETCH_TAG = TAG_W'(RD_TAGS);
+  localparam logic [TAG_W-1:0] PF_TAG = TAG_W'(RD_TAGS + 1);
+  logic c_fetch;                                   // the registered beat is a fetch's or prefetch's
+  assign c_fetch = c_tag == FETCH_TAG || c_tag == PF_TAG;
   localparam int FBW = (FB_BYTES + WB - 1) / WB;   // fetch buffer words
   localparam int FB1W = (FB1_BYTES + WB - 1) / WB;
   localparam int FB2W = (FB2_BYTES + WB - 1) / WB;
@@ -127,6 +141,11 @@ module hca_dma_rd #(
   logic [15:0] f_len_q;
   logic [15:0] f_beat;
   assign f_busy = f_pend;
+  logic        p_pend, p_issued, p_orphan;
+  logic [63:0] p_addr_q;
+  logic [15:0] p_len_q, p_beat;
+  logic [FB_BYTES*8-1:0] pb;
+  assign p_busy = p_pend || p_orphan;
 
   // ------------------------------------------------------------ gather queue
   logic        q_empty, q_pop;
@@ -158,15 +177,16 @@ module hca_dma_rd #(
       end
   end
 
-  // request channel: fetch first
-  logic issue_f, issue_g;
+  // request channel: fetch first, then the prefetch, then payload
+  logic issue_f, issue_p, issue_g;
   always_comb begin
     issue_f = f_pend && !f_issued;
-    issue_g = !issue_f && !q_empty && free_v;
-    rd_req_valid = issue_f || issue_g;
-    rd_req_addr  = issue_f ? f_addr_q : q_dout[37+64-1:37];
-    rd_req_len   = issue_f ? f_len_q : q_dout[36:21];
-    rd_req_tag   = issue_f ? FETCH_TAG : free_tag;
+    issue_p = !issue_f && p_pend && !p_issued;
+    issue_g = !issue_f && !issue_p && !q_empty && free_v;
+    rd_req_valid = issue_f || issue_p || issue_g;
+    rd_req_addr  = issue_f ? f_addr_q : issue_p ? p_addr_q : q_dout[37+64-1:37];
+    rd_req_len   = issue_f ? f_len_q : issue_p ? p_len_q : q_dout[36:21];
+    rd_req_tag   = issue_f ? FETCH_TAG : issue_p ? PF_TAG : free_tag;
   end
   assign q_pop = ce && issue_g && rd_req_ready;
 
@@ -206,7 +226,7 @@ module hca_dma_rd #(
       in_v = 1'b1;
       in_data = fb_word(l_word);
       in_last = ((k_cur << LW) + 16'(WB)) >= (a_act ? a_len : l_len_q);
-    end else if (!(a_act && a_flush) && c_valid && c_tag != FETCH_TAG &&
+    end else if (!(a_act && a_flush) && c_valid && !c_fetch &&
                  !(l_pend && !a_act)) begin
       in_v = 1'b1;
       in_last = c_last;
@@ -224,7 +244,7 @@ module hca_dma_rd #(
   // burst parameters (a new burst takes them from its tag or the local request)
   logic [15:0] b_dst, b_len;
   logic        b_drop, b_start;
-  assign b_start = !a_act && (l_pend || (c_valid && c_tag != FETCH_TAG));
+  assign b_start = !a_act && (l_pend || (c_valid && !c_fetch));
   always_comb begin
     b_dst  = l_pend ? l_dst_q : t_dst[c_tag[$clog2(RD_TAGS)-1:0]];
     b_len  = l_pend ? l_len_q : t_len[c_tag[$clog2(RD_TAGS)-1:0]];
@@ -270,7 +290,7 @@ module hca_dma_rd #(
 
   // completion-channel ready: fetch beats always; gather beats when the
   // aligner can take them (not during a flush or a local copy)
-  assign busy = c_valid || a_act || f_pend || (|t_busy) || l_pend || l_pend_q || !q_empty || (|closed);
+  assign busy = c_valid || a_act || f_pend || p_busy || (|t_busy) || l_pend || l_pend_q || !q_empty || (|closed);
 
   // the slot whose packet is complete this cycle (the lowest; one per cycle)
   logic          sd_v;
@@ -288,7 +308,7 @@ module hca_dma_rd #(
   end
 
   // the registered beat is taken by the fetch buffer (always) or the aligner
-  assign c_take = c_valid && ce && ((c_tag == FETCH_TAG) ? 1'b1 :
+  assign c_take = c_valid && ce && (c_fetch ? 1'b1 :
                                     !(a_act && (a_flush || a_local)) && !(l_pend && !a_act));
   assign rd_cpl_ready = !c_valid || c_take;
 
@@ -299,6 +319,8 @@ module hca_dma_rd #(
       f_pend <= 1'b0; f_issued <= 1'b0; f_orphan <= 1'b0; f_addr_q <= '0; f_len_q <= '0; f_beat <= '0;
       f_sel_q <= '0; fb1 <= '0; fb2 <= '0; f_word <= '0;
       f_done <= 1'b0; f_err <= 1'b0;
+      p_pend <= 1'b0; p_issued <= 1'b0; p_orphan <= 1'b0; p_addr_q <= '0; p_len_q <= '0; p_beat <= '0;
+      p_done <= 1'b0; p_err <= 1'b0; pb <= '0;
       t_busy <= '0; t_orphan <= '0;
       for (i = 0; i < TX_SLOTS; i = i + 1) begin
         pushed[i] <= '0; finished[i] <= '0; fault_idx[i] <= '0; fault_iova[i] <= '0;
@@ -315,12 +337,35 @@ module hca_dma_rd #(
         // must still see them)
         f_done <= 1'b0;
         g_done <= 1'b0;
+        p_done <= 1'b0;
+        // ---- prefetch
+        if (p_start && !p_busy) begin
+          p_pend <= 1'b1; p_issued <= 1'b0; p_addr_q <= p_addr; p_len_q <= p_len; p_beat <= '0;
+        end
+        if (issue_p && rd_req_ready) p_issued <= 1'b1;
+        if (c_valid && c_tag == PF_TAG) begin
+          if (p_orphan) begin
+            if (c_last) p_orphan <= 1'b0;
+          end else begin
+            if (!c_err) begin
+              for (i = 0; i < FBW; i = i + 1)
+                if (p_beat == 16'(i)) pb[DATA_W*i +: DATA_W] <= c_data;
+              p_beat <= p_beat + 16'd1;
+            end
+            if (c_last) begin
+              p_pend <= 1'b0;
+              p_done <= 1'b1;
+              p_err  <= c_err;
+            end
+          end
+        end
         // ---- fetch
         if (f_start && !f_pend) begin
           f_pend <= 1'b1; f_issued <= 1'b0; f_addr_q <= f_addr; f_len_q <= f_len; f_beat <= '0;
           f_sel_q <= f_sel;
         end
         if (issue_f && rd_req_ready) f_issued <= 1'b1;
+        if (p_load) fb <= pb;                // the requester takes the prefetched WQE
         if (c_valid && c_tag == FETCH_TAG) begin
           if (f_orphan) begin
             if (c_last) f_orphan <= 1'b0;
@@ -430,6 +475,8 @@ module hca_dma_rd #(
         t_orphan <= t_busy;
         f_orphan <= f_pend && f_issued;
         f_pend <= 1'b0;
+        p_orphan <= p_orphan || (p_pend && p_issued);
+        p_pend <= 1'b0;
         for (i = 0; i < TX_SLOTS; i = i + 1) begin
           pushed[i] <= '0; finished[i] <= '0;
         end

@@ -23,7 +23,9 @@
 //     goes out behind the slots committed before it while the next step
 //     runs; a UC/UD WQE completes with its last packet (hca_complete_send);
 //   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
-//     (a fault: QP to ERR with QP_FATAL), REQST_VALIDATE_WQE checks it
+//     (a fault: QP to ERR with QP_FATAL), or take it from the prefetch
+//     (hca_wqe_prefetch: its fault reported here), and read the next posted
+//     WQE ahead into the prefetch; REQST_VALIDATE_WQE checks it
 //     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
 //     an atomic's single 8-byte SGE and 8-byte aligned address, message
 //     size, UD payload within the PMTU), REQST_CHECK_LKEY checks every SGE's
@@ -119,6 +121,12 @@ module hca_req #(
     output logic [15:0] d_f_len,
     input  logic        d_f_done,
     input  logic        d_f_err,
+    // hca_wqe_prefetch: the WQE after the one starting, read ahead
+    output logic        wp_issue, wp_take, wp_inv,
+    output logic [LOG_MAX_QP+31:0] wp_ikey, wp_qkey,
+    output logic [63:0] wp_addr,
+    output logic [15:0] wp_len,
+    input  logic        wp_free, wp_hit, wp_ready, wp_err,
     /* verilator lint_off UNUSEDSIGNAL */
     input  logic [FB_BYTES*8-1:0] fb,    // header, SGEs or inline data
     input  logic        d_g_full,
@@ -282,6 +290,8 @@ module hca_req #(
   logic        tw_v;
   logic [LOG_MAX_QP-1:0] tw_qn;
   logic [15:0] tw_idx, tw_gen;
+  logic        wp_got, wp_bad;       // the WQE comes from the prefetch (faulted)
+  assign wp_qkey = {qn, t_sq_head, qpc_gen};
 
   assign sc_ow    = ow;
   assign ow_re    = state == REQST_READ_OUTS || state == REQST_FAULT_READ_OUTS;
@@ -406,6 +416,8 @@ module hca_req #(
       tag_wqe <= '0; tag_k <= '0;
       gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
+      wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
+      wp_got <= 1'b0; wp_bad <= 1'b0;
       mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
@@ -423,9 +435,10 @@ module hca_req #(
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0;
+      tm_set <= 1'b0; wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_got <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
       tm_set <= 1'b0; async <= 1'b0;
@@ -435,8 +448,10 @@ module hca_req #(
           did <= 1'b0;
           if (pf_hit)
             state_q <= REQST_ASYNC_FAULT;
-          else if (qp_st == QPS_ERR || qp_st == QPS_SQE)
+          else if (qp_st == QPS_ERR || qp_st == QPS_SQE) begin
+            wp_inv  <= 1'b1;                 // nothing prefetched survives a flush
             state_q <= REQST_WAIT_FLUSH;
+          end
           else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
             state_q <= REQST_END;
           else
@@ -476,16 +491,32 @@ module hca_req #(
             ow[`OW_FLAGS_O +: 4] <= w_flags[3:0];
             ow[`OW_LEN_O +: 32]  <= v_total[31:0];
             state_q <= REQST_GATE;
-          end else begin
+          end else if (!wp_hit || wp_ready) begin : fetch   // (a prefetch of it in flight: wait)
+            logic [15:0] nx, ahead;
+            nx    = t_sq_head + 16'd1;
+            ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
             tw_v      <= 1'b0;
-            d_f_start <= 1'b1;
-            d_f_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
             fa        <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
-            d_f_len   <= 16'd1 << log_sq_stride;
+            if (wp_hit) begin
+              wp_take <= 1'b1;                             // pb into fetch buffer 0 (unless it faulted)
+              wp_got  <= 1'b1;
+              wp_bad  <= wp_err;
+            end else begin
+              d_f_start <= 1'b1;
+              d_f_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
+              d_f_len   <= 16'd1 << log_sq_stride;
+            end
+            if (wp_free && ahead >= 16'd2 && {16'b0, ahead} <= (32'd1 << log_sq_size)) begin
+              wp_issue <= 1'b1;                            // the next posted WQE, read ahead
+              wp_ikey  <= {qn, nx, qpc_gen};
+              wp_addr  <= slot_addr(sq_base, nx, log_sq_size, log_sq_stride);
+              wp_len   <= 16'd1 << log_sq_stride;
+            end
             state_q   <= REQST_WAIT_WQE;
           end
-        REQST_WAIT_WQE: if (d_f_done) begin
-          if (d_f_err) begin
+        REQST_WAIT_WQE: if (d_f_done || wp_got) begin   // (from the prefetch: fb loaded by the next cycle)
+          wp_got <= 1'b0;
+          if ((d_f_done && d_f_err) || (wp_got && wp_bad)) begin
             s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE); s_fault_iova <= fa;
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
             did     <= 1'b1;
@@ -547,6 +578,7 @@ module hca_req #(
                       (`OW_W'(cs_verr) << `OW_VERR_O);
           `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
           tw_v    <= 1'b0;
+          wp_inv  <= 1'b1;
           state_q <= REQST_WAIT_RETIRE_ERR;
         end
         REQST_WQE_ERR_DONE: begin
@@ -821,6 +853,7 @@ module hca_req #(
             `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24])
           end
           tw_v    <= 1'b0;
+          wp_inv  <= 1'b1;
           did     <= 1'b1;
           state_q <= REQST_WAIT_RETIRE_ERR;
         end

@@ -28,7 +28,7 @@ module hca_top #(
     parameter int TX_SLOTS    = 4,       // transmit slots (packets read ahead of the framer), a power of two >= 2
     localparam int WB = DATA_W / 8,
     localparam int LW = $clog2(WB),
-    localparam int TAG_W = $clog2(RD_TAGS + 1)
+    localparam int TAG_W = $clog2(RD_TAGS + 2)
 ) (
     input  logic              clk,
     input  logic              rst_n,
@@ -306,6 +306,19 @@ module hca_top #(
   logic        r_valid, r_slot, r_too_long, r_icrc_ok, r_release;
   logic [31:0] r_udp_sum;
 
+  // WQE prefetch: hca_req's next send WQE, read ahead into hca_dma_rd's pb
+  localparam int WPK = LOG_MAX_QP + 32;
+  logic        wp_issue, wp_take, wp_inv, wp_free, wp_hit, wp_ready, wp_err;
+  logic        p_start, p_busy, p_done, p_err, p_load;
+  logic [WPK-1:0] wp_ikey, wp_qkey;
+  logic [63:0] wp_addr, p_addr;
+  logic [15:0] wp_len, p_len;
+  hca_wqe_prefetch #(.KEY_W(WPK)) u_wqe_pf (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .issue(wp_issue), .i_key(wp_ikey), .i_addr(wp_addr),
+      .i_len(wp_len), .take(wp_take), .inv(wp_inv), .q_key(wp_qkey), .free(wp_free), .hit(wp_hit),
+      .ready(wp_ready), .err(wp_err), .p_start(p_start), .p_addr(p_addr), .p_len(p_len), .p_busy(p_busy),
+      .p_done(p_done), .p_err(p_err), .p_load(p_load));
+
   // the jobs address the payload within the slot being filled
   assign d_g_dst_s = d_g_dst | (16'(t_wslot) << LOG_BUF);
   assign d_l_dst_s = d_l_dst | (16'(t_wslot) << LOG_BUF);
@@ -316,6 +329,8 @@ module hca_top #(
       .f_start(d_f_start), .f_sel(d_f_sel), .f_addr(d_f_addr), .f_len(d_f_len), .f_busy(d_f_busy),
       .busy(rd_busy),
       .f_done(d_f_done), .f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .f_word(d_f_word),
+      .p_start(p_start), .p_addr(p_addr), .p_len(p_len), .p_busy(p_busy), .p_done(p_done), .p_err(p_err),
+      .p_load(p_load),
       .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst_s), .g_idx(d_g_idx),
       .g_full(d_g_full), .g_close(d_g_close), .g_slot(t_wslot), .g_done(d_g_done),
       .g_done_slot(d_g_done_slot), .g_fault(d_g_fault),
@@ -419,6 +434,8 @@ module hca_top #(
       .x_fire(x_fire), .x_deliver(x_deliver), .x_vec(x_vec), .x_masked(x_masked), .x_pba(x_pba),
       .d_f_start(d_f_start), .d_f_sel(d_f_sel), .d_f_addr(d_f_addr), .d_f_len(d_f_len),
       .d_f_done(d_f_done), .d_f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .d_f_word(d_f_word),
+      .wp_issue(wp_issue), .wp_take(wp_take), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_qkey(wp_qkey),
+      .wp_addr(wp_addr), .wp_len(wp_len), .wp_free(wp_free), .wp_hit(wp_hit), .wp_ready(wp_ready), .wp_err(wp_err),
       .d_g_push(d_g_push), .d_g_iova(d_g_iova), .d_g_len(d_g_len), .d_g_dst(d_g_dst),
       .d_g_idx(d_g_idx), .d_g_full(d_g_full), .d_g_close(d_g_close), .d_g_done(d_g_done),
       .d_g_done_slot(d_g_done_slot), .t_wslot(t_wslot),

@@ -161,6 +161,11 @@ module hca_transport #(
     input  logic [FB1_BYTES*8-1:0] fb1,
     input  logic [FB2_BYTES*8-1:0] fb2,
     input  logic [63:0] d_f_word,
+    output logic        wp_issue, wp_take, wp_inv,          // hca_wqe_prefetch (hca_req's next WQE)
+    output logic [LOG_MAX_QP+31:0] wp_ikey, wp_qkey,
+    output logic [63:0] wp_addr,
+    output logic [15:0] wp_len,
+    input  logic        wp_free, wp_hit, wp_ready, wp_err,
     output logic        d_g_push,
     output logic [63:0] d_g_iova,
     output logic [15:0] d_g_len,
@@ -578,28 +583,11 @@ module hca_transport #(
                    d_f_start || d_g_push || d_g_close || d_l_start || d_w_start || t_go || r_release ||
                    wait_go || r_release_q || tm_set;
   logic [7:0] job, job_st;
-  always_comb begin
-    job = `JOB_NONE; job_st = 8'd0;
-    if (disp_act)      begin job = `JOB_DISPATCH;      job_st = disp_st; end
-    else if (recv_act) begin job = `JOB_RECV;          job_st = recv_st; end
-    else if (req_act)  begin job = `JOB_REQ;           job_st = req_st; end
-    else if (resp_act) begin job = `JOB_RESP;          job_st = resp_st; end
-    else if (comp_act) begin job = `JOB_COMP;          job_st = comp_st; end
-    else if (rt_act)   begin job = `JOB_COMP_RETIRE;   job_st = rt_st; end
-    else if (cs_act)   begin job = `JOB_COMPLETE_SEND; job_st = cs_st; end
-    else if (cr_act)   begin job = `JOB_COMPLETE_RECV; job_st = cr_st; end
-    else if (fl_act)   begin job = `JOB_QP_FLUSH;      job_st = fl_st; end
-    else if (qe_act)   begin job = `JOB_QP_ERR;        job_st = qe_st; end
-    else if (ack_act)  begin job = `JOB_ACK_SEND;      job_st = ack_st; end
-    else if (scat_act) begin job = `JOB_SCATTER;       job_st = scat_st; end
-    else if (mr_act)   begin job = `JOB_MR_CHECK;      job_st = mr_st; end
-    else if (cqp_act)  begin job = `JOB_CQ_POST;       job_st = cqp_st; end
-    else if (eqp_act)  begin job = `JOB_EQ_POST;       job_st = eqp_st; end
-    else if (rda_act)  begin job = `JOB_READ_ATOMIC;   job_st = rda_st; end
-    else if (crd_act)  begin job = `JOB_COMP_READ;     job_st = crd_st; end
-    else if (ry_act)   begin job = `JOB_COMP_RETRY;    job_st = ry_st; end
-    else if (tmr_act)  begin job = `JOB_COMP_TIMER;    job_st = tmr_st; end
-  end
+  hca_job_pick #(.N(19)) u_job (
+      .act({tmr_act, ry_act, crd_act, rda_act, eqp_act, cqp_act, mr_act, scat_act, ack_act, qe_act, fl_act, cr_act,
+            cs_act, rt_act, comp_act, resp_act, req_act, recv_act, disp_act}),
+      .st({tmr_st, ry_st, crd_st, rda_st, eqp_st, cqp_st, mr_st, scat_st, ack_st, qe_st, fl_st, cr_st,
+           cs_st, rt_st, comp_st, resp_st, req_st, recv_st, disp_st}), .job(job), .job_st(job_st));
 
   // ================================================================ the jobs
   hca_dispatch #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
@@ -654,6 +642,8 @@ module hca_transport #(
       .ow_re(req_ow_re), .ow_raddr(req_ow_raddr), .ow_rdata(ow_rdata), .ow_we(ow_we), .ow_waddr(ow_waddr),
       .ow_wdata(ow_wdata),
       .d_f_start(req_f_start), .d_f_addr(req_f_addr), .d_f_len(req_f_len), .d_f_done(d_f_done), .d_f_err(d_f_err),
+      .wp_issue(wp_issue), .wp_take(wp_take), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_qkey(wp_qkey),
+      .wp_addr(wp_addr), .wp_len(wp_len), .wp_free(wp_free), .wp_hit(wp_hit), .wp_ready(wp_ready), .wp_err(wp_err),
       .fb(fb), .d_g_full(d_g_full), .d_g_push(req_g_push), .d_g_iova(req_g_iova), .d_g_len(req_g_len),
       .d_g_dst(req_g_dst), .d_g_idx(req_g_idx), .d_g_close(req_g_close), .d_g_done(d_g_done_w), .d_g_fault(d_g_fault),
       .d_g_fault_iova(d_g_fault_iova), .d_l_start(d_l_start), .d_l_src(d_l_src), .d_l_len(d_l_len),

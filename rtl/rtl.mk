@@ -191,3 +191,6 @@ $(RTL_STATE_NAMES): rtl/scripts/gen_state_names.py $(RTL_SRCS)
 ALL_TARGETS += $(RTL_STATE_NAMES)
 wave: $(RTL_STATE_NAMES)
 # (sim/lockstep.mk, read after this fragment, makes the sim_wave test depend on it)
+# The requester's WQE prefetch (hca_wqe_prefetch): its corner cases, lockstep and rtl.
+$(eval $(call rtl_ls_test,rtl_prefetch,sim/rtl/tests/test_rtl_prefetch.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_prefetch512,sim/rtl/tests/test_rtl_prefetch.c,--width 512))

@@ -36,7 +36,7 @@ module hca_sim #(
     parameter int RD_TAGS     = 8,
     parameter int LOG_BUF     = 13,
     localparam int WB = DATA_W / 8,
-    localparam int TAG_W = $clog2(RD_TAGS + 1)
+    localparam int TAG_W = $clog2(RD_TAGS + 2)
 ) (
     input  logic              clk,
     input  logic              rst_n,

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The requester's WQE prefetch (docs/rtl.md "WQE prefetch"): when the RTL
+ * starts a send WQE it reads the next posted one ahead (hca_wqe_prefetch);
+ * the model reads a WQE only when it starts it (model/req.c start_wqe).
+ * Corner cases, in lockstep against the model where the model's untimed
+ * order allows it, else on the rtl engine against the IB rules:
+ *   a prefetched WQE whose read faults, reached: the fault is reported when
+ *   the WQE starts (DMA_FAULT, the WQE fetch client in the fault latch,
+ *   QP_FATAL, both WQEs flushed, WQE 0's packets sent), lockstep;
+ *   the same fault never reached: firmware moves the QP to ERR at cycle d
+ *   while the WQE before it is still being sent -- no fault may be
+ *   reported before the WQE before it has sent its last packet, none at
+ *   all if the ERR came first (rtl, swept over d);
+ *   a context write (RTS -> RTS) landing while the next WQE is prefetched
+ *   or its read is in flight: both WRITEs complete with the right data
+ *   (lockstep, swept over the landing cycle, slow reads);
+ *   a doorbell landing while the prefetch read is in flight (lockstep,
+ *   swept);
+ *   a QP reset and reused while a prefetch of its slot 1 is held or in
+ *   flight: the new WQE 1 (another length, another target) is the one sent
+ *   (rtl, swept).
+ *
+ *   rtl_prefetch [--width 64|512] [--engine rtl|lockstep] [--options K=V,...]
+ */
+#include "rtl_ls.h"
+
+/* The QP's send ring moved to a fresh allocation of which only the first
+ * `mapped` slots are mapped (hostmem maps what was asked for: the rest of
+ * the page and the guard page after it fault); a context write (RTS ->
+ * RTS) gives the engine the new base.  The slots posted must stay within
+ * the allocation's page (host side). */
+static void sq_map_slots(struct tb_qp *q, unsigned int mapped)
+{
+	uint64_t iova;
+
+	q->sq = tb_alloc(q->n, (size_t)mapped << q->qpc.log_sq_stride, &iova);
+	q->sq_iova = iova;
+	q->qpc.sq_base = iova;
+	tb_qp_modify(q, HCA_QPS_RTS, 0);
+}
+
+static void post_write(struct rt *t, uint64_t off, uint32_t len, uint64_t roff)
+{
+	struct tb_sge s = rt_sge(t->mr[0], off, len);
+	struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				.raddr = t->mr[1]->va + roff, .rkey = t->mr[1]->rkey };
+
+	tb_post_send(t->qp[0], &w);
+}
+
+/* request frames node 0 sent */
+static unsigned int requests(const struct rt *t)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < t->cap.n; i++)
+		k += t->cap.src[i] == 0 && t->cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE;
+	return k;
+}
+
+/* WQE 1's slot faults; WQE 0 (a 4 KiB WRITE) goes out first and WQE 1 is
+ * prefetched while it does.  The model fetches WQE 1 after WQE 0's packet:
+ * the fault comes then (QP_FATAL, the QP in ERR), WQE 0 and WQE 1 are
+ * flushed. */
+static void fault_reached(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	sq_map_slots(t.qp[0], 1);
+	tb_evt_clear(t.n[0]);
+	rt_fill(t.mr[0]->buf, 4096, 7);
+	post_write(&t, 0, 4096, 0);
+	post_write(&t, 0, 64, 8192);
+	for (int i = 0; i < 2; i++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.wqe_index == i && c.status == HCA_WC_WR_FLUSH_ERR,
+		      "prefetched WQE faults: WQE %d flushed (status %u, index %u)", i, c.status, c.wqe_index);
+	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == 1, "prefetched WQE faults: one DMA_FAULT");
+	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO) & 0xff01, HCA_DMA_CLIENT_WQE << 8,
+		 "prefetched WQE faults: first fault a WQE read");
+	CHECK(tb_evt_find(t.n[0], HCA_EVENT_QP_FATAL, t.qp[0]->qpn), "prefetched WQE faults: QP_FATAL");
+	tb_run(t.tb, RT_WAIT);
+	CHECK(requests(&t) == 4, "prefetched WQE faults: WQE 0's 4 packets sent, nothing of WQE 1 (%u)",
+	      requests(&t));
+	finish(&t, "prefetched WQE fault");
+}
+
+/* The same fault, the QP moved to ERR by firmware d cycles after the
+ * doorbell, while WQE 0 (64 KiB, 64 packets) is being sent: the fault is
+ * reported only if WQE 0 has sent all its packets (the RTL started WQE 1),
+ * never earlier. */
+static void fault_not_reached(void)
+{
+	const char *saved = engine;
+
+	engine = "rtl";
+	for (unsigned int d = 0; d <= 12000; d += 1500) {
+		struct rt t;
+		struct hca_cqe c;
+		unsigned int faults, sent;
+
+		setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+		sq_map_slots(t.qp[0], 1);
+		tb_evt_clear(t.n[0]);
+		post_write(&t, 0, 65536, 0);
+		post_write(&t, 0, 64, 131072);
+		tb_run_for(t.tb, d);
+		tb_qp_modify(t.qp[0], HCA_QPS_ERR, 0);
+		tb_run(t.tb, RT_WAIT);
+		faults = tb_stat(t.n[0], HCA_STAT_DMA_FAULT);
+		sent = requests(&t);
+		CHECK(faults == 0 || (faults == 1 && sent == 64),
+		      "d=%u: the prefetched WQE's fault reported only after WQE 0's 64 packets (%u faults, %u sent)",
+		      d, faults, sent);
+		CHECK(tb_evt_find(t.n[0], HCA_EVENT_QP_FATAL, t.qp[0]->qpn) == (faults != 0),
+		      "d=%u: QP_FATAL only with the fault", d);
+		for (int i = 0; i < 2; i++)
+			CHECK(wait_cqe(t.scq[0], &c) && c.wqe_index == i &&
+			      (c.status == HCA_WC_WR_FLUSH_ERR || c.status == HCA_WC_SUCCESS),
+			      "d=%u: WQE %d completes (status %u)", d, i, c.status);
+		finish(&t, "prefetched WQE fault not reached");
+	}
+	engine = saved;
+}
+
+/* A context write (RTS -> RTS, retry_cnt) lands d cycles after WQE 0 (4
+ * KiB, 4 packets) and WQE 1 (300 bytes) are posted, with slow reads: it
+ * finds WQE 1's prefetch in flight, held, or used.  Both WRITEs land. */
+static void modify_while_prefetched(void)
+{
+	struct tb_qp_attr a;
+
+	tb_qp_attr_default(&a);
+	for (unsigned int d = 0; d < 700; d += 60) {
+		struct rt t;
+		struct hca_cqe c;
+
+		setup_rd_lat(&t, &a, 150);
+		rt_fill(t.mr[0]->buf, 8192, (int)d + 1);
+		post_write(&t, 0, 4096, 0);
+		post_write(&t, 4096, 300, 65536);
+		tb_run_for(t.tb, d);
+		t.qp[0]->qpc.retry_cnt = 6;
+		tb_qp_modify(t.qp[0], HCA_QPS_RTS, 0);
+		for (int i = 0; i < 2; i++)
+			CHECK(wait_cqe(t.scq[0], &c) && c.wqe_index == i && c.status == HCA_WC_SUCCESS,
+			      "d=%u: WQE %d completes (status %u)", d, i, c.status);
+		CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 4096) &&
+		      !memcmp(t.mr[1]->buf + 65536, t.mr[0]->buf + 4096, 300), "d=%u: both WRITEs' data", d);
+		finish(&t, "context write while a WQE is prefetched");
+	}
+}
+
+/* WQE 0 and 1 posted; WQE 2 posted d cycles later, while WQE 1's prefetch
+ * read (slow) is in flight or after. */
+static void doorbell_during_prefetch(void)
+{
+	struct tb_qp_attr a;
+
+	tb_qp_attr_default(&a);
+	for (unsigned int d = 0; d < 700; d += 70) {
+		struct rt t;
+		struct hca_cqe c;
+
+		setup_rd_lat(&t, &a, 150);
+		rt_fill(t.mr[0]->buf, 8192, (int)d + 2);
+		post_write(&t, 0, 2048, 0);
+		post_write(&t, 2048, 1000, 16384);
+		tb_run_for(t.tb, d);
+		post_write(&t, 4096, 64, 32768);
+		for (int i = 0; i < 3; i++)
+			CHECK(wait_cqe(t.scq[0], &c) && c.wqe_index == i && c.status == HCA_WC_SUCCESS,
+			      "d=%u: WQE %d completes (status %u)", d, i, c.status);
+		CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 2048) &&
+		      !memcmp(t.mr[1]->buf + 16384, t.mr[0]->buf + 2048, 1000) &&
+		      !memcmp(t.mr[1]->buf + 32768, t.mr[0]->buf + 4096, 64), "d=%u: the three WRITEs' data", d);
+		finish(&t, "doorbell while a prefetch is in flight");
+	}
+}
+
+/* The QP reset d cycles after WQE 0 (16 KiB) and WQE 1 (8 KiB) are posted
+ * (WQE 1 prefetched, or its read in flight: slow reads), directly or by way
+ * of ERR (a flush), and connected again with its rings started over; then a new WQE 0 (a SEND of
+ * 40 bytes) alone, and once it completed a new WQE 1 (a WRITE of 100 bytes
+ * elsewhere): what goes out is the new WQE 1, not the prefetched old one. */
+static void reset_while_prefetched(void)
+{
+	const char *saved = engine;
+	struct tb_qp_attr a;
+
+	engine = "rtl";
+	tb_qp_attr_default(&a);
+	for (unsigned int k = 0; k < 20; k++) {
+		unsigned int d = k / 2 * 90;
+		bool via_err = k & 1;
+		struct rt t;
+		struct hca_cqe c;
+		struct tb_sge s, r;
+		struct tb_send_wr w;
+		unsigned int writes = 0;
+
+		setup_rd_lat(&t, &a, 120);
+		post_write(&t, 0, 16384, 0);
+		post_write(&t, 0, 8192, 65536);
+		tb_run_for(t.tb, d);
+		if (via_err)
+			tb_qp_modify(t.qp[0], HCA_QPS_ERR, 0);
+		else
+			tb_qp_modify(t.qp[0], HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+		tb_run(t.tb, RT_WAIT);
+		while (tb_cq_poll(t.scq[0], &c))
+			;
+		t.qp[0]->sq_pi = 0;
+		t.qp[0]->rq_pi = 0;
+		t.qp[1]->rq_pi = 0;
+		tb_qp_modify(t.qp[0], HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+		tb_qp_modify(t.qp[1], HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+		tb_connect_pair(t.qp[0], t.qp[1], &a);
+		r = rt_sge(t.mr[1], 0, 64);
+		tb_post_recv(t.qp[1], &r, 1);
+		s = rt_sge(t.mr[0], 0, 40);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+		t.cap.n = 0;
+		tb_post_send(t.qp[0], &w);
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.opcode == HCA_WC_OP_SEND &&
+		      c.wqe_index == 0, "d=%u%s: new WQE 0 completes as a SEND (status %u)", d, via_err ? " (ERR)" : "", c.status);
+		rt_fill(t.mr[0]->buf + 200000, 100, (int)d + 3);
+		post_write(&t, 200000, 100, 300000);
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.opcode == HCA_WC_OP_RDMA_WRITE &&
+		      c.wqe_index == 1, "d=%u: new WQE 1 completes as a WRITE (status %u opcode %u)", d, c.status,
+		      c.opcode);
+		CHECK(!memcmp(t.mr[1]->buf + 300000, t.mr[0]->buf + 200000, 100), "d=%u: new WQE 1's data", d);
+		for (unsigned int i = 0; i < t.cap.n; i++)
+			if (t.cap.src[i] == 0 && t.cap.pkt[i].opcode == HCA_BTH_OP_RC_RDMA_WRITE_ONLY)
+				writes += t.cap.pkt[i].reth.len == 100;
+		CHECK(writes == 1 && requests(&t) == 2, "d=%u: after the reset a SEND and one 100-byte WRITE (%u)",
+		      d, requests(&t));
+		finish(&t, "QP reset while a WQE is prefetched");
+	}
+	engine = saved;
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+			engine = argv[++i];
+	rt_args(argc, argv);
+	hca_model_engine_register();
+	hca_lockstep_engine_register();
+	printf("engine %s\n", engine);
+	fault_reached();
+	fault_not_reached();
+	modify_while_prefetched();
+	doorbell_during_prefetch();
+	reset_while_prefetched();
+	return check_done();
+}
