@@ -5,6 +5,8 @@
  * interrupt, the context tables (every type, status codes, QPC one-shots and
  * status words), doorbells, the event FIFO and port control, EQE injection
  * (DMA write with the owner bit, arming, MSI-X, masking and PBA, overflow),
+ * the MSI-X table as read/write storage (every word, both polarities), the
+ * PBA bit set exactly until the message is sent (cycle by cycle),
  * the first-DMA-fault latch and ENGINE_CTRL reset, the context rules of
  * tests/ctx_rules.h (shared with model_mgmt).  Expected values come
  * from docs/programming.md and spec/hca.toml, not from the RTL.
