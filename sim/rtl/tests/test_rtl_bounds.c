@@ -18,7 +18,15 @@
  *   rq_above_16g   -- a receive queue at an IOVA with bit 34 set: the
  *                     receive WQE is fetched (and refetched) from there;
  *   srq_high_number -- SRQ 45 (of 64) stays armed while SRQ 1 reaches its
- *                     limit (one SRQ_LIMIT_REACHED, for SRQ 1 only).
+ *                     limit (one SRQ_LIMIT_REACHED, for SRQ 1 only);
+ *   cq_events_apart -- CQs 8, 12 and 186 on one armed EQ: arming CQ 8 with a
+ *                     CQE unpolled raises its event and disarms CQ 8 only
+ *                     (CQ 12 stays armed), and no event for CQ 186;
+ *   sq_fetch_fault -- a send queue at an unmapped IOVA: the WQE fetch
+ *                     faults, one QP_FATAL, the QP in ERR;
+ *   gather_fault_tag -- eight payload reads outstanding at once (read tags
+ *                     0..7), the one of entry 4..7 faults: DMA_FAULT_LO/HI
+ *                     is that entry's IOVA, at two read latencies.
  * These are the corners the mutation analysis found no test for
  * (sim/mutate/answers_rtl.txt, docs/sim.md 11.3).
  *
@@ -281,6 +289,189 @@ static void srq_high_number(void)
 	finish(&t, "SRQ 45 beside SRQ 1");
 }
 
+/*
+ * A SEND of eight 64-byte entries read with rd_lat cycles of host latency, so
+ * that all eight payload reads are outstanding at once and take read tags
+ * 0..7 in order (hca_dma_rd: the lowest free tag); entry `bad` lies in the
+ * unmapped page of a half-mapped MR: the send fails LOC_PROT_ERR/DMA_FAULT
+ * and DMA_FAULT_INFO/LO/HI name a payload read at that entry's IOVA
+ * (docs/reference.md DMA_FAULT_*), whichever tag carried it.
+ */
+static void gather_fault_tag(unsigned int bad, unsigned int rd_lat)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct hca_mrc m;
+	struct tb_sge s[8];
+	struct tb_send_wr w;
+	struct tb_qp_cap cap = { .max_send_sge = 8 };
+	uint64_t iova, at = 0;
+	static char opt[32];
+	const char *saved = rt_options;
+	char what[64];
+
+	snprintf(opt, sizeof(opt), "%srd_lat=%u", strcmp(engine, "lockstep") ? "" : "dut.", rd_lat);
+	rt_options = opt;
+	setup(&t, HCA_QPT_RC, NULL, &cap, 10);
+	rt_options = saved;
+	/* MR 905 of node 0: 16 KiB at va 0x7200000, only its first page mapped */
+	tb_alloc(t.n[0], 4096, &iova);
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = 0x42;
+	m.access = HCA_ACCESS_LOCAL_WRITE;
+	m.pdn = t.pd[0];
+	m.va = 0x7200000;
+	m.length = 16384;
+	m.dma_addr = iova;
+	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 905, &m, sizeof(m));
+	for (unsigned int i = 0; i < 8; i++) {
+		uint64_t off = i == bad ? 4096 + 0x230 : 0x80 * i;
+
+		s[i] = (struct tb_sge){ .addr = 0x7200000 + off, .len = 64, .lkey = 905u << 8 | 0x42 };
+		if (i == bad)
+			at = iova + off;
+	}
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = s, .num_sge = 8 };
+	tb_post_send(t.qp[0], &w);
+	snprintf(what, sizeof(what), "gather fault in entry %u, rd_lat %u", bad, rd_lat);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_DMA_FAULT,
+	      "%s: LOC_PROT_ERR/DMA_FAULT (status %u vendor %u)", what, c.status, c.vendor_err);
+	tb_run(t.tb, RT_WAIT);
+	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO),
+		 HCA_MGMT_DMA_FAULT_INFO_VALID_MASK |
+		 HCA_FIELD_PREP(HCA_MGMT_DMA_FAULT_INFO_CLIENT, HCA_DMA_CLIENT_PAYLOAD), "fault: a payload read");
+	CHECK(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_LO) == (uint32_t)at &&
+	      tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_HI) == (uint32_t)(at >> 32),
+	      "%s: DMA_FAULT_HI/LO 0x%08x%08x = the entry's IOVA 0x%llx", what,
+	      tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_HI), tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_LO),
+	      (unsigned long long)at);
+	finish(&t, what);
+}
+
+/*
+ * Completion events of CQs numbered apart (programming.md 4.4): on node 0,
+ * CQ 8 (the QP's send CQ), CQ 12 (its receive CQ) and CQ 186 (no traffic)
+ * on one armed EQ.  CQ 12 is armed; a SEND completes into CQ 8 unarmed (no
+ * event); arming CQ 8 with that CQE unpolled raises its event at once and
+ * disarms CQ 8 only; a SEND from node 1 then completes into CQ 12, which is
+ * still armed: its event.  Exactly two COMP EQEs, for CQs 8 and 12; CQ 186
+ * none.
+ */
+static void cq_events_apart(void)
+{
+	struct rt t;
+	struct tb_node *n;
+	struct tb_eq *eq;
+	struct tb_cq *cq8, *cq12, *cq186;
+	struct tb_qp *qp, *peer;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	struct hca_eqe e;
+	unsigned int eqes = 0, for8 = 0, for12 = 0, other = 0;
+
+	setup_objs(&t, 10);
+	n = t.n[0];
+	eq = tb_eq_create(n, 4, 0);
+	tb_eq_arm(eq);
+	n->next_cqn = 8;
+	cq8 = tb_cq_create(n, 4, eq);
+	n->next_cqn = 12;
+	cq12 = tb_cq_create(n, 4, eq);
+	n->next_cqn = 186;
+	cq186 = tb_cq_create(n, 4, eq);
+	qp = tb_qp_create(n, HCA_QPT_RC, t.pd[0], cq8, cq12, NULL, NULL);
+	peer = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
+	t.qp[0] = qp;
+	t.qp[1] = peer;
+	CHECK(cq8 && cq12 && cq186 && cq8->cqn == 8 && cq12->cqn == 12 && cq186->cqn == 186 && qp && peer &&
+	      tb_connect_pair(qp, peer, NULL) == 0, "CQs 8, 12, 186 on an armed EQ, a QP pair");
+	tb_cq_arm(cq12, false);
+	/* a SEND from node 0: its CQE in CQ 8, not armed */
+	r = rt_sge(t.mr[1], 0, 64);
+	tb_post_recv(peer, &r, 1);
+	s = rt_sge(t.mr[0], 0, 64);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(qp, &w);
+	tb_run(t.tb, RT_WAIT);
+	CHECK(!tb_eq_poll(eq, &e), "no event for the unarmed CQ 8");
+	/* arm CQ 8 with its CQE unpolled: the event at once */
+	tb_cq_arm(cq8, false);
+	tb_run(t.tb, RT_WAIT);
+	/* a SEND from node 1 into CQ 12, armed */
+	r = rt_sge(t.mr[0], 0x1000, 64);
+	tb_post_recv(qp, &r, 1);
+	s = rt_sge(t.mr[1], 0x1000, 64);
+	tb_post_send(peer, &w);
+	tb_run(t.tb, RT_WAIT);
+	while (tb_eq_poll(eq, &e)) {
+		eqes++;
+		if (e.type != HCA_EQE_TYPE_COMP)
+			other++;
+		else if (e.element == 8)
+			for8++;
+		else if (e.element == 12)
+			for12++;
+		else
+			other++;
+	}
+	CHECK(eqes == 2 && for8 == 1 && for12 == 1 && other == 0,
+	      "CQ events: one for CQ 8 (armed late), one for CQ 12 (armed first), none other (%u EQEs: %u, %u, %u other)",
+	      eqes, for8, for12, other);
+	CHECK(tb_cq_poll(cq8, &c) == 1 && c.status == HCA_WC_SUCCESS, "CQ 8: the send completion");
+	CHECK(tb_cq_poll(cq12, &c) == 1 && c.status == HCA_WC_SUCCESS && c.opcode == HCA_WC_OP_RECV,
+	      "CQ 12: the receive completion");
+	free(eq);
+	free(cq8);
+	free(cq12);
+	free(cq186);
+	finish(&t, "completion events of CQs 8, 12, 186");
+}
+
+/*
+ * A send queue at an IOVA nothing is mapped at: the requester's WQE fetch
+ * faults, the QP goes to ERR and raises one QP_FATAL for it (programming.md
+ * 4.5, docs/model.md: a fault on a QP's own queue is fatal to the QP), the
+ * fault latch names a WQE read at the SQ's base.
+ */
+static void sq_fetch_fault(void)
+{
+	struct rt t;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	uint8_t ty;
+	uint32_t el;
+	int fatal = 0, other = 0;
+	const uint64_t sq_iova = 0x7e0000000ull;
+
+	setup_objs(&t, 10);
+	for (int i = 0; i < 2; i++)
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+	CHECK(!hostmem_ptr(t.n[0]->hm, sq_iova, 1), "nothing mapped at 0x%llx", (unsigned long long)sq_iova);
+	t.qp[0]->qpc.sq_base = sq_iova;
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	tb_evt_clear(t.n[0]);
+	s = rt_sge(t.mr[0], 0, 64);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	tb_run(t.tb, RT_WAIT);
+	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "SQ fetch fault: the QP in ERR");
+	while (tb_evt_pop(t.n[0], &ty, &el)) {
+		if (ty == HCA_EVENT_QP_FATAL && el == t.qp[0]->qpn)
+			fatal++;
+		else
+			other++;
+	}
+	CHECK(fatal == 1 && other == 0, "SQ fetch fault: one QP_FATAL for QP %u (%d, %d other events)", t.qp[0]->qpn,
+	      fatal, other);
+	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO),
+		 HCA_MGMT_DMA_FAULT_INFO_VALID_MASK |
+		 HCA_FIELD_PREP(HCA_MGMT_DMA_FAULT_INFO_CLIENT, HCA_DMA_CLIENT_WQE), "fault: a WQE read");
+	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_LO), (uint32_t)sq_iova, "fault IOVA: the SQ's first WQE");
+	finish(&t, "send queue at an unmapped IOVA");
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -295,5 +486,10 @@ int main(int argc, char **argv)
 	write_after_recv();
 	rq_above_16g();
 	srq_high_number();
+	cq_events_apart();
+	sq_fetch_fault();
+	for (unsigned int lat = 300; lat <= 301; lat++)
+		for (unsigned int bad = 4; bad < 8; bad++)
+			gather_fault_tag(bad, lat);
 	return check_done();
 }

@@ -5,6 +5,8 @@
  * interrupt, the context tables (every type, status codes, QPC one-shots and
  * status words), doorbells, the event FIFO and port control, EQE injection
  * (DMA write with the owner bit, arming, MSI-X, masking and PBA, overflow),
+ * the MSI-X table as read/write storage (every word, both polarities), the
+ * PBA bit set exactly until the message is sent (cycle by cycle),
  * the first-DMA-fault latch and ENGINE_CTRL reset, the context rules of
  * tests/ctx_rules.h (shared with model_mgmt).  Expected values come
  * from docs/programming.md and spec/hca.toml, not from the RTL.
@@ -397,6 +399,112 @@ static void options(void)
 	}
 }
 
+/*
+ * The MSI-X table is read/write storage (PCI MSI-X, docs/reference.md): every
+ * vector's message address and data read back as written, each bit both
+ * ways (a pattern, then its complement), whatever was written to the other
+ * vectors since.  Address bits 1:0 stay 0 (a DWORD-aligned address).
+ */
+static uint32_t msix_pattern(int v, int r, int pass)
+{
+	uint32_t x = 0x9e3779b9u * (uint32_t)(3 * v + r + 1) ^ 0x5a5a0000u;
+
+	x = pass ? ~x : x;
+	return r == 0 ? x & ~3u : x;
+}
+
+static void msix_table(struct tb_node *n)
+{
+	uint32_t saved[HCA_CAP_NUM_MSIX][3];
+	int bad = 0;
+
+	for (int v = 0; v < HCA_CAP_NUM_MSIX; v++)
+		for (int r = 0; r < 3; r++)
+			saved[v][r] = tb_bar0_read(n, HCA_BAR0_MSIX_TABLE + 16 * v + 4 * r);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int v = 0; v < HCA_CAP_NUM_MSIX; v++)
+			for (int r = 0; r < 3; r++)
+				tb_bar0_write(n, HCA_BAR0_MSIX_TABLE + 16 * v + 4 * r, msix_pattern(v, r, pass));
+		for (int v = 0; v < HCA_CAP_NUM_MSIX; v++)
+			for (int r = 0; r < 3; r++) {
+				uint32_t got = tb_bar0_read(n, HCA_BAR0_MSIX_TABLE + 16 * v + 4 * r);
+
+				if (got != msix_pattern(v, r, pass) && bad++ < 4)
+					printf("  MSI-X vector %d word %d: 0x%08x, wrote 0x%08x\n", v, r, got,
+					       msix_pattern(v, r, pass));
+			}
+	}
+	CHECK(bad == 0, "MSI-X table: %d vectors x 3 words read back as written, both polarities (%d wrong)",
+	      HCA_CAP_NUM_MSIX, bad);
+	for (int v = 0; v < HCA_CAP_NUM_MSIX; v++)
+		for (int r = 0; r < 3; r++)
+			tb_bar0_write(n, HCA_BAR0_MSIX_TABLE + 16 * v + 4 * r, saved[v][r]);
+}
+
+/*
+ * A pending bit stays set until the vector's message is sent (PCI MSI-X
+ * pending bits): after unmasking a vector with an interrupt pending, PBA read
+ * k cycles later (k = 0..5, every cycle clocked: quiet=0) must show the bit
+ * exactly while no interrupt has been delivered.  A register read holds the
+ * engine for its cycles; the bit must not clear while it is held.
+ */
+static void pba_until_delivered(void)
+{
+	struct tb_config c = { .engine = "rtl", .nodes = 1, .engine_config = options_config };
+	struct tb *tb;
+	struct tb_node *n;
+	struct tb_eq *eq;
+	uint32_t ctrl = HCA_BAR0_MSIX_TABLE + 16 * 9 + HCA_MSIX_VECTOR_CTRL;
+	int bad = 0, sent_at = -1;
+
+	opt_under_test = "quiet=0";
+	tb = tb_create(&c);
+	if (!tb) {
+		CHECK(0, "pba: tb_create");
+		return;
+	}
+	n = tb_node(tb, 0);
+	eq = tb_eq_create(n, 2, 9);	/* 4 entries, vector 9 */
+	tb_mgmt_write(n, HCA_MGMT_EQE_INJ_EQN, eq->eqn);
+	tb_mgmt_write(n, HCA_MGMT_EQE_INJ_TYPE, HCA_EQE_TYPE_ASYNC | HCA_EVENT_PORT_ACTIVE << 8);
+	for (int k = 0; k < 6; k++) {
+		struct hca_eqe e;
+		uint64_t irq0 = n->irq[9];
+		uint32_t pba;
+		bool sent;
+
+		tb_bar0_write(n, ctrl, HCA_MSIX_VECTOR_CTRL_MASKED_MASK);
+		tb_mgmt_write(n, HCA_MGMT_EQE_INJ_GO, 1);
+		tb_run(tb, 100000);
+		if (!tb_eq_poll(eq, &e) || n->irq[9] != irq0 || !(tb_bar0_read(n, HCA_BAR0_MSIX_PBA) & 1u << 9)) {
+			CHECK(0, "pba k=%d: EQE written, vector 9 masked and pending", k);
+			bad++;
+			break;
+		}
+		tb_bar0_write(n, ctrl, 0);
+		tb_run_for(tb, (uint64_t)k);
+		pba = tb_bar0_read(n, HCA_BAR0_MSIX_PBA);
+		sent = n->irq[9] != irq0;
+		if (!!(pba & 1u << 9) == sent) {
+			printf("  k=%d: PBA 0x%x, interrupt %s\n", k, pba, sent ? "sent" : "not sent");
+			bad++;
+		}
+		if (sent && sent_at < 0)
+			sent_at = k;
+		tb_run(tb, 100000);
+		if (n->irq[9] - irq0 != 1 || tb_bar0_read(n, HCA_BAR0_MSIX_PBA)) {
+			CHECK(0, "pba k=%d: one interrupt after the unmask, PBA clear", k);
+			bad++;
+			break;
+		}
+		tb_eq_arm(eq);
+	}
+	CHECK(bad == 0 && sent_at > 0, "PBA bit set exactly until the message is sent (first sent after %d cycles)",
+	      sent_at);
+	free(eq);
+	tb_destroy(tb);
+}
+
 int main(int argc, char **argv)
 {
 	struct tb *tb;
@@ -411,6 +519,7 @@ int main(int argc, char **argv)
 	tb = make_tb();
 	n = tb_node(tb, 0);
 	identity(n);
+	msix_table(n);
 	clock_and_time(tb, n);
 	fw_event(n);
 	contexts(n);
@@ -422,6 +531,7 @@ int main(int argc, char **argv)
 	dma_fault_and_reset(tb, n);
 	ctx_rules_data_words(n);
 	options();
+	pba_until_delivered();
 	CHECK(rtl_engine_stats(n->eng, &st) == 0 && st.protocol_errors == 0, "no interface violations: %s",
 	      n->ops->last_error(n->eng));
 	printf("cycles clocked %llu, skipped %llu, register accesses %llu\n",

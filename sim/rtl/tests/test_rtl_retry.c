@@ -12,7 +12,8 @@
  *   ACK timeout and resend after 2^(timeout+10) cycles, the timer restarted
  *   by the retry; retry exhaustion (RETRY_EXC_ERR, flush, QP in ERR, no
  *   async event); timeout 0 = no timer; a PSN sequence NAK (one per gap)
- *   and go-back-N from the missing PSN; NAK remote operational error (the
+ *   and go-back-N from the missing PSN; the same NAK again (across a QP
+ *   modify) restarts nothing; NAK remote operational error (the
  *   responder's receive queue faults); NAK invalid request for crafted
  *   requests (opcode sequence, lengths); skipping idle time up to the next
  *   timer deadline gives the same frames at the same cycles as clocking
@@ -529,6 +530,69 @@ static void nak_psn_seq(void)
 	done("PSN sequence NAK");
 }
 
+static void a_psn10(struct tb_qp_attr *a)
+{
+	a->sq_psn = 0x10;	/* bit 8 clear */
+	a->rq_psn = 0x10;
+	a->timeout = 12;
+}
+
+/* A PSN sequence NAK for `psn`, from node 1's address, straight into node 0's receive path. */
+static void inject_nak_seq(uint32_t psn)
+{
+	static uint8_t buf[256];
+	struct roce_pkt p;
+	size_t n;
+
+	roce_pkt_init(&p, HCA_BTH_OP_RC_ACKNOWLEDGE);
+	p.dqpn = t.qp[0]->qpn;
+	p.psn = psn;
+	p.aeth.syndrome = AETH_NAK_SYN(HCA_AETH_NAK_PSN_SEQ_ERR);
+	p.aeth.msn = 0;
+	memcpy(p.dmac, t.n[0]->mac, 6);
+	memcpy(p.smac, t.n[1]->mac, 6);
+	p.sip = t.n[1]->ip;
+	p.dip = t.n[0]->ip;
+	p.sport = 0xC000;
+	n = roce_build(&p, NULL, 0, buf, sizeof(buf));
+	CHECK(n > 0, "NAK frame built");
+	t.n[0]->ops->rx_frame(t.n[0]->eng, buf, n);
+}
+
+/*
+ * The same PSN sequence NAK again with nothing acknowledged since restarts
+ * nothing (docs/model.md: one go-back-N per NAK PSN; the model's rule), also
+ * across a modify of the QP (RTS -> RTS) between the two NAKs: the modify
+ * rewrites retry_cnt, not the NAK in progress.  Every request frame is lost
+ * until the check; then the ACK timer's resend completes the SEND.
+ */
+static void nak_again_after_modify(void)
+{
+	struct hca_cqe c;
+	struct tb_sge r;
+
+	setup_attr(a_psn10);
+	r = rt_sge(t.mr[1], 0, 100);
+	tb_post_recv(t.qp[1], &r, 1);
+	set_rule(0, -1, -1, -1);
+	post_send(100);
+	while (cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1) == 0 && tb_step(t.tb, RT_WAIT))
+		;
+	inject_nak_seq(0x10);
+	tb_run_for(t.tb, 5000);
+	CHECK_EQ(cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1), 2, "the NAK: go-back-N, the SEND again");
+	CHECK_EQ(tb_qp_modify(t.qp[0], HCA_QPS_RTS, 0), HCA_MGMT_STATUS_OK, "RTS -> RTS");
+	inject_nak_seq(0x10);
+	tb_run_for(t.tb, 5000);
+	CHECK_EQ(cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1), 2, "the same NAK again after the modify: no resend");
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_RETRANSMIT), 1, "one go-back-N restart");
+	rule.times = 0;
+	memset(&c, 0, sizeof(c));
+	CHECK(tb_cq_wait(t.scq[0], &c, 1ull << 26) && c.status == HCA_WC_SUCCESS,
+	      "the ACK timer's resend (2^22 cycles) completes (%s)", hca_wc_status_name(c.status));
+	done("the same NAK across a QP modify");
+}
+
 static void nak_remote_op(void)
 {
 	struct hca_cqe c;
@@ -692,6 +756,8 @@ int main(int argc, char **argv)
 		rnr_then_timeout_zero();
 	if (want("nak_psn_seq"))
 		nak_psn_seq();
+	if (want("nak_again_after_modify"))
+		nak_again_after_modify();
 	if (want("nak_remote_op"))
 		nak_remote_op();
 	if (want("warp_exact"))
