@@ -187,3 +187,8 @@ $(RTL_STATE_NAMES): rtl/scripts/gen_state_names.py $(RTL_SRCS)
 ALL_TARGETS += $(RTL_STATE_NAMES)
 wave: $(RTL_STATE_NAMES)
 # (sim/lockstep.mk, read after this fragment, makes the sim_wave test depend on it)
+# Posted payload writes at the responder (docs/rtl.md "Posted payload writes")
+# in lockstep against the model: write faults behind posted packets, READ and
+# atomics after a posted WRITE, ACKs after the write responses.
+$(eval $(call rtl_ls_test,rtl_posted,sim/rtl/tests/test_rtl_posted.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_posted512,sim/rtl/tests/test_rtl_posted.c,--width 512))
