@@ -104,7 +104,7 @@ module hca_rx_frame #(
   end
   logic beat;
   assign beat = ce && c_valid;
-  assign busy = c_valid || boff != 16'h0;
+  assign busy = c_valid || boff != 16'h0 || (fault && !replay);   // a replay to come
 
   // buffer
   hca_ram_sdp #(.W(DATA_W), .DEPTH(2 << SLOT_AW)) u_buf (
