@@ -104,7 +104,8 @@ module hca_rx_frame #(
   end
   logic beat;
   assign beat = ce && c_valid;
-  assign busy = c_valid || boff != 16'h0 || (fault && !replay);   // a replay to come
+  // a held frame is work to come (its response frees it, or its replay)
+  assign busy = c_valid || boff != 16'h0 || held || fault;
 
   // buffer
   hca_ram_sdp #(.W(DATA_W), .DEPTH(2 << SLOT_AW)) u_buf (
