@@ -4,6 +4,13 @@
 // waits for its response (so a fault is known before anything that depends
 // on it -- an ACK, a completion -- happens, as in the model).
 //
+// A posted write (w_post: an RC WRITE payload packet with nothing owed on
+// it, hca_resp) reports w_done (w_err 0) after its last data beat; its
+// response is awaited behind the caller's back (p_out) and reported alone
+// (p_done, p_err).  Responses come in issue order and a posted write is
+// only issued while none is outstanding, so the first response while p_out
+// is the posted write's; a write started after it waits for its own.
+//
 // Sources: SMALL (up to 64 bytes from a register: CQE, EQE, UD GRH area) or
 // RXBUF (a byte range of the receive buffer: payload).  Data beats are packed
 // (beat k = bytes [addr + k*WB, ...)) with byte strobes for the tail, so a
@@ -25,7 +32,11 @@ module hca_dma_wr #(
     input  logic              w_rxbuf,       // 1: receive buffer, 0: w_small
     input  logic [RXBUF_AW+$clog2(WB)-1:0] w_off,   // receive buffer byte address
     input  logic [511:0]      w_small,
+    input  logic              w_post,        // with w_start: posted (above)
     output logic              w_busy,
+    output logic              p_out,         // a posted write's response is outstanding
+    output logic              p_done,        // one cycle: that response came back
+    output logic              p_err,         // with p_done: the posted write faulted
     output logic              w_done,        // one cycle
     output logic              w_err,         // with w_done
     // receive buffer read port
@@ -48,14 +59,14 @@ module hca_dma_wr #(
   localparam int LW = $clog2(WB);
   typedef enum logic [1:0] {S_IDLE, S_REQ, S_DATA, S_RSP} st_t;
   st_t st;
-  logic        rxbuf, req_done, orphan;
+  logic        rxbuf, req_done, orphan, post, p_orphan;
   logic [15:0] len, nbeats, beat;
   logic [RXBUF_AW-1:0] word0;
   logic [LW-1:0] rot;
   logic [511:0] small_q;
   logic [63:0]  addr;
 
-  assign w_busy       = (st != S_IDLE);
+  assign w_busy       = (st != S_IDLE) || p_out;
   assign wr_req_valid = ce && (st == S_REQ || st == S_DATA) && !req_done;
   assign wr_req_addr  = addr;
   assign wr_req_len   = len;
@@ -92,7 +103,8 @@ module hca_dma_wr #(
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      st <= S_IDLE; rxbuf <= 1'b0; req_done <= 1'b0; orphan <= 1'b0;
+      st <= S_IDLE; rxbuf <= 1'b0; req_done <= 1'b0; orphan <= 1'b0; post <= 1'b0;
+      p_out <= 1'b0; p_orphan <= 1'b0; p_done <= 1'b0; p_err <= 1'b0;
       len <= '0; nbeats <= '0; beat <= '0; word0 <= '0; rot <= '0; small_q <= '0; addr <= '0;
       wq_cnt <= '0; rd_issued <= '0; rd_inflight <= 1'b0;
       w_done <= 1'b0; w_err <= 1'b0;
@@ -100,6 +112,13 @@ module hca_dma_wr #(
     end else begin
       if (ce) begin
         w_done <= 1'b0;     // pulse: cleared on engine cycles only
+        p_done <= 1'b0;
+        // the posted write's response: the first one while it is outstanding
+        if (p_out && wr_rsp_valid) begin
+          p_out  <= 1'b0;
+          p_done <= !p_orphan;
+          p_err  <= wr_rsp_err;
+        end
         case (st)
           S_IDLE:
             if (w_start) begin
@@ -118,6 +137,7 @@ module hca_dma_wr #(
                 beat     <= '0;
                 req_done <= 1'b0;
                 orphan   <= 1'b0;
+                post     <= w_post;
                 wq_cnt   <= '0;
                 rd_issued <= '0;
                 rd_inflight <= 1'b0;
@@ -148,11 +168,21 @@ module hca_dma_wr #(
             if (rd_go) rd_issued <= rd_issued + 16'd1;
             if (take) begin
               beat <= beat + 16'd1;
-              if (wr_dat_last) st <= S_RSP;
+              if (wr_dat_last) begin
+                if (post) begin
+                  // posted: done for the caller now, the response awaited here
+                  st       <= S_IDLE;
+                  w_done   <= !orphan;
+                  w_err    <= 1'b0;
+                  p_out    <= 1'b1;
+                  p_orphan <= orphan;
+                end else
+                  st <= S_RSP;
+              end
             end
           end
           S_RSP:
-            if (wr_rsp_valid) begin
+            if (wr_rsp_valid && !p_out) begin
               st     <= S_IDLE;
               w_done <= !orphan;
               w_err  <= wr_rsp_err;
@@ -163,6 +193,7 @@ module hca_dma_wr #(
       // A reset does not cut a write in flight: the burst is finished (the
       // host already accepted its address) and its response dropped.
       if (srst && st != S_IDLE) orphan <= 1'b1;
+      if (srst && p_out) p_orphan <= 1'b1;
     end
   end
 endmodule

@@ -19,6 +19,16 @@
 //     QP is marked busy, COMM_EST is raised on the first packet in RTR, and
 //     the packet goes to hca_resp (requests) or hca_comp (responses);
 //     RECVST_END releases the frame and asks for the item's write-back (wb).
+// Posted writes (docs/rtl.md "Posted payload writes"): an item whose RC
+// WRITE payload went out posted (hca_resp) holds its frame at RECVST_END
+// (r_cmd hold) instead of releasing it.  The next frame's item waits in
+// RECVST_CHECK_QP, before anything that depends on the QP's state, until
+// that write's response is back (r_post: outstanding); if the write
+// faulted, the item ends without touching its frame (counted once:
+// recount), the held frame is replayed (r_cmd replay; r_post: replay) and
+// hca_resp reports the fault as the model did at that packet; the frame
+// after it then finds the QP in ERR.  No frame is offered while a fault
+// waits for its replay.
 // Callees: hca_resp, hca_comp.
 module hca_recv #(
     parameter int LOG_MAX_QP = 8,
@@ -46,6 +56,8 @@ module hca_recv #(
     input  logic [15:0] r_len,
     output logic        r_release,
     output logic        r_release_q,     // released in the previous cycle (pending strobe)
+    output logic [1:0]  r_cmd,           // {replay the held frame, hold this one} (hca_rx_frame)
+    input  logic [2:0]  r_post,          // {posted write faulted, this frame is its replay, outstanding}
     // the frame (hca_rx_parse)
     input  logic [4:0]  p_reason,
     /* verilator lint_off UNUSEDSIGNAL */
@@ -102,7 +114,10 @@ module hca_recv #(
   assign step_end = state == RECVST_END;
   assign dbg_act  = state != RECVST_IDLE && !resp_req && !comp_req;
   assign dbg_st   = 8'(state);
-  assign frame_valid = r_valid && !r_release && !r_release_q;
+  logic replay, fault, item_q, recount, cmd_q;
+  assign replay = r_post[1];
+  assign fault  = r_post[2] && !replay;
+  assign frame_valid = r_valid && !r_release && !r_release_q && !(|r_cmd) && !cmd_q && !fault;
 
   logic [7:0] p_qpt;
   assign p_qpt = p_info[`OPI_RC] ? 8'(`HCA_QPT_RC) : p_info[`OPI_UC] ? 8'(`HCA_QPT_UC) : 8'(`HCA_QPT_UD);
@@ -110,26 +125,38 @@ module hca_recv #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; chk_accept <= 1'b0; done <= 1'b0; wb <= 1'b0;
+      r_cmd <= '0; cmd_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0;
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
     end else if (srst) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; done <= 1'b0;
+      r_cmd <= '0; cmd_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0;
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
     end else if (ce) begin
       chk_done <= 1'b0; done <= 1'b0;
+      r_cmd <= '0; cmd_q <= |r_cmd;
+      if (done) item_q <= 1'b0;
       r_release <= 1'b0; r_release_q <= r_release; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
       state_q <= state;
       case (state)
+        // a posted write's fault waits for its replay: once no item runs
+        RECVST_IDLE:
+          if (fault && !item_q && !(|r_cmd) && !cmd_q) r_cmd[1] <= 1'b1;
         RECVST_CHECK_FRAME: begin
-          s_stat[`HCA_STAT_RX_FRAMES] <= 1'b1;
-          s_rx_bytes <= {16'b0, r_len};
+          // counted once: not when replayed, nor again after an abort
+          s_stat[`HCA_STAT_RX_FRAMES] <= !replay && !recount;
+          s_rx_bytes <= (replay || recount) ? 32'h0 : {16'b0, r_len};
+          if (!replay) recount <= 1'b0;
           qn_wm <= '1; qn_wv <= p_dqpn[LOG_MAX_QP-1:0];
           chk_done   <= 1'b1;
           chk_accept <= 1'b0;
           state_q    <= RECVST_IDLE;
-          if (!enabled || !port_up) begin
+          if (replay) begin
+            chk_accept <= 1'b1;
+            item_q     <= 1'b1;
+          end else if (!enabled || !port_up) begin
             s_stat[`HCA_STAT_RX_DROP_PORT_DOWN] <= 1'b1;
             r_release <= 1'b1;
           end else if (p_reason == `RXD_TOO_LONG || (p_reason != `RXD_NONE && p_reason < `RXD_ICRC &&
@@ -148,11 +175,22 @@ module hca_recv #(
           end else if (p_dqpn < 24'(`HCA_QPN_GSI) || p_dqpn >= 24'(NQP)) begin
             s_stat[`HCA_STAT_RX_DROP_NO_QP] <= 1'b1;
             r_release <= 1'b1;
-          end else
+          end else begin
             chk_accept <= 1'b1;
+            item_q     <= 1'b1;
+          end
         end
         RECVST_CHECK_QP:
-          if (qp_st == QPS_RESET || qp_type != p_qpt || qp_st == QPS_INIT || qp_st == QPS_ERR) begin
+          if (replay) begin
+            // the fault of the held frame's posted write (hca_resp)
+            state_q <= RECVST_WAIT_RESP;
+          end else if (r_post[0]) begin
+            // an earlier packet's posted write is outstanding: wait for its response
+          end else if (fault) begin
+            // an earlier packet's posted write faulted: this frame comes after its report
+            recount <= 1'b1;
+            done <= 1'b1; wb <= 1'b0; state_q <= RECVST_IDLE;
+          end else if (qp_st == QPS_RESET || qp_type != p_qpt || qp_st == QPS_INIT || qp_st == QPS_ERR) begin
             s_stat[`HCA_STAT_RX_DROP_NO_QP] <= 1'b1;
             r_release <= 1'b1;
             done <= 1'b1; wb <= 1'b0; state_q <= RECVST_IDLE;
@@ -169,7 +207,9 @@ module hca_recv #(
             state_q <= p_info[`OPI_REQ] ? RECVST_WAIT_RESP : RECVST_WAIT_COMP;
           end
         RECVST_END: begin
-          r_release <= 1'b1;
+          // a posted write of this item still outstanding, or faulted: hold the frame
+          if (!replay && (r_post[0] || r_post[2])) r_cmd[0] <= 1'b1;
+          else r_release <= 1'b1;
           done <= 1'b1; wb <= 1'b1; state_q <= RECVST_IDLE;
         end
         default: ;

@@ -33,6 +33,14 @@
 //   UD (ud_responder): RESPST_UD_* -- payload within the PMTU, a receive WQE,
 //     the 40-byte GRH area then the payload scattered (hca_scatter), the
 //     completion with the source QP.
+// Posted payload writes (docs/rtl.md "Posted payload writes"): an RC WRITE
+// FIRST/MIDDLE packet without AckReq (nothing is owed on it: no ACK, no
+// CQE) has its payload written posted (d_w_post): d_w_done comes after the
+// last data beat, the packet is committed, and the response is awaited by
+// hca_rx_frame/hca_recv, which hold the frame.  If the write faulted, the
+// frame is replayed (`rep`): RESPST_POSTED_FAULT reports the fault as the
+// model did at that packet (DMA_FAULT, the fault latch, ePSN and the message
+// state back to before it, NAK remote access error, QP to ERR).
 // Planted-bug hook drop_ack: no ACK for AckReq packets.
 // Caller: hca_recv.  Calls: hca_ack_send, hca_scatter, hca_mr_check,
 // hca_complete_recv, hca_qp_err, hca_read_atomic.
@@ -48,6 +56,7 @@ module hca_resp #(
     input  logic        ce,
     input  logic        srst,
     input  logic        req,
+    input  logic        rep,             // with req: the replay of a posted write that faulted
     output logic        done,
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -131,6 +140,7 @@ module hca_resp #(
     output logic [63:0] d_w_addr,
     output logic [15:0] d_w_len,
     output logic [RXA-1:0] d_w_off,
+    output logic        d_w_post,        // with d_w_start: posted (hca_dma_wr)
     input  logic        d_w_done,
     input  logic        d_w_err,
     // hca_regs
@@ -165,7 +175,9 @@ module hca_resp #(
     // ... the job's last step: an ACK/NAK, a receive completion, QP to ERR
     RESPST_WAIT_ACK_END, RESPST_WAIT_RCQE_END, RESPST_WAIT_QP_ERR_END,
     // READ and atomics (hca_read_atomic)
-    RESPST_WAIT_RDAT, RESPST_RDAT_RESULT, RESPST_WAIT_RDAT_END
+    RESPST_WAIT_RDAT, RESPST_RDAT_RESULT, RESPST_WAIT_RDAT_END,
+    // a posted write's fault, reported at its packet's replay
+    RESPST_POSTED_FAULT
   } st_t;
   st_t state_q, state;
   always_comb begin
@@ -290,7 +302,7 @@ module hca_resp #(
       mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
       rc_status <= '0; rc_verr <= '0; rc_op <= '0; rc_len <= '0; rc_imm <= 1'b0; rc_flags <= '0; rc_src <= '0;
       qe_has <= 1'b0; qe_evt <= '0;
-      d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_off <= '0;
+      d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_off <= '0; d_w_post <= 1'b0;
       s_stat <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
       state_q <= RESPST_IDLE; done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0;
@@ -303,7 +315,9 @@ module hca_resp #(
         RESPST_CHECK_PSN:
           if (qp_st != QPS_RTR && qp_st != QPS_RTS && qp_st != QPS_SQD && qp_st != QPS_SQE) begin
             done_q <= 1'b1; state_q <= RESPST_IDLE;
-          end else if (is_uc)
+          end else if (rep)
+            state_q <= RESPST_POSTED_FAULT;
+          else if (is_uc)
             state_q <= RESPST_UC_CHECK_PSN;
           else if (is_ud)
             state_q <= RESPST_UD_CHECK;
@@ -406,6 +420,7 @@ module hca_resp #(
               `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, 32'h0)
             end
             d_w_start <= 1'b1;
+            d_w_post  <= !is_uc && !ro_end && !p_ackreq;     // nothing owed on it
             d_w_addr  <= (ro_start ? rs_iova : r_wr_iova + {32'b0, r_msg_len});
             d_w_len   <= p_pay_len;
             d_w_off   <= RXA'({r_slot, {(RX_SLOT_AW+LW){1'b0}}}) + RXA'(p_pay_off);
@@ -497,6 +512,17 @@ module hca_resp #(
           end else begin
             done_q <= 1'b1; state_q <= RESPST_IDLE;
           end
+        // the replayed packet's posted write faulted: as RESPST_WAIT_WRITE_PAYLOAD
+        // would have, with the packet's commit undone
+        RESPST_POSTED_FAULT: begin
+          s_fault <= 1'b1; s_fault_iova <= fa;
+          s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_EPSN_O, 24, p_psn)
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, r_msg_len - {16'b0, p_pay_len})
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_O, 2, ro_first ? `RESP_MSG_NONE : `RESP_MSG_WRITE)
+          rs_code <= 8'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR);
+          state_q <= RESPST_NAK;
+        end
         // NAK invalid request / remote access / remote operational: QP to ERR
         RESPST_NAK: begin
           ack_psn <= p_psn; ack_syn <= AETH_NAKB | rs_code;

@@ -5,8 +5,17 @@
 // counts its length, and computes the ICRC (hca_icrc_beat, region end from
 // the IPv4 total length as soon as bytes 16-17 have passed) and the sum of
 // the UDP datagram's 16-bit words (for a non-zero UDP checksum).  A frame
-// longer than a slot is kept truncated and flagged.  Slots fill and drain in
-// order; tready drops while both hold frames the sequencer has not released.
+// longer than a slot is kept truncated and flagged.  Slots fill in order and
+// are offered in order (pslot); tready drops while both hold frames.
+//
+// Posted writes (docs/rtl.md "Posted payload writes"): a frame whose payload
+// went out as a posted DMA write is held (f_hold, from hca_recv at the end of
+// its item) instead of released, and the next frame is offered while the
+// write's response is outstanding.  The response (p_done from hca_dma_wr)
+// frees the held slot, or, when the write faulted, keeps it (f_fault) until
+// hca_recv replays it (f_replay_go: the held frame is offered again, with
+// f_replay, so that the fault is reported as at that packet); its release
+// then frees it.
 module hca_rx_frame #(
     parameter int DATA_W   = 64,
     parameter int HDR_CAP  = 96,
@@ -34,6 +43,14 @@ module hca_rx_frame #(
     output logic              f_icrc_ok,
     output logic [31:0]       f_udp_sum,
     input  logic              f_release,
+    input  logic              f_hold,        // hold the offered frame, offer the next
+    input  logic              f_replay_go,   // offer the held frame again (its write faulted)
+    output logic              f_held,        // a frame is held for a posted write
+    output logic              f_fault,       // the posted write faulted: replay its frame
+    output logic              f_replay,      // the offered frame is that replay
+    // hca_dma_wr: the posted write's response
+    input  logic              p_done,
+    input  logic              p_err,
     // buffer read port (hca_dma_wr)
     input  logic              rb_en,
     input  logic [SLOT_AW:0]  rb_addr,
@@ -47,9 +64,13 @@ module hca_rx_frame #(
   logic [15:0]       s_len [0:1];
   logic [1:0]        s_long, s_ok;
   logic [31:0]       s_sum [0:1];
-  logic              wslot, rslot;        // slot being filled / oldest to read
+  logic              wslot, rslot;        // slot being filled / offered
+  logic              held, hslot, fault, replay;   // the held slot (posted write)
 
-  assign f_valid    = s_full[rslot];
+  assign f_held     = held;
+  assign f_fault    = fault || (p_done && p_err);
+  assign f_replay   = replay;
+  assign f_valid    = s_full[rslot] && (!held || rslot != hslot || replay);
   assign f_slot     = rslot;
   assign f_hdr      = s_hdr[rslot];
   assign f_len      = s_len[rslot];
@@ -83,7 +104,8 @@ module hca_rx_frame #(
   end
   logic beat;
   assign beat = ce && c_valid;
-  assign busy = c_valid || boff != 16'h0;
+  // a held frame is work to come (its response frees it, or its replay)
+  assign busy = c_valid || boff != 16'h0 || held || fault;
 
   // buffer
   hca_ram_sdp #(.W(DATA_W), .DEPTH(2 << SLOT_AW)) u_buf (
@@ -160,6 +182,7 @@ module hca_rx_frame #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       s_full <= '0; s_long <= '0; s_ok <= '0; wslot <= 1'b0; rslot <= 1'b0;
+      held <= 1'b0; hslot <= 1'b0; fault <= 1'b0; replay <= 1'b0;
       bytes <= '0; boff <= '0; cap <= '0; crc_q <= '0; rx_icrc <= '0; usum <= '0; iplen_q <= '0;
       long_q <= 1'b0;
       s_len[0] <= '0; s_len[1] <= '0; s_sum[0] <= '0; s_sum[1] <= '0;
@@ -169,6 +192,25 @@ module hca_rx_frame #(
         if (f_release && s_full[rslot]) begin
           s_full[rslot] <= 1'b0;
           rslot <= !rslot;
+          if (held && rslot == hslot) begin        // the replayed frame
+            held <= 1'b0; fault <= 1'b0; replay <= 1'b0;
+          end
+        end else if (f_hold && s_full[rslot]) begin
+          held  <= 1'b1;
+          hslot <= rslot;
+          rslot <= !rslot;
+          if (p_done && !p_err) begin              // its response came with the hold
+            held <= 1'b0;
+            s_full[rslot] <= 1'b0;
+          end
+        end else if (f_replay_go && held) begin
+          rslot  <= hslot;
+          replay <= 1'b1;
+        end
+        if (p_done && p_err) fault <= 1'b1;
+        if (p_done && !p_err && held && !replay) begin
+          held <= 1'b0;
+          s_full[hslot] <= 1'b0;
         end
         if (beat) begin
           iplen_q <= iplen;
@@ -204,6 +246,7 @@ module hca_rx_frame #(
         // a frame arriving now is kept whole
         s_full <= '0;
         rslot  <= wslot;
+        held <= 1'b0; fault <= 1'b0; replay <= 1'b0;
       end
     end
   end

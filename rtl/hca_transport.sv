@@ -191,6 +191,7 @@ module hca_transport #(
     input  logic        d_w_busy,
     input  logic        d_w_done,
     input  logic        d_w_err,
+    output logic        d_w_post,          // posted payload write (hca_resp; docs/rtl.md "Posted payload writes")
     // ---- hca_tx_slots, hca_tx_frame
     output logic        t_go,
     output logic        t_drop,
@@ -222,7 +223,9 @@ module hca_transport #(
     input  logic        r_too_long,
     input  logic        r_icrc_ok,
     input  logic [31:0] r_udp_sum,
-    output logic        r_release
+    output logic        r_release,
+    output logic [1:0]  r_cmd,             // hca_recv: {replay, hold} the posted write's frame
+    input  logic [2:0]  r_post             // {its write faulted, the frame is its replay, outstanding}
 );
   localparam int OUTS = 1 << LOG_OUTS;
   localparam int OWA  = LOG_MAX_QP + LOG_OUTS;
@@ -581,7 +584,7 @@ module hca_transport #(
                    e_cq_fp_clr || e_eq_fail || e_inj_pop || e_srq_inc || e_srq_disarm || e_srq_set_err ||
                    e_txs_we || e_rxs_we || ow_we || (|s_stat) || e_evt_valid || f_valid || x_fire || x_deliver ||
                    d_f_start || d_g_push || d_g_close || d_l_start || d_w_start || t_go || r_release ||
-                   wait_go || r_release_q || tm_set;
+                   wait_go || r_release_q || (|r_cmd) || tm_set;
   logic [7:0] job, job_st;
   hca_job_pick #(.N(19)) u_job (
       .act({tmr_act, ry_act, crd_act, rda_act, eqp_act, cqp_act, mr_act, scat_act, ack_act, qe_act, fl_act, cr_act,
@@ -619,7 +622,7 @@ module hca_transport #(
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up), .port_mac(port_mac),
       .frame_valid(frame_valid), .chk_req(rx_chk_req), .chk_done(rx_chk_done), .chk_accept(rx_chk_accept),
       .req(rx_req), .done(rx_done), .wb(rx_wb), .step_end(rx_end), .dbg_act(recv_act), .dbg_st(recv_st),
-      .r_valid(r_valid), .r_len(r_len), .r_release(r_release), .r_release_q(r_release_q),
+      .r_valid(r_valid), .r_len(r_len), .r_release(r_release), .r_release_q(r_release_q), .r_cmd(r_cmd), .r_post(r_post),
       .p_reason(p_reason), .p_info(p_info), .p_dmac(p_dmac), .p_dqpn(p_dqpn), .p_deth_qkey(p_deth_qkey),
       .e_ip_ours(e_ip_ours), .qpc_en(rx_qpc_en), .qn(qn), .rxs(rxs), .qp_st(qp_st), .qp_type(c_type),
       .is_ud(c_ud), .qkey(c_qkey), .qn_wm(recv_qn_wm), .qn_wv(recv_qn_wv), .rxs_wm(recv_rxs_wm),
@@ -708,7 +711,7 @@ module hca_transport #(
       .s_fault_client(rda_fault_client), .s_fault_wr(rda_fault_wr), .s_fault_iova(rda_fault_iova));
 
   hca_resp #(.DATA_W(DATA_W), .RX_SLOT_AW(RX_SLOT_AW)) u_resp (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(resp_req), .done(resp_done),
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(resp_req), .rep(r_post[1]), .done(resp_done),
       .dbg_act(resp_act), .dbg_st(resp_st),
       .rxs(rxs), .qp_st(qp_st), .is_uc(c_uc), .is_ud(c_ud), .qp_access(c_acc), .pdn(c_pdn), .pmtu(c_pmtu),
       .min_rnr_timer(c_rnr), .max_dest_rd_atomic(c_maxdest), .rxs_wm(resp_rxs_wm), .rxs_wv(resp_rxs_wv),
@@ -726,7 +729,7 @@ module hca_transport #(
       .rc_flags(rc_flags), .rc_src(rc_src), .rc_done(rc_done),
       .qe_req(resp_qe_req), .qe_has(resp_qe_has), .qe_evt(resp_qe_evt), .qe_done(qe_done),
       .d_w_start(resp_w_start), .d_w_addr(resp_w_addr), .d_w_len(resp_w_len), .d_w_off(resp_w_off),
-      .d_w_done(d_w_done), .d_w_err(d_w_err), .s_stat(resp_stat), .s_fault(resp_fault),
+      .d_w_post(d_w_post), .d_w_done(d_w_done), .d_w_err(d_w_err), .s_stat(resp_stat), .s_fault(resp_fault),
       .s_fault_client(resp_fault_client), .s_fault_wr(resp_fault_wr), .s_fault_iova(resp_fault_iova));
 
   hca_scatter #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_SRQ(LOG_MAX_SRQ), .RX_SLOT_AW(RX_SLOT_AW),

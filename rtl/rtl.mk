@@ -194,3 +194,8 @@ wave: $(RTL_STATE_NAMES)
 # The requester's WQE prefetch (hca_wqe_prefetch): its corner cases, lockstep and rtl.
 $(eval $(call rtl_ls_test,rtl_prefetch,sim/rtl/tests/test_rtl_prefetch.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_prefetch512,sim/rtl/tests/test_rtl_prefetch.c,--width 512))
+# Posted payload writes at the responder (docs/rtl.md "Posted payload writes")
+# in lockstep against the model: write faults behind posted packets, READ and
+# atomics after a posted WRITE, ACKs after the write responses.
+$(eval $(call rtl_ls_test,rtl_posted,sim/rtl/tests/test_rtl_posted.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_posted512,sim/rtl/tests/test_rtl_posted.c,--width 512))

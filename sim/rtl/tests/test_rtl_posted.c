@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Posted payload writes at the RC responder (docs/rtl.md "Posted payload
+ * writes"): an RDMA WRITE FIRST/MIDDLE packet without AckReq has its payload
+ * written without waiting for the write's response, and the next frame is
+ * taken while that response is outstanding.  Each scenario runs on two
+ * "lockstep" devices (reference: the C model, DUT: the RTL), so any
+ * difference from the model -- a frame, a DMA write, a CQE, an event, a
+ * counter -- is a divergence, and each is also checked against the rules of
+ * docs/wire.md on its own:
+ *   - a DMA write fault on a posted packet (FIRST, MIDDLE) while the next
+ *     packets are already at the responder, and on the synchronous LAST
+ *     packet behind posted ones: the NAK (remote access error) carries the
+ *     PSN of the first packet that touches the unmapped page (wire.md 4.2
+ *     check 5), the requester's WQE fails REM_ACCESS_ERR, the responder QP is
+ *     in ERR with QP_ACCESS_ERR, its expected PSN is the NAKed packet's, one
+ *     DMA_FAULT, nothing is ACKed, the bytes before the page are placed;
+ *     with the write response after 8 and after 600 cycles (dut.wr_lat);
+ *   - a READ, a FETCH_ADD and a CMP_SWP right behind a multi-packet WRITE on
+ *     the same QP and the same bytes: they see the written data;
+ *   - an ACK only after the write responses of the data it acknowledges:
+ *     with the responses 3000 cycles late, every ACK leaves at least 3000
+ *     cycles after the request it acknowledges (wire.md 4.3: the ACK says
+ *     the data is placed).
+ *
+ *   rtl_posted [--width 64|512] [--engine rtl|lockstep]
+ */
+#include "rtl_ls.h"
+
+/* Node 1's MR 901 (rkey 901 << 8 | 0x43, va 0x6000000, 16 KiB, remote
+ * write/read/atomic) whose first page is mapped and the rest not: a write
+ * past 0x6001000 faults.  Returns the host view of the mapped page. */
+#define PM_VA 0x6000000ull
+#define PM_RKEY (901u << 8 | 0x43)
+static uint8_t *posted_mr(struct rt *t)
+{
+	struct hca_mrc m;
+	uint64_t iova;
+	uint8_t *p = tb_alloc(t->n[1], 4096, &iova);
+
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = 0x43;
+	m.access = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ;
+	m.pdn = t->pd[1];
+	m.va = PM_VA;
+	m.length = 16384;
+	m.dma_addr = iova;
+	tb_ctx_write(t->n[1], HCA_CTX_TYPE_MRC, 901, &m, sizeof(m));
+	return p;
+}
+
+/* setup() with PMTU `mtu` and, if wr_lat, the RTL's DMA write responses
+ * after wr_lat cycles (the option holds for this testbench only). */
+static int setup_wr_lat(struct rt *t, uint8_t mtu, unsigned int wr_lat)
+{
+	static char opt[32];
+	const char *saved = rt_options;
+	struct tb_qp_attr a;
+	int r;
+
+	tb_qp_attr_default(&a);
+	a.path_mtu = mtu;
+	snprintf(opt, sizeof(opt), "%swr_lat=%u", strcmp(engine, "lockstep") ? "" : "dut.", wr_lat);
+	if (wr_lat)
+		rt_options = opt;
+	r = setup(t, HCA_QPT_RC, &a, NULL, 10);
+	rt_options = saved;
+	return r;
+}
+
+static unsigned int mtu_bytes(uint8_t mtu)
+{
+	return 256u << (mtu - HCA_MTU_256);
+}
+
+/*
+ * A WRITE of `len` bytes to posted_mr() at offset `off`: the first packet
+ * whose bytes reach past the mapped page faults.  `what` names the case.
+ */
+static void write_fault(uint8_t mtu, uint32_t off, uint32_t len, unsigned int wr_lat, const char *what)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct hca_qpc q;
+	unsigned int pmtu = mtu_bytes(mtu), bad = (4096 - off) / pmtu, naks = 0, acks = 0;
+	uint32_t psn0, nak_psn = 0;
+	uint8_t *dst;
+
+	setup_wr_lat(&t, mtu, wr_lat);
+	dst = posted_mr(&t);
+	memset(dst, 0, 4096);
+	rt_fill(t.mr[0]->buf, len, 11);
+	psn0 = tb_qp_query(t.qp[0]).sq_psn;
+	tb_evt_clear(t.n[1]);
+	s = rt_sge(t.mr[0], 0, len);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = PM_VA + off, .rkey = PM_RKEY };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR &&
+	      c.vendor_err == HCA_VENDOR_ERR_NAK_REM_ACCESS, "%s: REM_ACCESS_ERR (status %u)", what, c.status);
+	tb_run(t.tb, 20000);
+	for (unsigned int i = 0; i < t.cap.n; i++)
+		if (t.cap.src[i] == 1 && t.cap.pkt[i].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE) {
+			if ((t.cap.pkt[i].aeth.syndrome >> 5) == HCA_AETH_TYPE_NAK) {
+				naks++;
+				nak_psn = t.cap.pkt[i].psn;
+				CHECK((t.cap.pkt[i].aeth.syndrome & 0x1f) == HCA_AETH_NAK_REMOTE_ACCESS_ERR,
+				      "%s: NAK remote access error", what);
+			} else {
+				acks++;
+			}
+		}
+	CHECK(naks == 1 && acks == 0, "%s: one NAK, no ACK (%u NAKs, %u ACKs)", what, naks, acks);
+	CHECK(nak_psn == ((psn0 + bad) & 0xffffff), "%s: NAK PSN 0x%x is packet %u's (0x%x)", what, nak_psn, bad,
+	      (psn0 + bad) & 0xffffff);
+	q = tb_qp_query(t.qp[1]);
+	CHECK(q.cur_state == HCA_QPS_ERR, "%s: responder QP in ERR", what);
+	CHECK(q.rq_psn_expected == nak_psn, "%s: responder's expected PSN 0x%x is the NAKed packet's", what,
+	      q.rq_psn_expected);
+	CHECK(count_evt(t.n[1], HCA_EVENT_QP_ACCESS_ERR, t.qp[1]->qpn) == 1, "%s: QP_ACCESS_ERR", what);
+	CHECK(tb_stat(t.n[1], HCA_STAT_DMA_FAULT) == 1, "%s: one DMA_FAULT at the responder", what);
+	CHECK(!memcmp(dst + off, t.mr[0]->buf, (size_t)bad * pmtu), "%s: the %u packets before the fault placed",
+	      what, bad);
+	finish(&t, what);
+}
+
+/* A READ, a FETCH_ADD and a CMP_SWP right behind a WRITE of 16 KiB (16
+ * packets at PMTU 1024, 15 of them posted) over the same bytes. */
+static void read_after_write(unsigned int wr_lat)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s[4];
+	struct tb_send_wr w;
+	uint64_t v, orig;
+	char what[64];
+
+	snprintf(what, sizeof(what), "READ/atomics after a posted WRITE (wr_lat %u)", wr_lat);
+	setup_wr_lat(&t, HCA_MTU_1024, wr_lat);
+	rt_fill(t.mr[0]->buf, 16384, 5);
+	memset(t.mr[1]->buf, 0, 16384);
+	s[0] = rt_sge(t.mr[0], 0, 16384);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s[0], .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	s[1] = rt_sge(t.mr[0], 65536, 16384);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_READ, .flags = HCA_SEND_SIGNALED, .sge = &s[1], .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	s[2] = rt_sge(t.mr[0], 131072, 8);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_ATOMIC_FETCH_AND_ADD, .flags = HCA_SEND_SIGNALED, .sge = &s[2],
+				 .num_sge = 1, .raddr = t.mr[1]->va + 16376, .rkey = t.mr[1]->rkey, .compare_add = 1 };
+	tb_post_send(t.qp[0], &w);
+	memcpy(&orig, t.mr[0]->buf + 8192, 8);
+	s[3] = rt_sge(t.mr[0], 131080, 8);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_ATOMIC_CMP_AND_SWP, .flags = HCA_SEND_SIGNALED, .sge = &s[3],
+				 .num_sge = 1, .raddr = t.mr[1]->va + 8192, .rkey = t.mr[1]->rkey,
+				 .compare_add = orig, .swap = 77 };
+	tb_post_send(t.qp[0], &w);
+	for (int i = 0; i < 4; i++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == i,
+		      "%s: WQE %d SUCCESS (status %u, index %u)", what, i, c.status, c.wqe_index);
+	CHECK(!memcmp(t.mr[0]->buf + 65536, t.mr[0]->buf, 16384), "%s: the READ returns the written data", what);
+	memcpy(&v, t.mr[0]->buf + 131072, 8);
+	memcpy(&orig, t.mr[0]->buf + 16376, 8);
+	CHECK(v == orig, "%s: FETCH_ADD returns the written word", what);
+	memcpy(&v, t.mr[1]->buf + 16376, 8);
+	CHECK(v == orig + 1, "%s: FETCH_ADD added to it", what);
+	memcpy(&v, t.mr[1]->buf + 8192, 8);
+	CHECK(v == 77, "%s: CMP_SWP compared against the written word and swapped", what);
+	finish(&t, what);
+}
+
+/* Every ACK of node 1 leaves at least wr_lat cycles after the request it
+ * acknowledges (the data's write responses come wr_lat cycles after the
+ * data): a WRITE of 40 KiB at PMTU 1024 (AckReq on packets 31 and 39). */
+static void ack_after_responses(void)
+{
+	const unsigned int wr_lat = 3000;
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	unsigned int acks = 0;
+
+	setup_wr_lat(&t, HCA_MTU_1024, wr_lat);
+	rt_fill(t.mr[0]->buf, 40960, 9);
+	s = rt_sge(t.mr[0], 0, 40960);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "ACK after the responses: SUCCESS (%u)", c.status);
+	CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 40960), "ACK after the responses: data placed");
+	for (unsigned int i = 0; i < t.cap.n; i++) {
+		if (t.cap.src[i] != 1 || t.cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE)
+			continue;
+		acks++;
+		for (unsigned int j = 0; j < i; j++)
+			if (t.cap.src[j] == 0 && t.cap.pkt[j].psn == t.cap.pkt[i].psn &&
+			    t.cap.pkt[j].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE)
+				CHECK(t.cap.when[i] >= t.cap.when[j] + wr_lat,
+				      "ACK of PSN 0x%x at cycle %llu, its request at %llu: not before the response",
+				      t.cap.pkt[i].psn, (unsigned long long)t.cap.when[i],
+				      (unsigned long long)t.cap.when[j]);
+	}
+	CHECK(acks == 2, "ACK after the responses: two ACKs (packets 31 and 39; got %u)", acks);
+	finish(&t, "ACK after the write responses");
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+			engine = argv[++i];
+	rt_args(argc, argv);
+	hca_model_engine_register();
+	hca_lockstep_engine_register();
+	printf("engine %s\n", engine);
+	for (unsigned int k = 0; k < 2; k++) {
+		unsigned int lat = k ? 600 : 0;
+		char what[80];
+
+		snprintf(what, sizeof(what), "fault on a MIDDLE packet, PMTU 1024 (wr_lat %u)", lat ? lat : 8);
+		write_fault(HCA_MTU_1024, 0, 12288, lat, what);
+		snprintf(what, sizeof(what), "fault on a MIDDLE packet, PMTU 4096 (wr_lat %u)", lat ? lat : 8);
+		write_fault(HCA_MTU_4096, 0, 12288, lat, what);
+		snprintf(what, sizeof(what), "fault on the FIRST packet (wr_lat %u)", lat ? lat : 8);
+		write_fault(HCA_MTU_4096, 3072, 9000, lat, what);
+		snprintf(what, sizeof(what), "fault on the LAST packet behind posted ones (wr_lat %u)", lat ? lat : 8);
+		write_fault(HCA_MTU_1024, 0, 4096 + 512, lat, what);
+		read_after_write(lat);
+	}
+	ack_after_responses();
+	return check_done();
+}
