@@ -19,7 +19,12 @@
  *   - lkey_held: SENDs of one entry, each with a management read (which
  *     holds the engine for its clocks) 0..159 cycles after the doorbell, so
  *     that one falls between hca_req's lkey request and hca_mr_check's
- *     check: every SEND completes, its entry's key and address as posted.
+ *     check: every SEND completes, its entry's key and address as posted;
+ *   - gather_queue: eight SENDs of sixteen 4-byte entries each while host
+ *     reads take 2000 cycles: the requester reads ahead (hca_tx_slots), so
+ *     up to TX_SLOTS packets of 16 gather reads each wait in hca_dma_rd's
+ *     gather queue (u_q, 32 entries) behind its 8 read tags; every message
+ *     arrives whole, in order.
  * Each comes from an RTL mutation survivor (issue 13, sim/mutate/answers_rtl.txt):
  * bits of the fetched receive and READ WQEs in hca_dma_rd's fetch buffers,
  * the fault IOVA hca_scatter reports.
@@ -229,6 +234,52 @@ static void lkey_held(void)
 	finish(&t, "lkey checks around a held engine");
 }
 
+/* Eight SENDs of 16 entries of 4 bytes (every other 4 bytes of node 0's MR)
+ * on an RC pair whose RTL reads host memory after 2000 cycles. */
+static void gather_queue(void)
+{
+	enum { NMSG = 8, NSGE = 16, LEN = 4, MSG = NSGE * LEN };
+	static char opt[32];
+	const char *saved = rt_options;
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge l[NSGE], r;
+	struct tb_send_wr w;
+	struct tb_qp_cap cap = { .max_send_sge = NSGE };
+	int ok = 1, got = 0;
+
+	snprintf(opt, sizeof(opt), "%srd_lat=2000", strcmp(engine, "lockstep") ? "" : "dut.");
+	rt_options = opt;
+	setup(&t, HCA_QPT_RC, NULL, &cap, 10);
+	rt_options = saved;
+	rt_fill(t.mr[0]->buf, 2 * NMSG * MSG, 13);
+	memset(t.mr[1]->buf, 0, NMSG * MSG);
+	for (int m = 0; m < NMSG; m++) {
+		r = rt_sge(t.mr[1], (uint64_t)m * MSG, MSG);
+		tb_post_recv(t.qp[1], &r, 1);
+	}
+	for (int m = 0; m < NMSG; m++) {
+		for (int k = 0; k < NSGE; k++)
+			l[k] = rt_sge(t.mr[0], (uint64_t)(m * NSGE + k) * 2 * LEN, LEN);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = l,
+					 .num_sge = NSGE };
+		tb_post_send(t.qp[0], &w);
+	}
+	for (int m = 0; m < NMSG; m++) {
+		if (!wait_cqe(t.rcq[1], &c) || c.status != HCA_WC_SUCCESS || c.byte_len != MSG)
+			break;
+		got++;
+	}
+	CHECK(got == NMSG, "all %d receives complete with %d bytes (%d did)", NMSG, MSG, got);
+	for (int m = 0; m < NMSG * NSGE; m++)
+		ok &= memcmp(t.mr[1]->buf + m * LEN, t.mr[0]->buf + m * 2 * LEN, LEN) == 0;
+	CHECK(ok, "every message holds its sixteen entries, in order");
+	for (int m = 0; m < NMSG; m++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "SEND %d completes (status %u)", m,
+		      c.status);
+	finish(&t, "gather queue full");
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -243,5 +294,6 @@ int main(int argc, char **argv)
 	payload_fault();
 	rq_odd_iova();
 	lkey_held();
+	gather_queue();
 	return check_done();
 }
