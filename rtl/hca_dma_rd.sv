@@ -148,12 +148,16 @@ module hca_dma_rd #(
   assign p_busy = p_pend || p_orphan;
 
   // ------------------------------------------------------------ gather queue
+  // Deep enough for every slot's gather at once (TX_SLOTS packets of up to
+  // HCA_CAP_MAX_SGE reads each: the requester reads ahead, hca_tx_slots, and
+  // pushes without looking at g_full), so a push never meets a full queue.
+  localparam int Q_DEPTH = TX_SLOTS * `HCA_CAP_MAX_SGE;
   logic        q_empty, q_pop;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [5:0]  q_count;
+  logic [$clog2(Q_DEPTH):0] q_count;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [63+16+16+5:0] q_dout;
-  hca_fifo #(.W(64 + 16 + 16 + 5), .DEPTH(32)) u_q (
+  hca_fifo #(.W(64 + 16 + 16 + 5), .DEPTH(Q_DEPTH)) u_q (
       .clk(clk), .rst_n(rst_n), .clr(srst), .push(g_push && ce), .din({g_iova, g_len, g_dst, g_idx}),
       .pop(q_pop), .dout(q_dout), .empty(q_empty), .full(g_full), .count(q_count));
 

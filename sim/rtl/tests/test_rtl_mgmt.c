@@ -10,9 +10,13 @@
  *     PORT_ERR as written, with element 1 (the port);
  *   - clock_latch: CLOCK_HI is the value latched by the last host READ of
  *     CLOCK_LO; a write of CLOCK_LO (read-only) changes nothing.  Checked
- *     across a carry into the high word (2^32 idle cycles skipped).
+ *     across a carry into the high word (2^32 idle cycles skipped);
+ *   - cqc_cfg_bytes: a CQC's configuration bytes 0x00..0x1F (reserved
+ *     0x10..0x1F included, a pattern with every top bit set) read back as
+ *     written (docs/programming.md 7, docs/reference.md "CQ context").
  * Both from RTL mutation survivors (issue 13, sim/mutate/answers_rtl.txt):
- * a bit of event slot 28 in hca_regs, the CLOCK_HI latch taken on a write.
+ * a bit of event slot 28 in hca_regs, the CLOCK_HI latch taken on a write,
+ * CQC bit 215 (byte 26) of hca_ctx's u_cqc write port.
  *
  *   rtl_mgmt [--width 64|512]
  */
@@ -106,6 +110,27 @@ static void clock_latch(const char *engine, struct tb *tb)
 		 "CLOCK_LO read: CLOCK_HI latched anew");
 }
 
+static void cqc_cfg_bytes(const char *engine, struct tb *tb)
+{
+	struct tb_node *n = tb_node(tb, 0);
+	struct hca_cqc c, back;
+
+	memset(&c, 0, sizeof(c));
+	c.valid = 1;
+	c.log_size = 6;
+	c.uar = 1;
+	c.base = 0x12345000ull;
+	for (unsigned int i = 0; i < sizeof(c.rsvd_10); i++)
+		c.rsvd_10[i] = (uint8_t)(0x80 | (0x5a ^ (i * 37)));
+	CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_CQC, 77, &c, sizeof(c)), HCA_MGMT_STATUS_OK, "CQC write");
+	memset(&back, 0xee, sizeof(back));
+	CHECK_EQ(tb_ctx_read(n, HCA_CTX_TYPE_CQC, 77, &back, sizeof(back)), HCA_MGMT_STATUS_OK, "CQC read");
+	CHECK(memcmp(&c, &back, HCA_CQC_PI_OFF) == 0, "%s: CQC 77 configuration bytes 0x00..0x1F read back as written",
+	      engine);
+	c.valid = 0;
+	CHECK_EQ(tb_ctx_write(n, HCA_CTX_TYPE_CQC, 77, &c, sizeof(c)), HCA_MGMT_STATUS_OK, "CQC 77 destroyed");
+}
+
 static void run(const char *engine)
 {
 	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = engine_config };
@@ -117,6 +142,7 @@ static void run(const char *engine)
 	}
 	evt_ring(engine, tb);
 	clock_latch(engine, tb);
+	cqc_cfg_bytes(engine, tb);
 	if (!strcmp(engine, "lockstep"))
 		for (unsigned int i = 0; i < 2; i++) {
 			struct hca_engine *e = tb_node(tb, i)->eng;

@@ -11,7 +11,20 @@
  *     has bit 6 clear): every byte lands where its entry says;
  *   - payload_fault: a receive whose only entry is in an unmapped page at
  *     an IOVA with bit 12 set: the payload write faults, and DMA_FAULT_LO/HI
- *     hold that IOVA (the first byte written).
+ *     hold that IOVA (the first byte written);
+ *   - rq_odd_iova: node 1's receive queue mapped at an IOVA with bits 63
+ *     and 2 set (nothing mapped at that IOVA without either): SENDs of two
+ *     packets land in the posted buffers (the receive WQE is fetched, and
+ *     refetched for the second packet, from RXS_RWQE_ADDR);
+ *   - lkey_held: SENDs of one entry, each with a management read (which
+ *     holds the engine for its clocks) 0..159 cycles after the doorbell, so
+ *     that one falls between hca_req's lkey request and hca_mr_check's
+ *     check: every SEND completes, its entry's key and address as posted;
+ *   - gather_queue: eight SENDs of sixteen 4-byte entries each while host
+ *     reads take 2000 cycles: the requester reads ahead (hca_tx_slots), so
+ *     up to TX_SLOTS packets of 16 gather reads each wait in hca_dma_rd's
+ *     gather queue (u_q, 32 entries) behind its 8 read tags; every message
+ *     arrives whole, in order.
  * Each comes from an RTL mutation survivor (issue 13, sim/mutate/answers_rtl.txt):
  * bits of the fetched receive and READ WQEs in hca_dma_rd's fetch buffers,
  * the fault IOVA hca_scatter reports.
@@ -19,6 +32,7 @@
  *   rtl_sgl [--width 64|512] [--engine rtl|model|lockstep]
  */
 #include "rtl_ls.h"
+#include "hostmem.h"
 
 #define SGL_KEY 0x05		/* key byte with bit 6 clear */
 
@@ -149,6 +163,123 @@ static void payload_fault(void)
 	finish(&t, "payload write fault");
 }
 
+#define RQ_ODD_IOVA ((1ull << 63) | 0x7e0000004ull)
+
+static void rq_odd_iova(void)
+{
+	struct rt t;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	struct tb_qp *q;
+	size_t len;
+
+	setup_objs(&t, 10);
+	for (int i = 0; i < 2; i++)
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+	q = t.qp[1];
+	len = (size_t)1 << (q->qpc.log_rq_size + q->qpc.log_rq_stride);
+	CHECK(hostmem_map(t.n[1]->hm, RQ_ODD_IOVA, q->rq, len, HOSTMEM_RW) == 0, "RQ mapped at 0x%llx",
+	      (unsigned long long)RQ_ODD_IOVA);
+	CHECK(!hostmem_ptr(t.n[1]->hm, RQ_ODD_IOVA & ~(1ull << 63), 1) && !hostmem_ptr(t.n[1]->hm, RQ_ODD_IOVA & ~4ull, 1),
+	      "nothing mapped without bit 63 or bit 2");
+	q->qpc.rq_base = RQ_ODD_IOVA;
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	for (unsigned int i = 0; i < 3; i++) {
+		r = rt_sge(t.mr[1], 0x1000 * i, 0x800);
+		tb_post_recv(q, &r, 1);
+	}
+	for (unsigned int i = 0; i < 3; i++) {
+		rt_fill(t.mr[0]->buf + 0x1000 * i, 0x600, 50 + i);
+		s = rt_sge(t.mr[0], 0x1000 * i, 0x600);	/* two packets at PMTU 1024 */
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+		tb_post_send(t.qp[0], &w);
+	}
+	for (unsigned int i = 0; i < 3; i++) {
+		CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 0x600 && c.wqe_index == i,
+		      "receive %u from the RQ at 0x%llx (%s)", i, (unsigned long long)RQ_ODD_IOVA,
+		      hca_wc_status_name(c.status));
+		CHECK(rt_check(t.mr[1]->buf + 0x1000 * i, 0x600, 50 + i), "receive %u: data", i);
+	}
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_DMA_FAULT), 0, "no DMA fault");
+	finish(&t, "receive queue at an IOVA with bits 63 and 2 set");
+}
+
+static void lkey_held(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	int ok = 1;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	rt_fill(t.mr[0]->buf, 64 * 160, 21);
+	for (unsigned int d = 0; d < 160 && ok; d++) {
+		r = rt_sge(t.mr[1], 0, 64);
+		tb_post_recv(t.qp[1], &r, 1);
+		s = rt_sge(t.mr[0], 64 * d, 64);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+		tb_post_send(t.qp[0], &w);
+		if (d)
+			tb_run_for(t.tb, d);
+		(void)tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO);
+		ok &= wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS;
+		CHECK(ok, "SEND %u, a management read %u cycles after its doorbell: %s (vendor 0x%x)", d, d,
+		      hca_wc_status_name(c.status), c.vendor_err);
+		ok &= wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS &&
+		      memcmp(t.mr[1]->buf, t.mr[0]->buf + 64 * d, 64) == 0;
+		CHECK(ok, "receive %u: its 64 bytes", d);
+	}
+	finish(&t, "lkey checks around a held engine");
+}
+
+/* Eight SENDs of 16 entries of 4 bytes (every other 4 bytes of node 0's MR)
+ * on an RC pair whose RTL reads host memory after 2000 cycles. */
+static void gather_queue(void)
+{
+	enum { NMSG = 8, NSGE = 16, LEN = 4, MSG = NSGE * LEN };
+	static char opt[32];
+	const char *saved = rt_options;
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge l[NSGE], r;
+	struct tb_send_wr w;
+	struct tb_qp_cap cap = { .max_send_sge = NSGE };
+	int ok = 1, got = 0;
+
+	snprintf(opt, sizeof(opt), "%srd_lat=2000", strcmp(engine, "lockstep") ? "" : "dut.");
+	rt_options = opt;
+	setup(&t, HCA_QPT_RC, NULL, &cap, 10);
+	rt_options = saved;
+	rt_fill(t.mr[0]->buf, 2 * NMSG * MSG, 13);
+	memset(t.mr[1]->buf, 0, NMSG * MSG);
+	for (int m = 0; m < NMSG; m++) {
+		r = rt_sge(t.mr[1], (uint64_t)m * MSG, MSG);
+		tb_post_recv(t.qp[1], &r, 1);
+	}
+	for (int m = 0; m < NMSG; m++) {
+		for (int k = 0; k < NSGE; k++)
+			l[k] = rt_sge(t.mr[0], (uint64_t)(m * NSGE + k) * 2 * LEN, LEN);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = l,
+					 .num_sge = NSGE };
+		tb_post_send(t.qp[0], &w);
+	}
+	for (int m = 0; m < NMSG; m++) {
+		if (!wait_cqe(t.rcq[1], &c) || c.status != HCA_WC_SUCCESS || c.byte_len != MSG)
+			break;
+		got++;
+	}
+	CHECK(got == NMSG, "all %d receives complete with %d bytes (%d did)", NMSG, MSG, got);
+	for (int m = 0; m < NMSG * NSGE; m++)
+		ok &= memcmp(t.mr[1]->buf + m * LEN, t.mr[0]->buf + m * 2 * LEN, LEN) == 0;
+	CHECK(ok, "every message holds its sixteen entries, in order");
+	for (int m = 0; m < NMSG; m++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "SEND %d completes (status %u)", m,
+		      c.status);
+	finish(&t, "gather queue full");
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -161,5 +292,8 @@ int main(int argc, char **argv)
 	recv_sge1();
 	read_sges();
 	payload_fault();
+	rq_odd_iova();
+	lkey_held();
+	gather_queue();
 	return check_done();
 }
