@@ -304,8 +304,9 @@ module hca_top #(
   logic [15:0] t_pay_len, t_sent_len, r_len;
   logic [1:0]  t_pad;
   logic        r_valid, r_slot, r_too_long, r_icrc_ok, r_release;
-  // posted payload writes (docs/rtl.md "Posted payload writes")
-  logic        d_w_post, p_out, p_done, p_err, r_held, r_fault, r_replay;
+  // posted payload writes (docs/rtl.md "Posted payload writes"); pw_*: the
+  // posted write of hca_dma_wr (p_* below are the WQE prefetch's read)
+  logic        d_w_post, pw_out, pw_done, pw_err, r_held, r_fault, r_replay;
   logic [1:0]  r_cmd;
   logic [31:0] r_udp_sum;
 
@@ -349,7 +350,7 @@ module hca_top #(
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .w_start(d_w_start), .w_addr(d_w_addr), .w_len(d_w_len), .w_rxbuf(d_w_rxbuf), .w_off(d_w_off),
       .w_small(d_w_small), .w_post(d_w_post), .w_busy(d_w_busy), .w_done(d_w_done), .w_err(d_w_err),
-      .p_out(p_out), .p_done(p_done), .p_err(p_err),
+      .p_out(pw_out), .p_done(pw_done), .p_err(pw_err),
       .rb_en(rb_en), .rb_addr(rb_addr), .rb_data(rb_data),
       .wr_req_valid(dma_wr_req_valid), .wr_req_ready(dma_wr_req_ready), .wr_req_addr(dma_wr_req_addr),
       .wr_req_len(dma_wr_req_len), .wr_dat_valid(dma_wr_dat_valid), .wr_dat_ready(dma_wr_dat_ready),
@@ -402,7 +403,7 @@ module hca_top #(
       .f_valid(r_valid), .f_slot(r_slot), .f_hdr(r_hdr), .f_len(r_len), .f_too_long(r_too_long),
       .f_icrc_ok(r_icrc_ok), .f_udp_sum(r_udp_sum), .f_release(r_release),
       .f_hold(r_cmd[0]), .f_replay_go(r_cmd[1]), .f_held(r_held), .f_fault(r_fault), .f_replay(r_replay),
-      .p_done(p_done), .p_err(p_err),
+      .p_done(pw_done), .p_err(pw_err),
       .rb_en(rb_en), .rb_addr(rb_addr), .rb_data(rb_data));
 
   hca_transport #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
@@ -413,7 +414,7 @@ module hca_top #(
       .port_mac(port_mac), .cycle(cycle), .cycle_nx(cycle_nx), .next_dl(next_dl), .busy(tp_busy), .dbg(dbg),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
-      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy((p_out || r_held) ? '0 : qp_busy),
+      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy((pw_out || r_held) ? '0 : qp_busy),
       .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx), .e_qpc_rdata(e_qpc_rdata),
       .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx), .e_txs_wdata(e_txs_wdata),
       .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we), .e_rxs_idx(e_rxs_idx),
@@ -457,5 +458,5 @@ module hca_top #(
       .t_busy(t_busy), .t_sent(t_sent), .t_sent_len(t_sent_len),
       .r_valid(r_valid), .r_slot(r_slot), .r_hdr(r_hdr), .r_len(r_len), .r_too_long(r_too_long),
       .r_icrc_ok(r_icrc_ok), .r_udp_sum(r_udp_sum), .r_release(r_release),
-      .d_w_post(d_w_post), .r_cmd(r_cmd), .r_post({r_fault, r_replay, p_out}));
+      .d_w_post(d_w_post), .r_cmd(r_cmd), .r_post({r_fault, r_replay, pw_out}));
 endmodule

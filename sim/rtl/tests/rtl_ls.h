@@ -11,6 +11,7 @@
 #ifndef HCASIM_SIM_RTL_TESTS_RTL_LS_H
 #define HCASIM_SIM_RTL_TESTS_RTL_LS_H
 
+#include "hostmem.h"
 #include "rtl_t.h"
 #include "lockstep.h"
 
@@ -127,6 +128,54 @@ static inline int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)
 {
 	memset(c, 0, sizeof(*c));
 	return tb_cq_wait(cq, c, RT_WAIT);
+}
+
+/* Node 1's receive queue moved to `iova` (mapped there, and at no address
+ * that differs from it in one of the bits of `alias_bits`), then three
+ * two-packet SENDs (PMTU 1024) into three posted receives: CQEs, data and
+ * no DMA fault, payload bytes seeded from `seed`. */
+static inline void recv_at_rq_iova(uint64_t iova, uint64_t alias_bits, uint32_t seed, const char *what)
+{
+	struct rt t;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	struct tb_qp *q;
+	size_t len;
+	int alias = 0;
+
+	setup_objs(&t, 10);
+	for (int i = 0; i < 2; i++)
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+	q = t.qp[1];
+	len = (size_t)1 << (q->qpc.log_rq_size + q->qpc.log_rq_stride);
+	CHECK(hostmem_map(t.n[1]->hm, iova, q->rq, len, HOSTMEM_RW) == 0, "RQ mapped at 0x%llx",
+	      (unsigned long long)iova);
+	for (unsigned int b = 0; b < 64; b++)
+		if (alias_bits >> b & 1)
+			alias |= hostmem_ptr(t.n[1]->hm, iova & ~(1ull << b), 1) != NULL;
+	CHECK(!alias, "nothing mapped at 0x%llx without one of the bits 0x%llx", (unsigned long long)iova,
+	      (unsigned long long)alias_bits);
+	q->qpc.rq_base = iova;
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	for (unsigned int i = 0; i < 3; i++) {
+		r = rt_sge(t.mr[1], 0x1000 * i, 0x800);
+		tb_post_recv(q, &r, 1);
+	}
+	for (unsigned int i = 0; i < 3; i++) {
+		rt_fill(t.mr[0]->buf + 0x1000 * i, 0x600, seed + i);
+		s = rt_sge(t.mr[0], 0x1000 * i, 0x600);	/* two packets at PMTU 1024 */
+		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+		tb_post_send(t.qp[0], &w);
+	}
+	for (unsigned int i = 0; i < 3; i++) {
+		CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 0x600 && c.wqe_index == i,
+		      "receive %u from the RQ at 0x%llx (%s)", i, (unsigned long long)iova,
+		      hca_wc_status_name(c.status));
+		CHECK(rt_check(t.mr[1]->buf + 0x1000 * i, 0x600, seed + i), "receive %u: data", i);
+	}
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_DMA_FAULT), 0, "no DMA fault");
+	finish(&t, what);
 }
 
 #endif

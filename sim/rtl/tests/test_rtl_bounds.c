@@ -203,40 +203,7 @@ static void write_after_recv(void)
 
 static void rq_above_16g(void)
 {
-	struct rt t;
-	struct tb_sge s, r;
-	struct tb_send_wr w;
-	struct hca_cqe c;
-	struct tb_qp *q;
-	size_t len;
-
-	setup_objs(&t, 10);
-	for (int i = 0; i < 2; i++)
-		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
-	q = t.qp[1];
-	len = (size_t)1 << (q->qpc.log_rq_size + q->qpc.log_rq_stride);
-	CHECK(hostmem_map(t.n[1]->hm, RQ_HIGH_IOVA, q->rq, len, HOSTMEM_RW) == 0, "RQ mapped at 0x%llx",
-	      (unsigned long long)RQ_HIGH_IOVA);
-	CHECK(!hostmem_ptr(t.n[1]->hm, RQ_HIGH_IOVA & ~(1ull << 34), 1), "nothing mapped without bit 34");
-	q->qpc.rq_base = RQ_HIGH_IOVA;
-	tb_connect_pair(t.qp[0], t.qp[1], NULL);
-	for (unsigned int i = 0; i < 3; i++) {
-		r = rt_sge(t.mr[1], 0x1000 * i, 0x800);
-		tb_post_recv(q, &r, 1);
-	}
-	for (unsigned int i = 0; i < 3; i++) {
-		rt_fill(t.mr[0]->buf + 0x1000 * i, 0x600, 40 + i);
-		s = rt_sge(t.mr[0], 0x1000 * i, 0x600);	/* two packets at PMTU 1024 */
-		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
-		tb_post_send(t.qp[0], &w);
-	}
-	for (unsigned int i = 0; i < 3; i++) {
-		CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 0x600 && c.wqe_index == i,
-		      "receive %u from the RQ above 16 GiB (%s)", i, hca_wc_status_name(c.status));
-		CHECK(rt_check(t.mr[1]->buf + 0x1000 * i, 0x600, 40 + i), "receive %u: data", i);
-	}
-	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_DMA_FAULT), 0, "no DMA fault");
-	finish(&t, "receive queue above 16 GiB");
+	recv_at_rq_iova(RQ_HIGH_IOVA, 1ull << 34, 40, "receive queue above 16 GiB");
 }
 
 /*
