@@ -285,6 +285,7 @@ static void busy_doorbells(const char *engine)
 	struct tb_qp *qp[2];
 	struct tb_mr *mr[2];
 	struct tb_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64 };
+	struct tb_qp_attr attr;
 	struct hca_cqe e;
 	int sent = 0, recvd = 0, in_order = 1;
 
@@ -301,7 +302,11 @@ static void busy_doorbells(const char *engine)
 		mr[i] = tb_mr_reg(n[i], pd, N * LEN, HCA_ACCESS_LOCAL_WRITE);
 		qp[i] = tb_qp_create(n[i], HCA_QPT_RC, pd, cq[i], cq[i], NULL, &cap);
 	}
-	if (tb_connect_pair(qp[0], qp[1], NULL)) {
+	/* PSNs from 0x923: PSN_NEXT bit 11 set while the register reads hold
+	 * the engine mid-item (a held-cycle toggle of its write mask clears it) */
+	tb_qp_attr_default(&attr);
+	attr.sq_psn = attr.rq_psn = 0x923;
+	if (tb_connect_pair(qp[0], qp[1], &attr)) {
 		CHECK(0, "%s: busy doorbells: set-up", engine);
 		goto out;
 	}
