@@ -178,4 +178,17 @@ static inline void recv_at_rq_iova(uint64_t iova, uint64_t alias_bits, uint32_t 
 	finish(&t, what);
 }
 
+/* A test's start: `--engine NAME` (default lockstep) and rt_args' options,
+ * the model and lockstep engines registered, the engine printed. */
+static inline void rt_ls_start(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+			engine = argv[++i];
+	rt_args(argc, argv);
+	hca_model_engine_register();
+	hca_lockstep_engine_register();
+	printf("engine %s\n", engine);
+}
+
 #endif

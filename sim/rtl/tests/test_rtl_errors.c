@@ -923,13 +923,7 @@ static void modify_during_item(void)
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
-			engine = argv[++i];
-	rt_args(argc, argv);
-	hca_model_engine_register();
-	hca_lockstep_engine_register();
-	printf("engine %s\n", engine);
+	rt_ls_start(argc, argv);
 	remote_access();
 	recv_too_short();
 	recv_bad_key();

@@ -212,13 +212,7 @@ static void ack_after_responses(void)
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
-			engine = argv[++i];
-	rt_args(argc, argv);
-	hca_model_engine_register();
-	hca_lockstep_engine_register();
-	printf("engine %s\n", engine);
+	rt_ls_start(argc, argv);
 	for (unsigned int k = 0; k < 2; k++) {
 		unsigned int lat = k ? 600 : 0;
 		char what[80];

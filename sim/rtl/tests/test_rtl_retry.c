@@ -722,16 +722,10 @@ static bool want(const char *name)
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
-		else if (!strcmp(argv[i], "--engine") && i + 1 < argc)
-			engine = argv[++i];
-	}
-	rt_args(argc, argv);
-	hca_model_engine_register();
-	hca_lockstep_engine_register();
-	printf("engine %s\n", engine);
+	rt_ls_start(argc, argv);
 	if (want("rnr_exhaustion"))
 		rnr_exhaustion();
 	if (want("rnr_infinite"))

@@ -280,13 +280,7 @@ static void srq_fetch_fault(void)
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
-			engine = argv[++i];
-	rt_args(argc, argv);
-	hca_model_engine_register();
-	hca_lockstep_engine_register();
-	printf("engine %s\n", engine);
+	rt_ls_start(argc, argv);
 	transitions();
 	sqd_drain();
 	rtr_responder_error();
