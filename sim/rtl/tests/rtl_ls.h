@@ -106,8 +106,8 @@ static inline int setup_rd_lat(struct rt *t, const struct tb_qp_attr *attr, unsi
 
 /* Node 0's MR 900 (lkey 900 << 8 | 0x42, va 0x5000000, 16 KiB, LOCAL_WRITE)
  * whose first page is mapped in the IOMMU and the rest not: a DMA past
- * 0x5001000 faults. */
-static inline void half_mapped_mr(struct rt *t)
+ * 0x5001000 faults, at IOVA (the return value) + 0x1000. */
+static inline uint64_t half_mapped_mr(struct rt *t)
 {
 	struct hca_mrc m;
 	uint64_t iova;
@@ -122,6 +122,7 @@ static inline void half_mapped_mr(struct rt *t)
 	m.length = 16384;
 	m.dma_addr = iova;
 	tb_ctx_write(t->n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	return iova;
 }
 
 static inline int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)

@@ -13,7 +13,9 @@
  *   (flush order), duplicate request frames, COMM_EST, CQ arming and COMP
  *   events, UC data path, UD with the GRH area and Q_Key drops, SRQ with its
  *   limit event, CQ/EQ doorbells rung between every two cycles of traffic,
- *   a QP reset mid-message and reused (RTL alone: no stale cached WQE).
+ *   a QP reset mid-message and reused (RTL alone: no stale cached WQE), a
+ *   WQE fetched again from a send queue unmapped since its first fetch (RTL
+ *   alone: the fault's IOVA).
  *
  *   rtl_errors [--width 64|512] [--engine rtl|lockstep]
  */
@@ -242,11 +244,12 @@ static void gather_fault_ahead(int bad)
 	struct tb_send_wr w;
 	struct tb_qp_attr a;
 	char what[64];
+	uint64_t at;
 
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_4096;
 	setup(&t, HCA_QPT_RC, &a, NULL, 10);
-	half_mapped_mr(&t);
+	at = half_mapped_mr(&t) + 4096;
 	for (int i = 0; i < 3; i++) {
 		if (i == bad)
 			s[i] = (struct tb_sge){ .addr = 0x5000000 + (bad ? 4096 : 0), .len = bad ? 2000 : 6000,
@@ -267,6 +270,14 @@ static void gather_fault_ahead(int bad)
 		      c.status, c.wqe_index);
 	}
 	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == 1, "read-ahead fault at WQE %d: one DMA_FAULT counted", bad);
+	/* the fault latch (docs/reference.md DMA_FAULT_LO/HI): the payload read at the MR's second page */
+	CHECK(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_LO) == (uint32_t)at &&
+	      tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_HI) == (uint32_t)(at >> 32) &&
+	      HCA_FIELD_GET(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO), HCA_MGMT_DMA_FAULT_INFO_CLIENT) ==
+		      HCA_DMA_CLIENT_PAYLOAD,
+	      "read-ahead fault at WQE %d: DMA_FAULT_HI/LO 0x%08x%08x = the payload read's IOVA 0x%llx", bad,
+	      tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_HI), tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_LO),
+	      (unsigned long long)at);
 	snprintf(what, sizeof(what), "read-ahead DMA fault at WQE %d", bad);
 	finish(&t, what);
 }
@@ -821,6 +832,66 @@ static void qp_reuse_after_reset(void)
 	engine = saved;
 }
 
+/*
+ * A WQE fetched again from a send queue the driver has unmapped since the
+ * first fetch (run on the RTL alone: the model keeps each WQE from its one
+ * fetch, model/req.c start_wqe, and never reads it again).  WRITEs 0 and 1
+ * go out from a send queue at SQ_AT (bits 35 and 33 set, bit 22 clear) to a
+ * peer in RESET (no ACK); the queue is unmapped; the ACK timeout resends
+ * from WQE 0, and the RTL fetches WQE 0 again (its fetch buffer holds WQE 1:
+ * hca_req REQST_CHECK_OUTS), which faults: WQE 0 fails
+ * LOC_PROT_ERR/DMA_FAULT, WQE 1 is flushed, and DMA_FAULT_LO/HI hold the IOVA
+ * of WQE 0's slot (docs/reference.md: the first DMA fault's IOVA).
+ */
+static void refetch_fault(void)
+{
+	const uint64_t sq_at = 0x0000000a10000000ull;
+	const char *saved = engine;
+	struct rt t;
+	struct tb_qp_attr a;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct hca_cqe c;
+	struct tb_qp *q;
+
+	engine = "rtl";
+	setup_objs(&t, 10);
+	for (int i = 0; i < 2; i++)
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+	q = t.qp[0];
+	CHECK(hostmem_map(t.n[0]->hm, sq_at, q->sq, (size_t)1 << (q->qpc.log_sq_size + q->qpc.log_sq_stride),
+			  HOSTMEM_RW) == 0, "refetch fault: SQ mapped at 0x%llx", (unsigned long long)sq_at);
+	q->qpc.sq_base = sq_at;
+	tb_qp_attr_default(&a);
+	a.timeout = 8;		/* 2^18 cycles */
+	tb_connect_pair(t.qp[0], t.qp[1], &a);
+	tb_qp_modify(t.qp[1], HCA_QPS_RESET, 0);
+	s = rt_sge(t.mr[0], 0, 64);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(q, &w);
+	tb_post_send(q, &w);
+	tb_run_for(t.tb, 50000);
+	CHECK(t.cap.n == 2 && tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == 0,
+	      "refetch fault: both WRITEs sent from the mapped queue (%u frames)", t.cap.n);
+	CHECK(hostmem_unmap(t.n[0]->hm, sq_at) == 0, "refetch fault: SQ unmapped");
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_DMA_FAULT &&
+	      c.wqe_index == 0, "refetch fault: WQE 0 fails LOC_PROT_ERR/DMA_FAULT (status %u vendor %u index %u)",
+	      c.status, c.vendor_err, c.wqe_index);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_WR_FLUSH_ERR && c.wqe_index == 1,
+	      "refetch fault: WQE 1 flushed (status %u)", c.status);
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_DMA_FAULT), 1, "refetch fault: one DMA_FAULT");
+	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO),
+		 HCA_MGMT_DMA_FAULT_INFO_VALID_MASK | HCA_FIELD_PREP(HCA_MGMT_DMA_FAULT_INFO_CLIENT, HCA_DMA_CLIENT_WQE),
+		 "refetch fault: a WQE read");
+	CHECK(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_LO) == (uint32_t)sq_at &&
+	      tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_HI) == (uint32_t)(sq_at >> 32),
+	      "refetch fault: DMA_FAULT_HI/LO 0x%08x%08x = WQE 0's slot 0x%llx", tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_HI),
+	      tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_LO), (unsigned long long)sq_at);
+	finish(&t, "WQE refetch from an unmapped send queue");
+	engine = saved;
+}
+
 /* ---------------------------------------------------------------- context commands */
 
 /*
@@ -944,5 +1015,6 @@ int main(int argc, char **argv)
 	modify_during_item();
 	doorbell_storm();
 	qp_reuse_after_reset();
+	refetch_fault();
 	return check_done();
 }

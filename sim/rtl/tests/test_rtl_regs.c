@@ -336,6 +336,7 @@ static void dma_fault_and_reset(struct tb *tb, struct tb_node *n)
 	tb_run(tb, 100000);
 	CHECK_EQ(tb_stat(n, HCA_STAT_DMA_FAULT), 1, "DMA_FAULT counted");
 	CHECK_EQ(tb_mgmt_read(n, HCA_MGMT_DMA_FAULT_LO), 0xdead0000u, "fault IOVA");
+	CHECK_EQ(tb_mgmt_read(n, HCA_MGMT_DMA_FAULT_HI), 0, "fault IOVA (high): the EQE at 0xdead0000");
 	CHECK_EQ(tb_mgmt_read(n, HCA_MGMT_DMA_FAULT_INFO),
 		 HCA_MGMT_DMA_FAULT_INFO_VALID_MASK | HCA_MGMT_DMA_FAULT_INFO_WRITE_MASK |
 		 HCA_FIELD_PREP(HCA_MGMT_DMA_FAULT_INFO_CLIENT, HCA_DMA_CLIENT_EQE), "fault info: EQE write");
