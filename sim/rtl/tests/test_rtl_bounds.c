@@ -11,6 +11,12 @@
  *   write_2mib     -- the first two packets of a 2 MiB RDMA WRITE (DMA
  *                     length 0x200000, bit 21 of the responder's WR_LEN)
  *                     are accepted and placed;
+ *   udp_csum_off   -- a WRITE whose non-zero UDP checksum is off by 0x4000
+ *                     is dropped; with its right checksum it is placed;
+ *   icrc_odd_end   -- a frame whose ICRC region ends at an odd offset (7
+ *                     payload bytes), its ICRC right: malformed, not ICRC;
+ *   uc_rwqe_kept   -- UC: a SEND abandoned by a WRITE, then a SEND into the
+ *                     kept receive WQE of a receive queue at IOVA bit 63;
  *   write_after_recv -- a two-packet WRITE, a receive posted between its
  *                     packets, after a SEND into a receive WQE of 0x180
  *                     bytes (the responder's words keep that WQE's total:
@@ -81,11 +87,10 @@ static void msg_too_long(void)
 		"SEND of exactly 2^31 bytes (past the 1 MiB MR)");
 }
 
-/* A request frame from node 0's address to node 1's QP, straight into node 1's receive path. */
-static void inject(struct rt *t, uint8_t opcode, uint32_t psn, bool ackreq, uint32_t reth_len,
-		   const uint8_t *payload, uint32_t paylen)
+/* A request frame from node 0's address to node 1's QP into buf: its length. */
+static size_t build(struct rt *t, uint8_t opcode, uint32_t psn, bool ackreq, uint32_t reth_len,
+		    const uint8_t *payload, uint32_t paylen, uint8_t *buf, size_t cap)
 {
-	static uint8_t buf[8192];
 	struct roce_pkt p;
 	size_t n;
 
@@ -101,8 +106,18 @@ static void inject(struct rt *t, uint8_t opcode, uint32_t psn, bool ackreq, uint
 	p.sip = t->n[0]->ip;
 	p.dip = t->n[1]->ip;
 	p.sport = 0xC000;
-	n = roce_build(&p, payload, paylen, buf, sizeof(buf));
+	n = roce_build(&p, payload, paylen, buf, cap);
 	CHECK(n > 0, "frame 0x%02x built", opcode);
+	return n;
+}
+
+/* That frame, straight into node 1's receive path. */
+static void inject(struct rt *t, uint8_t opcode, uint32_t psn, bool ackreq, uint32_t reth_len,
+		   const uint8_t *payload, uint32_t paylen)
+{
+	static uint8_t buf[8192];
+	size_t n = build(t, opcode, psn, ackreq, reth_len, payload, paylen, buf, sizeof(buf));
+
 	t->n[1]->ops->rx_frame(t->n[1]->eng, buf, n);
 }
 
@@ -115,6 +130,171 @@ static int ack_for(struct rt *t, uint32_t psn)
 		if (t->cap.src[i] == 1 && t->cap.pkt[i].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE && t->cap.pkt[i].psn == psn)
 			syn = t->cap.pkt[i].aeth.syndrome;
 	return syn;
+}
+
+/* RFC 1071: the ones' complement sum of the big-endian 16-bit words of p[0..n), added to s. */
+static uint32_t sum16(uint32_t s, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i += 2)
+		s += (uint32_t)p[i] << 8 | (i + 1 < n ? p[i + 1] : 0u);
+	return s;
+}
+
+static uint16_t fold16(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/*
+ * A WRITE ONLY whose UDP checksum is non-zero and wrong by 0x4000: the
+ * receiver's sum over the pseudo header and the datagram (RFC 768) folds to
+ * 0xBFFF, not 0xFFFF, and the frame is dropped (docs/packet.md: a non-zero UDP
+ * checksum is verified; counted RX_DROP_MALFORMED, nothing placed, no ACK).
+ * The same frame with its right checksum is then accepted: placed and
+ * acknowledged.
+ */
+static void udp_csum_off(void)
+{
+	static uint8_t pay[64], buf[512];
+	struct rt t;
+	uint32_t psn, sum;
+	uint16_t ulen, good, bad;
+	uint64_t drop0;
+	size_t n;
+	int syn;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	psn = tb_qp_query(t.qp[1]).rq_psn_expected;
+	rt_fill(pay, sizeof(pay), 41);
+	n = build(&t, HCA_BTH_OP_RC_RDMA_WRITE_ONLY, psn, true, sizeof(pay), pay, sizeof(pay), buf, sizeof(buf));
+	/* Ethernet 14 bytes, IPv4 20 (addresses at 26..33), UDP at 34 (length 38, checksum 40) */
+	ulen = (uint16_t)(buf[38] << 8 | buf[39]);
+	buf[40] = buf[41] = 0;
+	sum = sum16(sum16(0, buf + 26, 8) + 17u + ulen, buf + 34, ulen);
+	good = (uint16_t)~fold16(sum);
+	if (!good)
+		good = 0xffff;
+	bad = fold16((uint32_t)good + 0xbfffu);	/* good - 0x4000, ones' complement */
+	CHECK(n >= 34u + ulen && bad != 0 && fold16(sum + bad) == 0xbfff && fold16(sum + good) == 0xffff,
+	      "UDP checksum 0x%04x sums to 0xBFFF, 0x%04x to 0xFFFF", bad, good);
+	drop0 = tb_stat(t.n[1], HCA_STAT_RX_DROP_MALFORMED);
+	buf[40] = (uint8_t)(bad >> 8);
+	buf[41] = (uint8_t)bad;
+	t.n[1]->ops->rx_frame(t.n[1]->eng, buf, n);
+	tb_run(t.tb, RT_WAIT);
+	CHECK(tb_stat(t.n[1], HCA_STAT_RX_DROP_MALFORMED) == drop0 + 1 && ack_for(&t, psn) < 0 &&
+	      !rt_check(t.mr[1]->buf, sizeof(pay), 41), "UDP checksum off by 0x4000: dropped, nothing placed, no ACK");
+	buf[40] = (uint8_t)(good >> 8);
+	buf[41] = (uint8_t)good;
+	t.n[1]->ops->rx_frame(t.n[1]->eng, buf, n);
+	tb_run(t.tb, RT_WAIT);
+	syn = ack_for(&t, psn);
+	CHECK(syn >= 0 && (syn & 0x60) == 0 && rt_check(t.mr[1]->buf, sizeof(pay), 41) &&
+	      tb_stat(t.n[1], HCA_STAT_RX_DROP_MALFORMED) == drop0 + 1,
+	      "the right UDP checksum 0x%04x: placed and acknowledged (syndrome 0x%x)", good, syn);
+	finish(&t, "UDP checksum off by 0x4000");
+}
+
+/*
+ * A frame whose ICRC region ends at an odd offset: a SEND ONLY of 8 bytes
+ * cut to 7 (IPv4 total length 51, UDP length 31, PadCnt 0), its IP header
+ * checksum and ICRC recomputed (docs/wire.md "ICRC"; roce_icrc, which
+ * model_codec checks against scapy).  The ICRC verifies, so the frame is
+ * refused for what follows it: a payload that is not a multiple of 4 bytes
+ * (docs/packet.md, checked after the ICRC), counted RX_DROP_MALFORMED, not
+ * RX_DROP_ICRC; nothing received, no ACK.  At both widths the last beat of
+ * the ICRC region holds an odd number of bytes (61 = 7 * 8 + 5 = 61 * 1):
+ * the RTL's 1-byte CRC stage (hca_crc32) computes part of the ICRC.
+ */
+static void icrc_odd_end(void)
+{
+	static uint8_t pay[8], buf[512];
+	struct rt t;
+	struct tb_sge r;
+	uint64_t mal0, icrc0;
+	uint32_t psn, icrc;
+	uint16_t ip_len, ip_sum;
+	size_t n;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	r = rt_sge(t.mr[1], 0, 64);
+	tb_post_recv(t.qp[1], &r, 1);
+	psn = tb_qp_query(t.qp[1]).rq_psn_expected;
+	rt_fill(pay, sizeof(pay), 43);
+	n = build(&t, HCA_BTH_OP_RC_SEND_ONLY, psn, true, 0, pay, sizeof(pay), buf, sizeof(buf)) - 1;
+	ip_len = (uint16_t)(n - 14);	/* Ethernet header 14 bytes; IPv4 at 14, UDP at 34 */
+	buf[16] = (uint8_t)(ip_len >> 8);
+	buf[17] = (uint8_t)ip_len;
+	buf[24] = buf[25] = 0;
+	ip_sum = (uint16_t)~fold16(sum16(0, buf + 14, 20));
+	buf[24] = (uint8_t)(ip_sum >> 8);
+	buf[25] = (uint8_t)ip_sum;
+	buf[38] = (uint8_t)((ip_len - 20) >> 8);
+	buf[39] = (uint8_t)(ip_len - 20);
+	icrc = roce_icrc(buf, n - 4);
+	for (int i = 0; i < 4; i++)
+		buf[n - 4 + (size_t)i] = (uint8_t)(icrc >> (8 * i));	/* least significant byte first */
+	CHECK(n == 65 && ip_len == 51 && fold16(sum16(0, buf + 14, 20)) == 0xffff,
+	      "odd ICRC end: a 65-byte frame, IPv4 total length %u", ip_len);
+	mal0 = tb_stat(t.n[1], HCA_STAT_RX_DROP_MALFORMED);
+	icrc0 = tb_stat(t.n[1], HCA_STAT_RX_DROP_ICRC);
+	t.n[1]->ops->rx_frame(t.n[1]->eng, buf, n);
+	tb_run(t.tb, RT_WAIT);
+	CHECK(tb_stat(t.n[1], HCA_STAT_RX_DROP_MALFORMED) == mal0 + 1 && tb_stat(t.n[1], HCA_STAT_RX_DROP_ICRC) == icrc0,
+	      "odd ICRC end: the ICRC verifies, the 7-byte payload is malformed (malformed +%llu, ICRC +%llu)",
+	      (unsigned long long)(tb_stat(t.n[1], HCA_STAT_RX_DROP_MALFORMED) - mal0),
+	      (unsigned long long)(tb_stat(t.n[1], HCA_STAT_RX_DROP_ICRC) - icrc0));
+	CHECK(ack_for(&t, psn) < 0 && !tb_cq_poll(t.rcq[1], &(struct hca_cqe){ 0 }), "odd ICRC end: no ACK, no CQE");
+	finish(&t, "ICRC region ending at an odd offset");
+}
+
+/*
+ * UC keeps the receive WQE of an abandoned SEND for the next message
+ * (model/resp.c uc_abort, docs/wire.md): a UC SEND FIRST takes receive WQE 0 from
+ * a receive queue at IOVA RQ_AT (bit 63 set; nothing mapped without it),
+ * a WRITE ONLY (a new message) abandons the SEND and is placed, then a SEND
+ * ONLY lands in WQE 0 from its start: one CQE (SUCCESS, 100 bytes, index 0),
+ * the data, and no DMA fault (the WQE's address survives the WRITE).
+ */
+static void uc_rwqe_kept(void)
+{
+	static uint8_t pay[1024];
+	const uint64_t rq_at = 0x8000000000100000ull;
+	struct rt t;
+	struct tb_sge r;
+	struct hca_cqe c;
+	struct tb_qp *q;
+	uint32_t psn;
+
+	setup_objs(&t, 10);
+	for (int i = 0; i < 2; i++)
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_UC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+	q = t.qp[1];
+	CHECK(hostmem_map(t.n[1]->hm, rq_at, q->rq, (size_t)1 << (q->qpc.log_rq_size + q->qpc.log_rq_stride),
+			  HOSTMEM_RW) == 0 && !hostmem_ptr(t.n[1]->hm, rq_at & ~(1ull << 63), 1),
+	      "UC: RQ mapped at 0x%llx only", (unsigned long long)rq_at);
+	q->qpc.rq_base = rq_at;
+	tb_connect_pair(t.qp[0], t.qp[1], NULL);
+	r = rt_sge(t.mr[1], 0x1000, 0x800);
+	tb_post_recv(q, &r, 1);
+	psn = tb_qp_query(q).rq_psn_expected;
+	rt_fill(pay, sizeof(pay), 45);
+	inject(&t, HCA_BTH_OP_UC_SEND_FIRST, psn, false, 0, pay, 1024);
+	tb_run(t.tb, RT_WAIT);
+	inject(&t, HCA_BTH_OP_UC_RDMA_WRITE_ONLY, (psn + 1) & 0xffffff, false, 64, pay, 64);
+	tb_run(t.tb, RT_WAIT);
+	CHECK(rt_check(t.mr[1]->buf, 64, 45) && !tb_cq_poll(t.rcq[1], &(struct hca_cqe){ 0 }),
+	      "UC: the WRITE placed, the abandoned SEND not completed");
+	rt_fill(pay, sizeof(pay), 46);
+	inject(&t, HCA_BTH_OP_UC_SEND_ONLY, (psn + 2) & 0xffffff, false, 0, pay, 100);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 100 && c.wqe_index == 0,
+	      "UC: the next SEND completes in the kept WQE 0 (%s, %u bytes, index %u)", hca_wc_status_name(c.status),
+	      c.byte_len, c.wqe_index);
+	CHECK(rt_check(t.mr[1]->buf + 0x1000, 100, 46), "UC: its data from the WQE's start");
+	CHECK_EQ(tb_stat(t.n[1], HCA_STAT_DMA_FAULT), 0, "UC: no DMA fault");
+	finish(&t, "UC receive WQE kept across an abandoned SEND and a WRITE");
 }
 
 /*
@@ -444,6 +624,9 @@ int main(int argc, char **argv)
 	rt_ls_start(argc, argv);
 	msg_too_long();
 	write_2mib();
+	udp_csum_off();
+	icrc_odd_end();
+	uc_rwqe_kept();
 	write_after_recv();
 	rq_above_16g();
 	srq_high_number();

@@ -364,6 +364,65 @@ static void ahead_fault_reset(void)
 	finish(&t, "read-ahead DMA fault of a QP reset");
 }
 
+/*
+ * Two read-ahead faults waiting at once (docs/rtl.md "Transmit slots and
+ * read ahead": the fault table hca_tx_faults, one entry per QP): QPs A and B
+ * of node 0 each post a WRITE whose payload faults, with slow reads
+ * (dut.rd_lat) so that both packets are committed before either fault is
+ * back.  Both WQEs fail LOC_PROT_ERR/DMA_FAULT, two DMA_FAULTs.  Then both
+ * QPs are reset, connected again and post good WRITEs: these go out and
+ * complete SUCCESS (a recorded fault's table entry does not hold up the
+ * QP's new packets).
+ */
+static void ahead_faults_two_qps(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct tb_qp_attr a;
+	struct tb_qp *q[2], *p[2];
+
+	tb_qp_attr_default(&a);
+	setup_rd_lat(&t, &a, 3000);
+	half_mapped_mr(&t);
+	q[0] = t.qp[0];
+	p[0] = t.qp[1];
+	q[1] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
+	p[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
+	tb_connect_pair(q[1], p[1], &a);
+	s = (struct tb_sge){ .addr = 0x5000000 + 4096, .len = 600, .lkey = 900u << 8 | 0x42 };
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(q[0], &w);
+	tb_post_send(q[1], &w);
+	for (int i = 0; i < 2; i++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR &&
+		      c.vendor_err == HCA_VENDOR_ERR_DMA_FAULT && c.wqe_index == 0,
+		      "two read-ahead faults: CQE %d LOC_PROT_ERR/DMA_FAULT (got %u/%u)", i, c.status, c.vendor_err);
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_DMA_FAULT), 2, "two read-ahead faults: two DMA_FAULTs");
+	rt_fill(t.mr[0]->buf, 600, 51);
+	s = rt_sge(t.mr[0], 0, 600);
+	for (int i = 0; i < 2; i++) {
+		tb_qp_modify(q[i], HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+		tb_qp_modify(p[i], HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+		q[i]->sq_pi = 0;
+		tb_connect_pair(q[i], p[i], &a);
+	}
+	for (int i = 0; i < 2; i++) {
+		w.raddr = t.mr[1]->va + 4096u * (unsigned int)i;
+		tb_post_send(q[i], &w);
+	}
+	for (int i = 0; i < 2; i++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == 0,
+		      "two read-ahead faults, QPs reset: new WRITE %d completes SUCCESS (got %u)", i, c.status);
+	CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 600) && !memcmp(t.mr[1]->buf + 4096, t.mr[0]->buf, 600),
+	      "two read-ahead faults, QPs reset: both WRITEs placed");
+	finish(&t, "two read-ahead faults at once");
+	free(q[1]);
+	free(p[1]);
+}
+
 /* ---------------------------------------------------------------- completions */
 
 static void cq_overflow(void)
@@ -1004,6 +1063,7 @@ int main(int argc, char **argv)
 	gather_fault_ahead(1);
 	ahead_fault_timer();
 	ahead_fault_reset();
+	ahead_faults_two_qps();
 	cq_overflow();
 	flush_by_firmware();
 	duplicates_and_comm_est();

@@ -7,7 +7,8 @@
  * opcode and byte_len, the opcodes, PSNs and lengths of the frames decoded
  * by the packet codec):
  *   READ of PMTU-edge lengths at three PMTUs into three local SGEs over two
- *   MRs; max_rd_atomic and the fence; FETCH_ADD and CMP_SWP (hit, miss,
+ *   MRs; max_rd_atomic and the fence; three READs in flight with slow WQE
+ *   fetches, then a fourth; FETCH_ADD and CMP_SWP (hit, miss,
  *   wrap) in both directions; remote errors (rkey, bounds, MR and QP access,
  *   no responder resources, source DMA faults mid-READ, a read-only atomic
  *   target; a NAKed READ whose completion a full CQ loses: one QP_FATAL even
@@ -349,6 +350,40 @@ static void atomics(void)
 			      "%s: AtomicETH fields", what);
 	}
 	finish(&t, "atomics");
+}
+
+/*
+ * Three READs outstanding at once, their WQE fetches slow (dut.rd_lat 2000:
+ * the harness skips the quiet cycles of a fetch, docs/sim.md), then a
+ * fourth READ with max_rd_atomic 4: all four go out and complete SUCCESS
+ * with their data (the QP's count of READs in flight, TXS_RD_OUT, counts
+ * each exactly once, or the fourth is gated for ever or a fifth let out).
+ */
+static void reads_slow_fetch(void)
+{
+	struct rt t;
+	struct tb_qp_attr a;
+	struct tb_sge l[4];
+	struct tb_send_wr w;
+	struct hca_cqe c;
+
+	tb_qp_attr_default(&a);
+	a.max_rd_atomic = 4;
+	setup_rd_lat(&t, &a, 2000);
+	rt_fill(t.mr[1]->buf, 4 * 256, 61);
+	for (unsigned int i = 0; i < 4; i++) {
+		l[i] = rt_sge(t.mr[0], 256 * i, 256);
+		w = wr_read(&l[i], 1, t.mr[1], 256 * i);
+		tb_post_send(t.qp[0], &w);
+		if (i == 2)
+			for (unsigned int k = 0; k < 3; k++)
+				CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == k,
+				      "slow fetches: READ %u completes SUCCESS (got %u)", k, c.status);
+	}
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == 3,
+	      "slow fetches: the fourth READ completes SUCCESS (got %u, index %u)", c.status, c.wqe_index);
+	CHECK(rt_check(t.mr[0]->buf, 4 * 256, 61), "slow fetches: the four READs' data");
+	finish(&t, "three READs fetched slowly, then a fourth");
 }
 
 /* ---------------------------------------------------------------- QPN and MR corners */
@@ -953,6 +988,7 @@ int main(int argc, char **argv)
 	rt_ls_start(argc, argv);
 	read_sizes();
 	read_gating();
+	reads_slow_fetch();
 	atomics();
 	high_qpn();
 	far_offset();
