@@ -17,7 +17,8 @@
  *   responder's receive queue faults); NAK invalid request for crafted
  *   requests (opcode sequence, lengths); skipping idle time up to the next
  *   timer deadline gives the same frames at the same cycles as clocking
- *   every cycle.
+ *   every cycle, and an ACK timeout on time whatever the phase of the
+ *   timer scan the traffic before it ran at (172 runs).
  *
  *   rtl_retry [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [--only NAME]
  */
@@ -713,6 +714,70 @@ static void warp_exact(void)
 	CHECK(cap_count(0, HCA_BTH_OP_RC_SEND_ONLY, -1) >= 4, "a timeout and an RNR wait happened");
 }
 
+/*
+ * The harness skips idle time only up to hca_timers' lower bound of the
+ * armed deadlines (next_dl, raised only after a full scan of the deadline
+ * RAM), so an ACK timeout fires on time whatever the cycles the traffic
+ * around it ran at: a WRITE A whose frames are all lost arms the ACK timer,
+ * the engine idles 3000 + d cycles (skipped), then (after a register read
+ * or not) a WRITE B of a few hundred cycles of packets goes out and the
+ * engine idles again: A is resent 2^(timeout+10) cycles after its first
+ * transmission, within RETX_SLACK (docs/rtl.md hca_timers: a deadline is
+ * found at most 2^LOG_MAX_QP - 1 cycles after it passes).  d is swept over
+ * every residue of the 256-entry scan (step 3), so the scan windows that
+ * end before the second idle stretch fall at every phase.  RTL alone.
+ */
+static void a_timeout3(struct tb_qp_attr *a)
+{
+	a->timeout = 3;			/* 2^13 cycles */
+	a->retry_cnt = 1;
+}
+
+static void timeout_phase(void)
+{
+	const uint64_t period = 1ull << (3 + HCA_TIMER_ACK_SHIFT);
+	const char *se = engine;
+	unsigned int late = 0, n = 0;
+
+	engine = "rtl";
+	for (unsigned int extra = 0; extra < 2; extra++)
+		for (unsigned int d = 0; d < 256; d += 3, n++) {
+			struct tb_sge s;
+			struct tb_send_wr w;
+			int first, resend = -1;
+
+			setup_attr(a_timeout3);
+			set_rule(0, -1, -1, -1);	/* every frame of node 0 lost */
+			s = rt_sge(t.mr[0], 0, 64);
+			w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+						 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+			tb_post_send(t.qp[0], &w);
+			tb_run_for(t.tb, 3000 + d);
+			if (extra)
+				(void)tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO);
+			s.len = rt_width == 64 ? 2048 : 8192;	/* a few hundred cycles of packets */
+			tb_post_send(t.qp[0], &w);
+			tb_run_for(t.tb, period + 4 * RETX_SLACK);
+			first = cap_find(0, -1, -1);
+			for (unsigned int i = first < 0 ? 0 : (unsigned int)first + 1; first >= 0 && i < t.cap.n; i++)
+				if (t.cap.src[i] == 0 && t.cap.pkt[i].psn == t.cap.pkt[first].psn) {
+					resend = (int)i;
+					break;
+				}
+			if (first < 0 || resend < 0 || t.cap.when[resend] - t.cap.when[first] < period ||
+			    t.cap.when[resend] - t.cap.when[first] > period + RETX_SLACK) {
+				late++;
+				printf("  d=%u extra=%u: first packet at %lld, its resend at %lld\n", d, extra,
+				       first < 0 ? -1ll : (long long)t.cap.when[first],
+				       resend < 0 ? -1ll : (long long)t.cap.when[resend]);
+			}
+			done("ACK timeout at every scan phase");
+		}
+	CHECK(late == 0, "ACK timeout after %u different traffic phases: resent 2^13 cycles after the first "
+	      "packet (within %u) every time (%u late or missing)", n, RETX_SLACK, late);
+	engine = se;
+}
+
 static const char *only;
 
 static bool want(const char *name)
@@ -756,6 +821,8 @@ int main(int argc, char **argv)
 		nak_remote_op();
 	if (want("warp_exact"))
 		warp_exact();
+	if (want("timeout_phase"))
+		timeout_phase();
 	if (want("nak_crafted")) {
 		nak_crafted(HCA_BTH_OP_RC_SEND_MIDDLE, 1024, 0, "SEND MIDDLE without FIRST");
 		nak_crafted(HCA_BTH_OP_RC_RDMA_WRITE_LAST, 100, 0, "WRITE LAST without FIRST");
