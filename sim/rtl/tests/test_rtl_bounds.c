@@ -206,9 +206,10 @@ static void udp_csum_off(void)
  * (docs/packet.md, checked after the ICRC), counted RX_DROP_MALFORMED, not
  * RX_DROP_ICRC; nothing received, no ACK.  At both widths the last beat of
  * the ICRC region holds an odd number of bytes (61 = 7 * 8 + 5 = 61 * 1):
- * the RTL's 1-byte CRC stage (hca_crc32) computes part of the ICRC.
+ * the RTL's 1-byte CRC stage (hca_crc32) takes the last byte; run with that
+ * byte as the pattern makes it (bit 7 clear) and with bit 7 set.
  */
-static void icrc_odd_end(void)
+static void icrc_odd_end(uint8_t last_or)
 {
 	static uint8_t pay[8], buf[512];
 	struct rt t;
@@ -223,6 +224,7 @@ static void icrc_odd_end(void)
 	tb_post_recv(t.qp[1], &r, 1);
 	psn = tb_qp_query(t.qp[1]).rq_psn_expected;
 	rt_fill(pay, sizeof(pay), 43);
+	pay[6] |= last_or;		/* the last byte kept: the one the 1-byte stage takes */
 	n = build(&t, HCA_BTH_OP_RC_SEND_ONLY, psn, true, 0, pay, sizeof(pay), buf, sizeof(buf)) - 1;
 	ip_len = (uint16_t)(n - 14);	/* Ethernet header 14 bytes; IPv4 at 14, UDP at 34 */
 	buf[16] = (uint8_t)(ip_len >> 8);
@@ -625,7 +627,8 @@ int main(int argc, char **argv)
 	msg_too_long();
 	write_2mib();
 	udp_csum_off();
-	icrc_odd_end();
+	icrc_odd_end(0);
+	icrc_odd_end(0x80);
 	uc_rwqe_kept();
 	write_after_recv();
 	rq_above_16g();
