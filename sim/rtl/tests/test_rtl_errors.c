@@ -367,12 +367,14 @@ static void ahead_fault_reset(void)
 /*
  * Two read-ahead faults waiting at once (docs/rtl.md "Transmit slots and
  * read ahead": the fault table hca_tx_faults, one entry per QP): QPs A and B
- * of node 0 each post a WRITE whose payload faults, with slow reads
- * (dut.rd_lat) so that both packets are committed before either fault is
- * back.  Both WQEs fail LOC_PROT_ERR/DMA_FAULT, two DMA_FAULTs.  Then both
- * QPs are reset, connected again and post good WRITEs: these go out and
- * complete SUCCESS (a recorded fault's table entry does not hold up the
- * QP's new packets).
+ * of node 0 each post a WRITE whose payload faults and QP C a good one,
+ * every read slow (dut.rd_lat): the items run A, B, C, each waiting for its
+ * WQE fetch, so A's fault comes back while C's item runs and B's before A's
+ * next step, and both wait in the table together.  A and B fail
+ * LOC_PROT_ERR/DMA_FAULT, C completes, two DMA_FAULTs.  Then A and B are
+ * reset, connected again and post good WRITEs: these go out and complete
+ * SUCCESS (a recorded fault's table entry does not hold up the QP's new
+ * packets).
  */
 static void ahead_faults_two_qps(void)
 {
@@ -381,27 +383,37 @@ static void ahead_faults_two_qps(void)
 	struct tb_sge s;
 	struct tb_send_wr w;
 	struct tb_qp_attr a;
-	struct tb_qp *q[2], *p[2];
+	struct tb_qp *q[3], *p[3];
+	struct tb_cq *cq[3];
 
 	tb_qp_attr_default(&a);
 	setup_rd_lat(&t, &a, 3000);
 	half_mapped_mr(&t);
 	q[0] = t.qp[0];
 	p[0] = t.qp[1];
-	q[1] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
-	p[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
-	tb_connect_pair(q[1], p[1], &a);
-	s = (struct tb_sge){ .addr = 0x5000000 + 4096, .len = 600, .lkey = 900u << 8 | 0x42 };
+	cq[0] = t.scq[0];
+	for (int i = 1; i < 3; i++) {
+		cq[i] = tb_cq_create(t.n[0], 10, NULL);
+		q[i] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], cq[i], t.rcq[0], NULL, NULL);
+		p[i] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
+		tb_connect_pair(q[i], p[i], &a);
+	}
+	rt_fill(t.mr[0]->buf, 600, 51);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
 				 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
-	tb_post_send(q[0], &w);
-	tb_post_send(q[1], &w);
-	for (int i = 0; i < 2; i++)
-		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR &&
-		      c.vendor_err == HCA_VENDOR_ERR_DMA_FAULT && c.wqe_index == 0,
-		      "two read-ahead faults: CQE %d LOC_PROT_ERR/DMA_FAULT (got %u/%u)", i, c.status, c.vendor_err);
+	for (int i = 0; i < 3; i++) {
+		s = i < 2 ? (struct tb_sge){ .addr = 0x5000000 + 4096, .len = 600, .lkey = 900u << 8 | 0x42 } :
+			    rt_sge(t.mr[0], 0, 600);
+		w.raddr = t.mr[1]->va + 4096u * (unsigned int)i;
+		tb_post_send(q[i], &w);
+	}
+	for (int i = 0; i < 3; i++)
+		CHECK(wait_cqe(cq[i], &c) && c.wqe_index == 0 &&
+		      (i < 2 ? c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_DMA_FAULT :
+			       c.status == HCA_WC_SUCCESS),
+		      "two read-ahead faults: QP %c's WRITE %s (got %u/%u)", 'A' + i,
+		      i < 2 ? "fails LOC_PROT_ERR/DMA_FAULT" : "completes", c.status, c.vendor_err);
 	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_DMA_FAULT), 2, "two read-ahead faults: two DMA_FAULTs");
-	rt_fill(t.mr[0]->buf, 600, 51);
 	s = rt_sge(t.mr[0], 0, 600);
 	for (int i = 0; i < 2; i++) {
 		tb_qp_modify(q[i], HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
@@ -410,17 +422,21 @@ static void ahead_faults_two_qps(void)
 		tb_connect_pair(q[i], p[i], &a);
 	}
 	for (int i = 0; i < 2; i++) {
-		w.raddr = t.mr[1]->va + 4096u * (unsigned int)i;
+		w.raddr = t.mr[1]->va + 16384u + 4096u * (unsigned int)i;
 		tb_post_send(q[i], &w);
 	}
 	for (int i = 0; i < 2; i++)
-		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == 0,
-		      "two read-ahead faults, QPs reset: new WRITE %d completes SUCCESS (got %u)", i, c.status);
-	CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 600) && !memcmp(t.mr[1]->buf + 4096, t.mr[0]->buf, 600),
-	      "two read-ahead faults, QPs reset: both WRITEs placed");
+		CHECK(wait_cqe(cq[i], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == 0,
+		      "two read-ahead faults, QPs reset: QP %c's new WRITE completes SUCCESS (got %u)", 'A' + i,
+		      c.status);
+	CHECK(rt_check(t.mr[1]->buf + 8192, 600, 51) && rt_check(t.mr[1]->buf + 16384, 600, 51) &&
+	      rt_check(t.mr[1]->buf + 16384 + 4096, 600, 51), "two read-ahead faults: the three good WRITEs placed");
 	finish(&t, "two read-ahead faults at once");
-	free(q[1]);
-	free(p[1]);
+	for (int i = 1; i < 3; i++) {
+		free(q[i]);
+		free(p[i]);
+		free(cq[i]);
+	}
 }
 
 /* ---------------------------------------------------------------- completions */
