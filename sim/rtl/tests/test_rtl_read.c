@@ -7,8 +7,8 @@
  * opcode and byte_len, the opcodes, PSNs and lengths of the frames decoded
  * by the packet codec):
  *   READ of PMTU-edge lengths at three PMTUs into three local SGEs over two
- *   MRs; max_rd_atomic and the fence; three READs in flight with slow WQE
- *   fetches, then a fourth; FETCH_ADD and CMP_SWP (hit, miss,
+ *   MRs; max_rd_atomic and the fence; four READs in flight with slow WQE
+ *   fetches, resent, then a fifth; FETCH_ADD and CMP_SWP (hit, miss,
  *   wrap) in both directions; remote errors (rkey, bounds, MR and QP access,
  *   no responder resources, source DMA faults mid-READ, a read-only atomic
  *   target; a NAKed READ whose completion a full CQ loses: one QP_FATAL even
@@ -353,37 +353,47 @@ static void atomics(void)
 }
 
 /*
- * Three READs outstanding at once, their WQE fetches slow (dut.rd_lat 2000:
- * the harness skips the quiet cycles of a fetch, docs/sim.md), then a
- * fourth READ with max_rd_atomic 4: all four go out and complete SUCCESS
- * with their data (the QP's count of READs in flight, TXS_RD_OUT, counts
- * each exactly once, or the fourth is gated for ever or a fifth let out).
+ * Four READs in flight at once (max_rd_atomic 4), their WQE fetches slow
+ * (dut.rd_lat 2000: the harness skips the quiet cycles of a fetch,
+ * docs/sim.md), to a responder in RESET that drops them; the responder is
+ * connected again, the ACK timeout resends them and all four complete
+ * SUCCESS with their data; then a fifth READ goes out and completes (the
+ * QP's count of READs in flight, TXS_RD_OUT, counts each exactly once: one
+ * lost count lets a fifth out early, one too few wraps and gates the QP
+ * for ever).
  */
 static void reads_slow_fetch(void)
 {
 	struct rt t;
 	struct tb_qp_attr a;
-	struct tb_sge l[4];
+	struct tb_sge l[5];
 	struct tb_send_wr w;
 	struct hca_cqe c;
 
 	tb_qp_attr_default(&a);
 	a.max_rd_atomic = 4;
+	a.timeout = 8;			/* 2^18 cycles */
 	setup_rd_lat(&t, &a, 2000);
-	rt_fill(t.mr[1]->buf, 4 * 256, 61);
+	tb_qp_modify(t.qp[1], HCA_QPS_RESET, 0);
+	rt_fill(t.mr[1]->buf, 5 * 256, 61);
 	for (unsigned int i = 0; i < 4; i++) {
 		l[i] = rt_sge(t.mr[0], 256 * i, 256);
 		w = wr_read(&l[i], 1, t.mr[1], 256 * i);
 		tb_post_send(t.qp[0], &w);
-		if (i == 2)
-			for (unsigned int k = 0; k < 3; k++)
-				CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == k,
-				      "slow fetches: READ %u completes SUCCESS (got %u)", k, c.status);
 	}
-	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == 3,
-	      "slow fetches: the fourth READ completes SUCCESS (got %u, index %u)", c.status, c.wqe_index);
-	CHECK(rt_check(t.mr[0]->buf, 4 * 256, 61), "slow fetches: the four READs' data");
-	finish(&t, "three READs fetched slowly, then a fourth");
+	tb_run_for(t.tb, 40000);
+	CHECK_EQ(count_op(&t, 0, HCA_BTH_OP_RC_RDMA_READ_REQUEST), 4, "slow fetches: four READs in flight");
+	tb_qp_connect(t.qp[1], t.qp[0], &a);
+	for (unsigned int k = 0; k < 4; k++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == k,
+		      "slow fetches: READ %u completes SUCCESS after the resend (got %u)", k, c.status);
+	l[4] = rt_sge(t.mr[0], 4 * 256, 256);
+	w = wr_read(&l[4], 1, t.mr[1], 4 * 256);
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.wqe_index == 4,
+	      "slow fetches: a fifth READ completes SUCCESS (got %u, index %u)", c.status, c.wqe_index);
+	CHECK(rt_check(t.mr[0]->buf, 5 * 256, 61), "slow fetches: the five READs' data");
+	finish(&t, "four READs fetched slowly, resent, then a fifth");
 }
 
 /* ---------------------------------------------------------------- QPN and MR corners */
