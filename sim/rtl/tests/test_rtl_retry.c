@@ -18,7 +18,7 @@
  *   requests (opcode sequence, lengths); skipping idle time up to the next
  *   timer deadline gives the same frames at the same cycles as clocking
  *   every cycle, and an ACK timeout on time whatever the phase of the
- *   timer scan the traffic before it ran at (172 runs).
+ *   timer scan the traffic before it ran at (344 runs).
  *
  *   rtl_retry [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [--only NAME]
  */
@@ -720,8 +720,9 @@ static void warp_exact(void)
  * RAM), so an ACK timeout fires on time whatever the cycles the traffic
  * around it ran at: a WRITE A whose frames are all lost arms the ACK timer,
  * the engine idles 3000 + d cycles (skipped), then (after a register read
- * or not) a WRITE B of a few hundred cycles of packets goes out and the
- * engine idles again: A is resent 2^(timeout+10) cycles after its first
+ * or not) a WRITE B of a few hundred cycles of packets goes out (2 or 3
+ * PMTUs at 64 bits, 8 or 12 at 512; every busy cycle clocked, option
+ * quiet=0) and the engine idles again: A is resent 2^(timeout+10) cycles after its first
  * transmission, within RETX_SLACK (docs/rtl.md hca_timers: a deadline is
  * found at most 2^LOG_MAX_QP - 1 cycles after it passes).  d is swept over
  * every residue of the 256-entry scan (step 3), so the scan windows that
@@ -739,9 +740,13 @@ static void timeout_phase(void)
 	const char *se = engine;
 	unsigned int late = 0, n = 0;
 
+	const char *so = rt_options;
+
 	engine = "rtl";
-	for (unsigned int extra = 0; extra < 2; extra++)
+	rt_options = "quiet=0";		/* busy cycles all clocked: the scan windows complete */
+	for (unsigned int v = 0; v < 4; v++)		/* 2 or 3 PMTUs, a register read or not */
 		for (unsigned int d = 0; d < 256; d += 3, n++) {
+			unsigned int size = 2 + v / 2, extra = v % 2;
 			struct tb_sge s;
 			struct tb_send_wr w;
 			int first, resend = -1;
@@ -755,7 +760,7 @@ static void timeout_phase(void)
 			tb_run_for(t.tb, 3000 + d);
 			if (extra)
 				(void)tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO);
-			s.len = rt_width == 64 ? 2048 : 8192;	/* a few hundred cycles of packets */
+			s.len = (rt_width == 64 ? 1024 : 4096) * size;	/* a few hundred cycles of packets */
 			tb_post_send(t.qp[0], &w);
 			tb_run_for(t.tb, period + 4 * RETX_SLACK);
 			first = cap_find(0, -1, -1);
@@ -776,6 +781,7 @@ static void timeout_phase(void)
 	CHECK(late == 0, "ACK timeout after %u different traffic phases: resent 2^13 cycles after the first "
 	      "packet (within %u) every time (%u late or missing)", n, RETX_SLACK, late);
 	engine = se;
+	rt_options = so;
 }
 
 static const char *only;
