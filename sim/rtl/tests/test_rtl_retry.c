@@ -18,7 +18,7 @@
  *   requests (opcode sequence, lengths); skipping idle time up to the next
  *   timer deadline gives the same frames at the same cycles as clocking
  *   every cycle, and an ACK timeout on time whatever the phase of the
- *   timer scan the traffic before it ran at (344 runs).
+ *   timer scan the traffic before it ran at (32 runs).
  *
  *   rtl_retry [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [--only NAME]
  */
@@ -720,13 +720,14 @@ static void warp_exact(void)
  * RAM), so an ACK timeout fires on time whatever the cycles the traffic
  * around it ran at: a WRITE A whose frames are all lost arms the ACK timer,
  * the engine idles 3000 + d cycles (skipped), then (after a register read
- * or not) a WRITE B of a few hundred cycles of packets goes out (2 or 3
- * PMTUs at 64 bits, 8 or 12 at 512; every busy cycle clocked, option
- * quiet=0) and the engine idles again: A is resent 2^(timeout+10) cycles after its first
- * transmission, within RETX_SLACK (docs/rtl.md hca_timers: a deadline is
- * found at most 2^LOG_MAX_QP - 1 cycles after it passes).  d is swept over
- * every residue of the 256-entry scan (step 3), so the scan windows that
- * end before the second idle stretch fall at every phase.  RTL alone.
+ * and 3 PMTUs, or no read and 2) a WRITE B of a few hundred cycles of
+ * packets goes out (PMTUs of 1024 bytes at 64 bits, 4 times as many at 512;
+ * every busy cycle clocked, option quiet=0) and the engine idles again:
+ * A is resent 2^(timeout+10) cycles after its first transmission, within
+ * RETX_SLACK (rtl/hca_timers.sv: a deadline is found at most
+ * 2^LOG_MAX_QP - 1 cycles after it passes).  d is swept over
+ * the 256-entry scan in steps of 17, so the scan windows that end before
+ * the second idle stretch fall at 16 phases.  RTL alone.
  */
 static void a_timeout3(struct tb_qp_attr *a)
 {
@@ -744,9 +745,9 @@ static void timeout_phase(void)
 
 	engine = "rtl";
 	rt_options = "quiet=0";		/* busy cycles all clocked: the scan windows complete */
-	for (unsigned int v = 0; v < 4; v++)		/* 2 or 3 PMTUs, a register read or not */
-		for (unsigned int d = 0; d < 256; d += 3, n++) {
-			unsigned int size = 2 + v / 2, extra = v % 2;
+	for (unsigned int v = 0; v < 2; v++)		/* 2 or 3 PMTUs, a register read or not */
+		for (unsigned int d = 0; d < 256; d += 17, n++) {
+			unsigned int size = 2 + v, extra = v;
 			struct tb_sge s;
 			struct tb_send_wr w;
 			int first, resend = -1;
