@@ -8,7 +8,10 @@
 // Job (docs/rtl.md "Handshakes"): `req` is held with key/pdn/acc/va/len until
 // `done` (one cycle); verr/iova are valid with done and held until the next
 // request.  Two cycles: MRST_READ_MRC (the MR table read, hca_ctx port B),
-// MRST_CHECK.  Callers: hca_req (lkeys of a send WQE's SGEs), hca_resp (RETH
+// MRST_CHECK, which is the `done` cycle: the result is checked on the table's
+// output and handed over at once (and registered, held after it).  The
+// arguments are registered with the request (the caller's `req`, which
+// selects its arguments, drops in the done cycle).  Callers: hca_req (lkeys of a send WQE's SGEs), hca_resp (RETH
 // rkey), hca_scatter (lkeys of a receive WQE's SGEs).
 module hca_mr_check #(
     parameter int LOG_MAX_MR = 10
@@ -48,27 +51,38 @@ module hca_mr_check #(
   assign e_mr_en  = state == MRST_READ_MRC;
   assign e_mr_idx = key[8 +: LOG_MAX_MR];
 
-  logic [7:0]  c_verr;
-  logic [63:0] c_iova;
+  logic [7:0]  c_verr, verr_q;
+  logic [63:0] c_iova, iova_q;
+  assign done = state_q == MRST_CHECK;
+  assign verr = done ? c_verr : verr_q;
+  assign iova = done ? c_iova : iova_q;
+  logic [31:0] k_q, pdn_q;
+  logic [15:0] acc_q;
+  logic [63:0] va_q, len_q;
+  always_ff @(posedge clk) begin
+    if (ce && state == MRST_READ_MRC) begin
+      k_q <= key; pdn_q <= pdn; acc_q <= acc; va_q <= va; len_q <= len;
+    end
+  end
   always_comb begin : check
     logic [63:0] mva, mlen, off;
     mva  = e_mr_rdata[8*`HCA_MRC_VA_OFF +: 64];
     mlen = e_mr_rdata[8*`HCA_MRC_LENGTH_OFF +: 64];
-    off  = va - mva;
+    off  = va_q - mva;
     c_iova = e_mr_rdata[8*`HCA_MRC_DMA_ADDR_OFF +: 64] + off;
-    if (len == 64'h0) begin
+    if (len_q == 64'h0) begin
       c_verr = 8'h0;
       c_iova = 64'h0;
-    end else if (key[31:8] == 24'h0 || key[31:8] >= 24'(1 << LOG_MAX_MR))
+    end else if (k_q[31:8] == 24'h0 || k_q[31:8] >= 24'(1 << LOG_MAX_MR))
       c_verr = 8'(`HCA_VENDOR_ERR_LKEY);
     else if (!e_mr_live || e_mr_rdata[8*`HCA_MRC_VALID_OFF +: 8] == 8'h0 ||
-             e_mr_rdata[8*`HCA_MRC_KEY_OFF +: 8] != key[7:0])
+             e_mr_rdata[8*`HCA_MRC_KEY_OFF +: 8] != k_q[7:0])
       c_verr = 8'(`HCA_VENDOR_ERR_LKEY);
-    else if (e_mr_rdata[8*`HCA_MRC_PDN_OFF +: 32] != pdn)
+    else if (e_mr_rdata[8*`HCA_MRC_PDN_OFF +: 32] != pdn_q)
       c_verr = 8'(`HCA_VENDOR_ERR_PD);
-    else if ((e_mr_rdata[8*`HCA_MRC_ACCESS_OFF +: 16] & acc) != acc)
+    else if ((e_mr_rdata[8*`HCA_MRC_ACCESS_OFF +: 16] & acc_q) != acc_q)
       c_verr = 8'(`HCA_VENDOR_ERR_ACCESS);
-    else if (va < mva || off > mlen || len > mlen - off)
+    else if (va_q < mva || off > mlen || len_q > mlen - off)
       c_verr = 8'(`HCA_VENDOR_ERR_BOUNDS);
     else
       c_verr = 8'h0;
@@ -76,18 +90,16 @@ module hca_mr_check #(
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      state_q <= MRST_IDLE; done <= 1'b0; verr <= '0; iova <= '0;
+      state_q <= MRST_IDLE; verr_q <= '0; iova_q <= '0;
     end else if (srst) begin
-      state_q <= MRST_IDLE; done <= 1'b0;
+      state_q <= MRST_IDLE;
     end else if (ce) begin
-      done    <= 1'b0;
       state_q <= state;
       case (state)
         MRST_READ_MRC: state_q <= MRST_CHECK;
         MRST_CHECK: begin
-          verr    <= c_verr;
-          iova    <= c_iova;
-          done    <= 1'b1;
+          verr_q  <= c_verr;
+          iova_q  <= c_iova;
           state_q <= MRST_IDLE;
         end
         default: ;

@@ -299,8 +299,8 @@ module hca_req #(
   assign pf_clr   = state == REQST_ASYNC_FAULT;
 
   // send WQE (fetch buffer 0)
-  logic [7:0]  w_op, w_flags, w_nsge;
-  logic [15:0] w_inl, w_idx;
+  logic [2:0]  w_op;                 // (WR opcodes fit in 3 bits: hca_wqe_check checks the byte)
+  logic [7:0]  w_flags, w_nsge;
   logic [31:0] w_imm, w_rkey, w_udqkey;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [31:0] w_udqpn;
@@ -309,11 +309,9 @@ module hca_req #(
   logic [47:0] w_uddmac;
   logic [7:0]  w_udsgid, w_udhop, w_udtc;
   logic [31:0] w_uddip;
-  assign w_op     = fb[8*`HCA_WQE_CTRL_SEG_OPCODE_OFF +: 8];
+  assign w_op     = fb[8*`HCA_WQE_CTRL_SEG_OPCODE_OFF +: 3];
   assign w_flags  = fb[8*`HCA_WQE_CTRL_SEG_SEND_FLAGS_OFF +: 8];
   assign w_nsge   = fb[8*`HCA_WQE_CTRL_SEG_NUM_SGE_OFF +: 8];
-  assign w_inl    = fb[8*`HCA_WQE_CTRL_SEG_INLINE_LEN_OFF +: 16];
-  assign w_idx    = fb[8*`HCA_WQE_CTRL_SEG_WQE_INDEX_OFF +: 16];
   assign w_imm    = fb[8*`HCA_WQE_CTRL_SEG_IMM_DATA_OFF +: 32];
   assign w_raddr  = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_REMOTE_ADDR_OFF) +: 64];
   assign w_rkey   = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_RKEY_OFF) +: 32];
@@ -335,38 +333,13 @@ module hca_req #(
   assign sk_addr = fb[8*(64 + 16*sk_i + `HCA_WQE_DATA_SEG_ADDR_OFF) +: 64];
   assign gw_len  = fb[8*(64 + 16*gw_i + `HCA_WQE_DATA_SEG_BYTE_COUNT_OFF) +: 32];
 
-  // Validation of a fetched send WQE (model/req.c parse_wqe).
-  logic        v_rdat, v_atomic, v_inline, v_opok, v_bad, v_toolong, v_udlong;
-  logic [32:0] v_total;
-  logic [7:0]  v_maxsge;
-  logic [15:0] v_maxinl;
-  always_comb begin : wqe_check
-    integer i;
-    v_maxsge = 8'(((32'd1 << log_sq_stride) - 32'(`HCA_WQE_HDR_SIZE)) >> 4);
-    if (v_maxsge > 8'(`HCA_CAP_MAX_SGE)) v_maxsge = 8'(`HCA_CAP_MAX_SGE);
-    v_maxinl = 16'((32'd1 << log_sq_stride) - 32'(`HCA_WQE_HDR_SIZE));
-    if (v_maxinl > 16'(`HCA_CAP_MAX_INLINE_DATA)) v_maxinl = 16'(`HCA_CAP_MAX_INLINE_DATA);
-    v_atomic = w_op == 8'(`HCA_WR_ATOMIC_CMP_AND_SWP) || w_op == 8'(`HCA_WR_ATOMIC_FETCH_AND_ADD);
-    v_rdat   = w_op == 8'(`HCA_WR_RDMA_READ) || v_atomic;
-    v_inline = (w_flags & 8'(`HCA_SEND_INLINE)) != 0;
-    case (w_op)
-      8'(`HCA_WR_SEND), 8'(`HCA_WR_SEND_WITH_IMM): v_opok = 1'b1;
-      8'(`HCA_WR_RDMA_WRITE), 8'(`HCA_WR_RDMA_WRITE_WITH_IMM): v_opok = !is_ud;
-      8'(`HCA_WR_RDMA_READ), 8'(`HCA_WR_ATOMIC_CMP_AND_SWP), 8'(`HCA_WR_ATOMIC_FETCH_AND_ADD): v_opok = is_rc;
-      default: v_opok = 1'b0;
-    endcase
-    v_total = '0;
-    for (i = 0; i < 16; i = i + 1)
-      if (8'(i) < w_nsge) v_total = v_total + {1'b0, fb[8*(64 + 16*i) +: 32]};
-    if (v_inline)
-      v_total = {17'b0, w_inl};
-    // an atomic: one 8-byte SGE, an 8-byte aligned remote address
-    v_bad = w_idx != t_sq_head || !v_opok ||
-            (v_inline ? (v_rdat || w_inl > v_maxinl) : (w_nsge > v_maxsge)) ||
-            (v_atomic && (w_nsge != 8'd1 || fb[8*64 +: 32] != 32'd8 || w_raddr[2:0] != 3'd0));
-    v_toolong = v_total > 33'(`HCA_CAP_MAX_MSG_SZ);
-    v_udlong  = is_ud && v_total > {1'b0, pmtu};
-  end
+  // Validation of a fetched send WQE (model/req.c parse_wqe: hca_wqe_check).
+  logic        v_rdat, v_atomic, v_inline, v_bad, v_toolong, v_udlong;
+  logic [31:0] v_total;
+  hca_wqe_check #(.FB_BYTES(FB_BYTES)) u_wchk (
+      .fb(fb), .sq_head(t_sq_head), .log_sq_stride(log_sq_stride), .is_rc(is_rc), .is_ud(is_ud), .pmtu(pmtu),
+      .v_rdat(v_rdat), .v_atomic(v_atomic), .v_inline(v_inline), .v_bad(v_bad), .v_toolong(v_toolong),
+      .v_udlong(v_udlong), .v_len(v_total));
 
   // RC requester window: a packet goes out only while its PSN is fewer than
   // HCA_WIRE_MAX_UNACKED_PSNS past the oldest unacknowledged one.
@@ -404,6 +377,37 @@ module hca_req #(
   logic [63:0] tx_iova_gw;
   assign tx_iova_gw = tx_iova_r[gw_i[3:0]];
 
+  // hca_mr_check's arguments: SGE sk_i's, loaded where a key check is
+  // prepared (REQST_VALIDATE_WQE: the first SGE's, sk_i = 0, with the
+  // validation, so the check starts in the next cycle)
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
+    end else if (ce && (state == REQST_VALIDATE_WQE || state == REQST_CHECK_LKEY || state == REQST_PKT_LKEY)) begin
+      mr_key <= sk_key;
+      mr_pdn <= pdn;
+      mr_acc <= v_rdat ? 16'(`HCA_ACCESS_LOCAL_WRITE) : 16'h0;
+      mr_va  <= sk_addr;
+      mr_len <= {32'b0, sk_len};
+    end
+  end
+
+  // Where the cursor goes (REQST_CURSOR, or at once from REQST_CHECK_STATE
+  // when there is nothing to retire or drain): nothing during an RNR wait,
+  // the cursor WQE's next packet, or the WQE at SQ_HEAD if one is posted
+  // and the outstanding table has room.
+  st_t cursor_next;
+  always_comb begin
+    if (txs[`TXS_TMR_O +: 2] == `TMR_RNR)
+      cursor_next = REQST_END;             // waiting out an RNR NAK: nothing is sent
+    else if (t_tx_wqe != t_sq_head)
+      cursor_next = REQST_READ_OUTS;
+    else if (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi || (t_sq_head - t_sq_ci) >= 16'(OUTS - 1))
+      cursor_next = REQST_END;
+    else
+      cursor_next = REQST_FETCH_WQE;
+  end
+
   logic [3:0] gid_i;                 // the source GID of the packet (REQST_WAIT_TX)
   assign e_gid_idx  = gid_i;
   assign s_fault_wr = 1'b0;          // WQE fetches and payload reads
@@ -418,7 +422,6 @@ module hca_req #(
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
       wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
       wp_got <= 1'b0; wp_bad <= 1'b0;
-      mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
       ow_we <= 1'b0; ow_waddr <= '0; ow_wdata <= '0;
@@ -454,6 +457,8 @@ module hca_req #(
           end
           else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
             state_q <= REQST_END;
+          else if (qp_st == QPS_RTS && t_sq_ci == t_sq_head)
+            state_q <= cursor_next;          // no WQE to retire (hca_comp_retire: no hit), no drain
           else
             state_q <= REQST_WAIT_RETIRE;
         end
@@ -470,17 +475,7 @@ module hca_req #(
             state_q <= REQST_END;
           end else
             state_q <= REQST_CURSOR;
-        REQST_CURSOR:
-          if (txs[`TXS_TMR_O +: 2] == `TMR_RNR)
-            state_q <= REQST_END;            // waiting out an RNR NAK: nothing is sent
-          else if (t_tx_wqe != t_sq_head)
-            state_q <= REQST_READ_OUTS;
-          else if (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi)
-            state_q <= REQST_END;
-          else if ((t_sq_head - t_sq_ci) >= 16'(OUTS - 1))
-            state_q <= REQST_END;
-          else
-            state_q <= REQST_FETCH_WQE;
+        REQST_CURSOR: state_q <= cursor_next;
 
         // ---- start the WQE at SQ_HEAD (model/req.c start_wqe)
         REQST_FETCH_WQE:
@@ -489,13 +484,14 @@ module hca_req #(
             ow <= '0;
             ow[`OW_OP_O +: 3]    <= w_op[2:0];
             ow[`OW_FLAGS_O +: 4] <= w_flags[3:0];
-            ow[`OW_LEN_O +: 32]  <= v_total[31:0];
+            ow[`OW_LEN_O +: 32]  <= v_total;
             state_q <= REQST_GATE;
           end else if (!wp_hit || wp_ready) begin : fetch   // (a prefetch of it in flight: wait)
             logic [15:0] nx, ahead;
             nx    = t_sq_head + 16'd1;
             ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
             tw_v      <= 1'b0;
+            sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
             fa        <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
             if (wp_hit) begin
               wp_take <= 1'b1;                             // pb into fetch buffer 0 (unless it faulted)
@@ -528,7 +524,7 @@ module hca_req #(
           ow <= '0;
           ow[`OW_OP_O +: 3]    <= w_op[2:0];
           ow[`OW_FLAGS_O +: 4] <= w_flags[3:0];
-          ow[`OW_LEN_O +: 32]  <= v_total[31:0];
+          ow[`OW_LEN_O +: 32]  <= v_total;
           if (v_bad) begin
             cs_status <= 5'(`HCA_WC_LOC_QP_OP_ERR); cs_verr <= 8'(`HCA_VENDOR_ERR_BAD_WQE);
             state_q <= REQST_WQE_ERR;
@@ -538,22 +534,15 @@ module hca_req #(
           end else if (v_udlong) begin
             cs_status <= 5'(`HCA_WC_LOC_QP_OP_ERR); cs_verr <= 8'(`HCA_VENDOR_ERR_BAD_WQE);
             state_q <= REQST_WQE_ERR;
-          end else if (!v_inline && w_nsge != 8'd0) begin
-            sk_i    <= '0;
-            state_q <= REQST_CHECK_LKEY;
-          end else begin
+          end else if (!v_inline && w_nsge != 8'd0)
+            state_q <= REQST_WAIT_LKEY;      // SGE 0's check, its arguments loaded now
+          else begin
             tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_sq_head; tw_gen <= qpc_gen;
             state_q <= REQST_GATE;
           end
         end
-        REQST_CHECK_LKEY, REQST_PKT_LKEY: begin
-          mr_key  <= sk_key;
-          mr_pdn  <= pdn;
-          mr_acc  <= v_rdat ? 16'(`HCA_ACCESS_LOCAL_WRITE) : 16'h0;
-          mr_va   <= sk_addr;
-          mr_len  <= {32'b0, sk_len};
+        REQST_CHECK_LKEY, REQST_PKT_LKEY:      // the SGE's key check (mr_*, below)
           state_q <= (state == REQST_CHECK_LKEY) ? REQST_WAIT_LKEY : REQST_WAIT_PKT_LKEY;
-        end
         REQST_LKEY_RESULT, REQST_PKT_LKEY_RESULT:
           if (mr_verr != 8'h0) begin
             cs_status <= 5'(`HCA_WC_LOC_PROT_ERR); cs_verr <= mr_verr;
@@ -602,10 +591,15 @@ module hca_req #(
             ow_we    <= 1'b1;
             ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
             ow_wdata <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
+            ow       <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
             `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, t_psn_next + n[23:0])
             `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
             `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
-            state_q <= REQST_WAIT_OUTS_WRITE;
+            // the cursor is on it (TX_WQE = SQ_HEAD): its first packet at
+            // once, the entry just written being ow, the WQE in fetch buffer
+            // 0 (else through REQST_CHECK_OUTS, as a resumed WQE)
+            state_q <= (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head) ? REQST_BUILD_HDR :
+                       REQST_WAIT_OUTS_WRITE;
           end
         REQST_WAIT_OUTS_WRITE: state_q <= REQST_READ_OUTS;   // let the table write land
 
@@ -777,6 +771,11 @@ module hca_req #(
             gw_rem   <= gw_rem - chunk[15:0];
             gw_offr  <= '0;
             gw_i     <= gw_i + 5'd1;
+            if (chunk[15:0] == gw_rem) begin   // the last piece: the packet closed with it
+              d_g_close <= 1'b1;
+              pk_async  <= is_rc && tx_async_ok;
+              state_q   <= REQST_WAIT_PAYLOAD;
+            end
           end
         end
         REQST_WAIT_PAYLOAD: if (d_g_done || pk_async) begin

@@ -136,7 +136,11 @@ module hca_tx_slots #(
       orph[s] = qrst && s_valid[s] && s_req[s] && s_qn[s] == qrst_qn;
   end
   assign async_ok = {1'b0, n_async} + {1'b0, n_faults} < (SW+2)'(TX_SLOTS);
-  assign f_go    = ready && !discard && !f_reading;
+  // the head slot's gather completing now without a fault goes to the
+  // framer in the same cycle (it is registered done with it)
+  logic fast;
+  assign fast    = head_v && !sending && !s_gdone[head] && g_done && g_slot == head && !g_fault && !s_drop[head];
+  assign f_go    = ((ready && !discard) || fast) && !f_reading;
   assign release_now = (ready && discard) || (sending && !f_reading);
   assign f_slot    = head;
   assign f_hdr     = s_hdr[head];
