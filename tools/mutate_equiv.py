@@ -166,7 +166,7 @@ def cut_cells(lines, port_dirs):
     nid = max([p[1] for p in ports.values()] + [0])
     drop, add_w, add_c = set(), [], []
     for t, name, cc, s, e in cells:
-        if t.startswith("$") and t != "$mem_v2":
+        if t != "$mem_v2" and t not in port_dirs:     # a cell of Yosys's own (modelled by SAT)
             continue
         dirs = port_dirs.get(t, {}) if t != "$mem_v2" else {p: ("output" if p == "\\RD_DATA" else "input") for p in cc}
         for p, sig in sorted(cc.items()):
@@ -378,7 +378,14 @@ def check(d, mid, mut, mods, dirs, a):
     src = dict(mods)
     if mname not in src:
         return "unknown", "module %s not in prepped.il" % mname
-    open(os.path.join(w, "m.il"), "w").write("\n".join(src[mname]) + "\n")
+    # the module, and a blackbox stub (its ports) of every module it instantiates
+    types = {m.group(1) for l in src[mname] for m in [re.match(r"  cell (\S+) \S+$", l)] if m} - {mname}
+    stubs = []
+    for t in sorted(x for x in types if x in src):
+        stubs += ["attribute \\blackbox 1", "module %s" % t]
+        stubs += [l for l in src[t] if re.match(r"  wire .*\b(input|output|inout) \d+ ", l)]
+        stubs += ["end"]
+    open(os.path.join(w, "m.il"), "w").write("\n".join(stubs + src[mname]) + "\n")
     gmut = re.sub(r"-module \S+", "-module gate", mut)
     gmut = re.sub(r" -(wire|wirebit|src) \S+", "", gmut)
     # async2sync before the copy keeps the names of its new cells equal in gold and gate (they are
@@ -389,14 +396,16 @@ def check(d, mid, mut, mods, dirs, a):
                                                                                        "$aldffe", "$dffsr", "$dffsre"))
     steps = ("async2sync; copy gold gate; {g}; write_rtlil {w}/pair0.il; write_rtlil {w}/pair.il" if afirst else
              "copy gold gate; {g}; write_rtlil {w}/pair0.il; async2sync; write_rtlil {w}/pair.il")
-    rc, log = yosys(("read_rtlil {w}/m.il; rename {m} gold; " + steps).format(w=w, m=mname, g=gmut),
+    # x constants -> $anyseq cells and undriven nets -> inputs, before the copy, so gold and gate
+    # share them (SAT would read x as 0, Verilator's --x-assign fast as any fixed value)
+    rc, log = yosys(("read_rtlil {w}/m.il; rename {m} gold; setundef -undriven -expose -anyseq gold; " + steps).format(w=w, m=mname, g=gmut),
                     "%s/y-pair.log" % w, deadline)
     if rc:
         return "unknown", "yosys pair failed (%s/y-pair.log)" % w
     _, pm0 = split_modules(open("%s/pair0.il" % w).read())
     tail, pm = split_modules(open("%s/pair.il" % w).read())
     p0 = dict(pm0)
-    pm = [(n, cut_cells(l, dirs)) for n, l in pm]
+    pm = [(n, cut_cells(l, dirs)) for n, l in pm if n in ("\\gold", "\\gate")]
     open("%s/flat.il" % w, "w").write("\n".join(sum((l for _, l in pm), []) + tail))
     ccells, cwires, regs, ports = cone(p0["\\gold"], p0["\\gate"])
     allw = set(parse_module(p0["\\gate"])[0]) | set(parse_module(p0["\\gold"])[0])
