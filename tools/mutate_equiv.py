@@ -31,6 +31,7 @@ earlier lines for other ids) and prints the lines.
 import argparse
 import glob
 import os
+import resource
 import re
 import subprocess
 import sys
@@ -48,14 +49,34 @@ class Timeout(Exception):
     pass
 
 
-def yosys(script, log, deadline):
-    left = deadline - time.time()
+class Budget:
+    """CPU seconds of Yosys per mutant (RLIMIT_CPU on each run; the shared machine's load does not
+    change a verdict), and a wall-clock limit of WALL times that as a safety net."""
+    WALL = 6
+
+    def __init__(self, cpu):
+        self.cpu, self.used, self.t0 = cpu, 0.0, time.time()
+
+    def left(self):
+        return min(self.cpu - self.used, self.cpu * self.WALL - (time.time() - self.t0))
+
+
+def yosys(script, log, budget):
+    left = budget.left()
     if left <= 1:
         raise Timeout()
+    lim = int(left) + 1
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         r = subprocess.run([os.environ.get("YOSYS", "yosys"), "-q", "-l", log, "-p", script],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, timeout=left)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                           timeout=budget.cpu * budget.WALL - (time.time() - budget.t0),
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (lim, lim)))
     except subprocess.TimeoutExpired:
+        raise Timeout()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    budget.used += (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if r.returncode < 0 or budget.left() <= 0:      # killed by RLIMIT_CPU (SIGXCPU/SIGKILL)
         raise Timeout()
     return r.returncode, open(log).read()
 
@@ -369,9 +390,8 @@ def unproven(eq_text, name):
     return names, port
 
 
-def check(d, mid, mut, mods, dirs, a):
+def check(d, mid, mut, mods, dirs, a, deadline):
     """One mutant -> (verdict, note)."""
-    deadline = time.time() + a.timeout
     w = os.path.join(d, "equiv", str(mid))
     os.makedirs(w, exist_ok=True)
     mname = "\\" + re.search(r"-module (\S+)", mut).group(1)
@@ -445,8 +465,12 @@ def check(d, mid, mut, mods, dirs, a):
 
     t0 = time.time()
     try:
-        # nothing merged, no cut but the ports: the bounded search runs on the exact pair
-        ok, internal, _ = run(allc | allw, a.bmc, False, "bmc")
+        # the bounded search: the cells outside the mutation's cone merged (they compute the same
+        # in gold and gate), no cut but the ports -- the exact pair; should a merged cell read a
+        # bit of the cone (a $equiv not on a port), again with nothing merged
+        ok, internal, _ = run(ccells | allw, a.bmc, False, "bmc")
+        if not ok and internal:
+            ok, internal, _ = run(allc | allw, a.bmc, False, "bmc-all")
         if not ok and not internal:
             return "differs", "bounded search: an output differs within %d steps from equal states" % a.bmc
         black = set(fixed)
@@ -461,7 +485,7 @@ def check(d, mid, mut, mods, dirs, a):
             black |= names
         return "unknown", "no fixed point"
     except Timeout:
-        return "unknown", "timeout %d s" % a.timeout
+        return "unknown", "timeout (%d CPU s)" % a.timeout
     except RuntimeError as e:
         return "unknown", str(e)
     finally:
@@ -480,7 +504,7 @@ def main():
     ap.add_argument("--ids", help="comma list of mutant ids (default: survived and pending)")
     ap.add_argument("--all", action="store_true", help="every mutant with a result")
     ap.add_argument("--killed", action="store_true", help="the killed mutants (soundness check)")
-    ap.add_argument("--timeout", type=float, default=60, help="seconds per mutant (then unknown)")
+    ap.add_argument("--timeout", type=float, default=60, help="CPU seconds of Yosys per mutant (then unknown)")
     ap.add_argument("--seq", type=int, default=4, help="induction depth")
     ap.add_argument("--bmc", type=int, default=8, help="bounded search depth for differs")
     ap.add_argument("--out", help="result file (default DIR/equiv.txt)")
@@ -515,9 +539,9 @@ def main():
                 old[int(p[0])] = l.rstrip("\n")
     for i in ids:
         src, m = lst[i]
-        t = time.time()
-        v, note = check(d, i, m, mods, dirs, a)
-        line = "%d %s %.1f %s" % (i, v, time.time() - t, key_of(src, m))
+        b = Budget(a.timeout)
+        v, note = check(d, i, m, mods, dirs, a, b)
+        line = "%d %s %.1f %s" % (i, v, b.used, key_of(src, m))
         old[i] = line
         print("%s  # %s" % (line, note), flush=True)
         with open(outf, "w") as f:
