@@ -29,9 +29,11 @@ Writes DIR/equiv.txt ("id proved|differs|unknown seconds key", one line per muta
 earlier lines for other ids) and prints the lines.
 """
 import argparse
+import ctypes
 import glob
 import os
 import resource
+import signal
 import re
 import subprocess
 import sys
@@ -61,6 +63,12 @@ class Budget:
         return min(self.cpu - self.used, self.cpu * self.WALL - (time.time() - self.t0))
 
 
+def child_limits(cpu):
+    """In the Yosys child: RLIMIT_CPU, and SIGKILL when this script dies (no orphan runs on)."""
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+    ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+
+
 def yosys(script, log, budget):
     left = budget.left()
     if left <= 1:
@@ -71,7 +79,7 @@ def yosys(script, log, budget):
         r = subprocess.run([os.environ.get("YOSYS", "yosys"), "-q", "-l", log, "-p", script],
                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                            timeout=budget.cpu * budget.WALL - (time.time() - budget.t0),
-                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (lim, lim)))
+                           preexec_fn=lambda: child_limits(lim))
     except subprocess.TimeoutExpired:
         raise Timeout()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -492,6 +500,26 @@ def check(d, mid, mut, mods, dirs, a, deadline):
         del t0
 
 
+def selftest_mutations(mods):
+    """Two hand-made mutations of a CRC block (hca_crc32_blk: each output bit the XOR of the data
+    and CRC bits a constant mask selects): an AND input bit forced to 1 where the mask bit is 0
+    (equivalent: the bit never reaches the XOR) and one inverted where the mask bit is 1 (a
+    different CRC).  -> [(expected verdict, mutate command)]"""
+    for name, lines in mods:
+        if not name.startswith("\\hca_crc32_blk__d"):
+            continue
+        _, _, cells, _ = parse_module(lines)
+        for t, cname, cc, _, _ in cells:
+            m = re.match(r"(\d+)'([01]+)$", cc.get("\\B", ""))
+            if t == "$and" and m and not cc["\\A"][0].isdigit() and "0" in m.group(2) and "1" in m.group(2):
+                bits = m.group(2)[::-1]
+                zero, one = bits.index("0"), bits.index("1")
+                base = "mutate -module %s -cell %s -port A -portbit %%d" % (name[1:], cname)
+                return [("proved", "mutate -mode const1 " + (base % zero)[7:]),
+                        ("differs", "mutate -mode inv " + (base % one)[7:])]
+    return []
+
+
 def key_of(src, m):
     key = "%s:%s" % (src, re.search(r"-mode (\S+)", m).group(1))
     bit = re.search(r"-port (\S+) -portbit (\d+)", m)
@@ -508,14 +536,30 @@ def main():
     ap.add_argument("--seq", type=int, default=4, help="induction depth")
     ap.add_argument("--bmc", type=int, default=8, help="bounded search depth for differs")
     ap.add_argument("--out", help="result file (default DIR/equiv.txt)")
+    ap.add_argument("--results", default="results", help="subdirectory of DIR with the judge's result files")
+    ap.add_argument("--selftest", action="store_true",
+                    help="hand-made CRC mask mutations (DIR holds hca_crc32_blk): proved, differs")
     a = ap.parse_args()
     d = a.dir
+    if a.selftest:
+        tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
+        bad = 0
+        tests = selftest_mutations(mods)
+        if not tests:
+            print("FAIL no hca_crc32_blk AND with a constant mask in %s/prepped.il" % d)
+            return 1
+        for k, (want, m) in enumerate(tests, 1):
+            b = Budget(a.timeout)
+            v, note = check(d, "selftest-%d" % k, m, mods, port_directions(mods), a, b)
+            bad += v != want
+            print("%s %s: %s (want %s; %.1f CPU s; %s)" % ("ok  " if v == want else "FAIL", m, v, want, b.used, note))
+        return 1 if bad else 0
     lst = {}
     for l in open(os.path.join(d, "list.txt")):
         i, src, m = l.rstrip("\n").split(" ", 2)
         lst[int(i)] = (src, m)
     res = {}
-    for f in glob.glob(os.path.join(d, "results", "*.txt")):
+    for f in glob.glob(os.path.join(d, a.results, "*.txt")):
         for l in open(f):
             p = l.split()
             if len(p) >= 2 and p[0].isdigit():
