@@ -54,7 +54,7 @@ class Timeout(Exception):
 class Budget:
     """CPU seconds of Yosys per mutant (RLIMIT_CPU on each run; the shared machine's load does not
     change a verdict), and a wall-clock limit of WALL times that as a safety net."""
-    WALL = 6
+    WALL = 8
 
     def __init__(self, cpu):
         self.cpu, self.used, self.t0 = cpu, 0.0, time.time()
@@ -534,9 +534,10 @@ def main():
     ap.add_argument("--killed", action="store_true", help="the killed mutants (soundness check)")
     ap.add_argument("--timeout", type=float, default=60, help="CPU seconds of Yosys per mutant (then unknown)")
     ap.add_argument("--seq", type=int, default=4, help="induction depth")
-    ap.add_argument("--bmc", type=int, default=8, help="bounded search depth for differs")
+    ap.add_argument("--bmc", type=int, default=4, help="bounded search depth for differs")
     ap.add_argument("--out", help="result file (default DIR/equiv.txt)")
     ap.add_argument("--results", default="results", help="subdirectory of DIR with the judge's result files")
+    ap.add_argument("--resume", action="store_true", help="skip the ids the result file has already")
     ap.add_argument("--selftest", action="store_true",
                     help="hand-made CRC mask mutations (DIR holds hca_crc32_blk): proved, differs")
     a = ap.parse_args()
@@ -582,6 +583,8 @@ def main():
             if p and p[0].isdigit():
                 old[int(p[0])] = l.rstrip("\n")
     for i in ids:
+        if a.resume and i in old:
+            continue
         src, m = lst[i]
         b = Budget(a.timeout)
         v, note = check(d, i, m, mods, dirs, a, b)
