@@ -520,6 +520,26 @@ def selftest_mutations(mods):
     return []
 
 
+def compare(d, outf, answers_file):
+    """Each verdict beside the mutant's answer (looked up as tools/mutate_rtl.py report does)."""
+    answers = {}
+    for l in open(answers_file):
+        if l.strip() and not l.startswith("#"):
+            k, v = l.split(None, 1)
+            answers[k] = v.strip()
+    for l in open(outf):
+        p = l.split()
+        if not p or not p[0].isdigit():
+            continue
+        key = p[3]
+        parts = key.split(":")
+        keys = [key, ":".join(parts[:3]), ":".join(parts[:2])]       # src is file:range
+        ans = next((answers[k] for k in keys if k in answers), "NO ANSWER")
+        kind = ans.split(":")[0].split()[0] if ans != "NO ANSWER" else "-"
+        print("%s %-8s %-12s %s %s" % (d, p[1], kind, p[0], key))
+    return 0
+
+
 def key_of(src, m):
     key = "%s:%s" % (src, re.search(r"-mode (\S+)", m).group(1))
     bit = re.search(r"-port (\S+) -portbit (\d+)", m)
@@ -537,11 +557,15 @@ def main():
     ap.add_argument("--bmc", type=int, default=4, help="bounded search depth for differs")
     ap.add_argument("--out", help="result file (default DIR/equiv.txt)")
     ap.add_argument("--results", default="results", help="subdirectory of DIR with the judge's result files")
+    ap.add_argument("--compare", metavar="ANSWERS",
+                    help="print each verdict of the result file beside the answer (sim/mutate/answers_rtl.txt)")
     ap.add_argument("--resume", action="store_true", help="skip the ids the result file has already")
     ap.add_argument("--selftest", action="store_true",
                     help="hand-made CRC mask mutations (DIR holds hca_crc32_blk): proved, differs")
     a = ap.parse_args()
     d = a.dir
+    if a.compare:
+        return compare(d, a.out or os.path.join(d, "equiv.txt"), a.compare)
     if a.selftest:
         tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
         bad = 0
