@@ -384,9 +384,10 @@ def unproven(eq_text, name):
                 for b in sig_bits(sig, widths):
                     if not isinstance(b, str):
                         yreaders.setdefault(b[0], set()).add(cname)
-    names, port = set(), False
+    names, port, count = set(), False, 0
     for t, cname, cc, _, _ in cells:
         if t == "$equiv" and cc["\\A"] != cc["\\B"] and not trivial(cc, widths, find):
+            count += 1
             y = sig_bits(cc["\\Y"], widths)[0]
             w = y[0]
             if w in ports:
@@ -395,7 +396,7 @@ def unproven(eq_text, name):
                 names |= yreaders.get(w, set())
             else:
                 names.add(w)
-    return names, port
+    return names, port, count
 
 
 def check(d, mid, mut, mods, dirs, a, deadline):
@@ -468,8 +469,8 @@ def check(d, mid, mut, mods, dirs, a, deadline):
             raise RuntimeError("no verdict from sat (%s/y-proof-%s.log)" % (w, tag))
         if not induct:
             return ok, internal, None
-        names, port = unproven(open("%s/eq2-%s.il" % (w, tag)).read(), "\\eq")
-        return ok, names, port
+        names, port, count = unproven(open("%s/eq2-%s.il" % (w, tag)).read(), "\\eq")
+        return ok, (names, count), port
 
     t0 = time.time()
     try:
@@ -483,10 +484,12 @@ def check(d, mid, mut, mods, dirs, a, deadline):
             return "differs", "bounded search: an output differs within %d steps from equal states" % a.bmc
         black = set(fixed)
         for it in range(50):
-            ok, names, port = run(black, a.seq, True, "i%d" % it)
+            ok, (names, count), port = run(black, a.seq, True, "i%d" % it)
             if port:
                 return "unknown", "an output not proven by induction (-seq %d, %d rounds)" % (a.seq, it + 1)
-            if not names:
+            if count and not names - black:
+                return "unknown", "%d $equiv cells unproven, none left to drop" % count
+            if not count:
                 if ok:
                     return "proved", "%d register candidates kept, %d rounds" % (len(regs - black), it + 1)
                 return "unknown", "induction closes, base case fails"
