@@ -598,8 +598,10 @@ def main():
         ids = sorted(res)
     elif a.killed:
         ids = sorted(i for i in res if res[i] == "killed")
-    else:
-        ids = sorted(i for i in res if res[i] in ("survived", "pending"))
+    else:       # covered survivors (activated.txt, when the judge wrote it) and pending mutants
+        act = os.path.join(d, "activated.txt")
+        act = {int(l) for l in open(act) if l.strip().isdigit()} if os.path.exists(act) else set(res)
+        ids = sorted(i for i in res if res[i] == "pending" or (res[i] == "survived" and i in act))
     tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
     dirs = port_directions(mods)
     outf = a.out or os.path.join(d, "equiv.txt")
