@@ -605,23 +605,33 @@ def main():
     tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
     dirs = port_directions(mods)
     outf = a.out or os.path.join(d, "equiv.txt")
-    old = {}
-    if os.path.exists(outf):
-        for l in open(outf):
-            p = l.split()
-            if p and p[0].isdigit():
-                old[int(p[0])] = l.rstrip("\n")
+    def lines():
+        old = {}
+        if os.path.exists(outf):
+            for l in open(outf):
+                p = l.split()
+                if p and p[0].isdigit():
+                    old[int(p[0])] = l.rstrip("\n")
+        return old
     for i in ids:
-        if a.resume and i in old:
-            continue
+        if a.resume:        # several runs may share a build: each mutant is claimed by one
+            if i in lines():
+                continue
+            os.makedirs(os.path.join(d, "equiv"), exist_ok=True)
+            try:
+                os.close(os.open(os.path.join(d, "equiv", "%d.claim" % i), os.O_CREAT | os.O_EXCL))
+            except FileExistsError:
+                continue
         src, m = lst[i]
         b = Budget(a.timeout)
         v, note = check(d, i, m, mods, dirs, a, b)
         line = "%d %s %.1f %s" % (i, v, b.used, key_of(src, m))
-        old[i] = line
         print("%s  # %s" % (line, note), flush=True)
-        with open(outf, "w") as f:
+        old = lines()
+        old[i] = line
+        with open(outf + ".tmp", "w") as f:
             f.write("".join(old[k] + "\n" for k in sorted(old)))
+        os.replace(outf + ".tmp", outf)
     return 0
 
 
