@@ -441,7 +441,8 @@ def check(d, mid, mut, mods, dirs, a, deadline):
     allw = {x for x in allw if x not in ports}
     allc = {c[1] for n in ("\\gold", "\\gate") for c in parse_module(dict(pm)[n])[2]}
     fixed = (ccells | allw) - regs
-    if p0["\\gold"][1:] == p0["\\gate"][1:]:
+    body = {n: [l for l in p0[n] if l.startswith(" ")] for n in ("\\gold", "\\gate")}
+    if body["\\gold"] == body["\\gate"]:
         return "proved", "the mutation changes nothing (gate's netlist is gold's)"
     if not ccells:
         return "unknown", "no cell changed, yet the netlists differ"
