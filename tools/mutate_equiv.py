@@ -546,6 +546,37 @@ def compare(d, outf, answers_file):
     return 0
 
 
+# A register fed through a masked AND (asynchronous reset, enable): forcing a masked input bit is
+# equivalent only by induction over the registers (r, then q); forcing an unmasked bit differs.
+SEQ_TOY = """module seq_toy(input clk, input rst_n, input en, input [3:0] a, output reg [3:0] q, output [3:0] y);
+  reg [3:0] r;
+  always @(posedge clk or negedge rst_n)
+    if (!rst_n) begin r <= 4'd0; q <= 4'd0; end
+    else begin if (en) r <= a & 4'b0111; q <= r; end
+  assign y = a ^ r;
+endmodule
+"""
+
+
+def selftest_seq(d, a):
+    """The sequential hand-made check in D/selftest-seq -> [(mutation, verdict, want, note, cpu)]."""
+    w = os.path.join(d, "selftest-seq")
+    os.makedirs(w, exist_ok=True)
+    open(os.path.join(w, "seq_toy.v"), "w").write(SEQ_TOY)
+    b = Budget(a.timeout)
+    yosys("read_verilog {w}/seq_toy.v; proc; opt_clean; rename seq_toy seq_toy__d0; write_rtlil {w}/prepped.il"
+          .format(w=w), os.path.join(w, "y-toy.log"), b)
+    _, mods = split_modules(open(os.path.join(w, "prepped.il")).read())
+    cell = next(c[1] for c in parse_module(dict(mods)["\\seq_toy__d0"])[2] if c[0] == "$and")
+    out = []
+    for k, (want, bit) in enumerate((("proved", 3), ("differs", 2)), 1):
+        m = "mutate -mode const1 -module seq_toy__d0 -cell %s -port A -portbit %d" % (cell, bit)
+        b = Budget(a.timeout)
+        v, note = check(w, "seq-%d" % k, m, mods, port_directions(mods), a, b)
+        out.append((m, v, want, note, b.used))
+    return out
+
+
 def key_of(src, m):
     key = "%s:%s" % (src, re.search(r"-mode (\S+)", m).group(1))
     bit = re.search(r"-port (\S+) -portbit (\d+)", m)
@@ -579,11 +610,15 @@ def main():
         if not tests:
             print("FAIL no hca_crc32_blk AND with a constant mask in %s/prepped.il" % d)
             return 1
+        res = []
         for k, (want, m) in enumerate(tests, 1):
             b = Budget(a.timeout)
             v, note = check(d, "selftest-%d" % k, m, mods, port_directions(mods), a, b)
+            res.append((m, v, want, note, b.used))
+        res += selftest_seq(d, a)
+        for m, v, want, note, used in res:
             bad += v != want
-            print("%s %s: %s (want %s; %.1f CPU s; %s)" % ("ok  " if v == want else "FAIL", m, v, want, b.used, note))
+            print("%s %s: %s (want %s; %.1f CPU s; %s)" % ("ok  " if v == want else "FAIL", m, v, want, used, note))
         return 1 if bad else 0
     lst = {}
     for l in open(os.path.join(d, "list.txt")):

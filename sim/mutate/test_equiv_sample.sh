@@ -4,7 +4,8 @@
 #   (b) a hand-made mutation known to be equivalent -- an AND input bit of
 #       hca_crc32_blk forced to 1 where its constant mask bit is 0 -- is proved;
 #   (c) the same AND's input bit inverted where the mask bit is 1 (a different
-#       CRC) is differs;
+#       CRC) is differs; the same pair on a small sequential module (a register
+#       fed through a masked AND, asynchronous reset: proved only by induction);
 #   (a) no mutant the judge killed in the make-test sample
 #       (mutate_rtl_sample, SAMPLE/sample/<id>.txt, when newer than its
 #       list.txt) is proved.  Without such results (run mutate_rtl_sample
@@ -20,12 +21,18 @@ ok() { p=$((p + 1)); echo "ok   $*"; }
 fail() { f=$((f + 1)); echo "FAIL $*"; }
 out=$("$py" tools/mutate_equiv.py --selftest --dir "$dir" --timeout 60 2>&1)
 echo "$out"
-if echo "$out" | grep -q "^ok .*-mode const1 .*: proved (want proved"; then
+if echo "$out" | grep -q "^ok .*-mode const1 -module hca_crc32_blk.*: proved (want proved"; then
   ok "(b) a CRC mask bit forced where the mask is 0: proved"
 else fail "(b) the equivalent CRC mask mutation is not proved"; fi
-if echo "$out" | grep -q "^ok .*-mode inv .*: differs (want differs"; then
+if echo "$out" | grep -q "^ok .*-mode inv -module hca_crc32_blk.*: differs (want differs"; then
   ok "(c) a CRC input bit inverted where the mask is 1: differs"
 else fail "(c) the different CRC mutation is not differs"; fi
+if echo "$out" | grep -q "^ok .*-module seq_toy.*portbit 3: proved (want proved"; then
+  ok "(b) a masked bit into a register (sequential, async reset): proved by induction"
+else fail "(b) the sequential equivalent mutation is not proved"; fi
+if echo "$out" | grep -q "^ok .*-module seq_toy.*portbit 2: differs (want differs"; then
+  ok "(c) an unmasked bit into the register: differs"
+else fail "(c) the sequential different mutation is not differs"; fi
 killed=""
 if [ -f "$sample/list.txt" ] && [ -d "$sample/sample" ]; then
   for r in "$sample"/sample/*.txt; do
