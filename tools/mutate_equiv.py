@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Formal equivalence of RTL mutants, module by module (docs/sim.md 11.3.1; MCY's "NOC" step, sound).
 
-    tools/mutate_equiv.py --dir DIR [--ids 3,7,...|--all] [--timeout S] [--seq N] [--bmc K]
+    tools/mutate_equiv.py --dir DIR [--ids 3,7,...|--all|--killed] [--timeout S] [--seq N] [--bmc K]
+                          [--out FILE] [--results SUBDIR] [--resume]
+    tools/mutate_equiv.py --dir DIR --compare sim/mutate/answers_rtl.txt   (verdicts beside the answers)
+    tools/mutate_equiv.py --dir DIR --selftest   (DIR netlists hca_crc32_blk: the make-test checks)
 
 DIR is a mutant build of tools/mutate_rtl.py (prepped.il: the mutated modules after prep's
 coarse passes; list.txt: "id src mutate ..." per mutant).  Default ids: every mutant whose
@@ -25,8 +28,10 @@ result (DIR/results/<id>.txt) is `survived` or `pending`.  For each id, in DIR/e
            every context the module is used in.
   unknown  neither (induction did not close, or the time budget ran out).
 
-Writes DIR/equiv.txt ("id proved|differs|unknown seconds key", one line per mutant, merged with
-earlier lines for other ids) and prints the lines.
+Writes DIR/equiv.txt ("id proved|differs|unknown CPU-seconds key", one line per mutant, merged with
+earlier lines for other ids) and prints the lines.  --timeout is CPU seconds of Yosys per mutant
+(RLIMIT_CPU; a wall limit of Budget.WALL times that as a safety net).  --resume skips the ids the
+result file has and claims each mutant (DIR/equiv/<id>.claim), so several runs can share a build.
 """
 import argparse
 import ctypes
