@@ -222,6 +222,22 @@ mutate-rtl-sample: $(MUT_SAMPLE_BINS)
 TESTS += mutate_rtl_sample
 TEST_DEPS_mutate_rtl_sample := $(MUT_SAMPLE_BINS)
 TEST_CMD_mutate_rtl_sample = sim/mutate/test_rtl_sample.sh $(MUT_SAMPLE_BUILD) $(MUT_SAMPLE_N)
+# The formal equivalence filter (tools/mutate_equiv.py, docs/sim.md 11.3.1):
+# its soundness checks on hand-made hca_crc32_blk mutations (a netlist-only
+# build: Yosys, no Verilator) and on the sample's killed mutants.
+MUT_EQ_BUILD := $(BUILD)/mutate/equiv-sample
+$(eval $(call mut_rtl_build,$(MUT_EQ_BUILD),--count 4 --seed 1 --modules hca_crc32_blk))
+TESTS += mutate_equiv_sample
+TEST_DEPS_mutate_equiv_sample := $(MUT_EQ_BUILD)/verilator.f
+TEST_CMD_mutate_equiv_sample = PYTHON=$(PYTHON) sim/mutate/test_equiv_sample.sh $(MUT_EQ_BUILD) $(MUT_SAMPLE_BUILD)
+# make mutate-equiv: the filter over the survivors of every group build
+# (MUT_EQ_TIMEOUT CPU seconds of Yosys per mutant), the groups' equiv.txt.
+MUT_EQ_TIMEOUT ?= 60
+.PHONY: mutate-equiv
+mutate-equiv:
+	@for d in $(BUILD)/mutate/rtl-g*/; do [ -f $$d/report.txt ] || continue; \
+	  $(PYTHON) tools/mutate_equiv.py --dir $$d --timeout $(MUT_EQ_TIMEOUT) || exit 1; done
+HELP += "mutate-equiv|formal equivalence (Yosys equiv_*) of the RTL survivors of every group build, build/mutate/rtl-g*/equiv.txt"
 
 # Model mutation analysis (tools/mutate_c.py): the judge links the model
 # libraries (non-sanitized) with the mutated object ahead of them.

@@ -340,6 +340,24 @@ def netlist(a):
           % (len(muts), len(deriv), " ".join(sorted(deriv)), a.width, a.seed, n, a.out))
 
 
+def equiv_score(out, killed, surv):
+    """The second score (docs/sim.md 11.3.1): survivors proven equivalent by tools/mutate_equiv.py
+    (OUT/equiv.txt) leave the count: killed / (covered - proved)."""
+    f = os.path.join(out, "equiv.txt")
+    if not os.path.exists(f):
+        return []
+    v = {int(l.split()[0]): l.split()[1] for l in open(f) if l.split() and l.split()[0].isdigit()}
+    proved = [i for i in surv if v.get(i) == "proved"]
+    bad = [i for i in killed if v.get(i) == "proved"]
+    cov = len(killed) + len(surv) - len(proved)
+    lines = ["  proved equivalent %4d  (survivors; tools/mutate_equiv.py, %d of %d survivors checked: equiv.txt)"
+             % (len(proved), len([i for i in surv if i in v]), len(surv)),
+             "  score without them: %d of %d = %.1f %%" % (len(killed), cov, 100.0 * len(killed) / cov if cov else 0)]
+    if bad:
+        lines.append("  UNSOUND: killed mutants proved equivalent: %s" % " ".join("#%d" % i for i in sorted(bad)))
+    return lines
+
+
 def report(a):
     lst = {}
     for l in open(os.path.join(a.out, "list.txt")):
@@ -371,6 +389,7 @@ def report(a):
              "  not covered  %4d  (the mutated cell never changed its output under the judge)" % len(nocov),
              "  pending      %4d  (passed the fast programs, the slower ones not run yet: not counted)" % len(pending),
              "  score: %d of %d covered mutants killed = %.1f %%" % (len(killed), cov, 100.0 * len(killed) / cov if cov else 0),
+             ] + equiv_score(a.out, killed, surv) + [
              "", "survivors (covered), with their answer (%s):" % (a.answers or "none")]
     for i in sorted(surv):
         src, m = lst.get(i, ("?", "?"))

@@ -31,3 +31,10 @@ done |
   awk '{n=($1=="not")?$3:$2; k=($1=="not")?"not_covered":$1; t[k]+=n}
        END {c=t["killed"]+t["survived"]; printf "all groups: killed %d, survived %d, not covered %d, pending %d; score %d of %d covered = %.1f %%\n",
             t["killed"], t["survived"], t["not_covered"], t["pending"], t["killed"], c, c ? 100*t["killed"]/c : 0}' | tee "$sum"
+# the second score (docs/sim.md 11.3.1): survivors proven equivalent by
+# tools/mutate_equiv.py (make mutate-equiv) leave the count
+grep -v '^#' "$groups" | while read -r name _; do
+  r=$out/rtl-$name/report.txt
+  [ -n "$name" ] && [ -f "$r" ] && sed -n '2,3p;s/^  proved equivalent *\([0-9]*\).*/proved \1/p' "$r"
+done | awk '{t[$1]+=$2} END {c=t["killed"]+t["survived"]-t["proved"]; if (t["proved"] != "")
+  printf "all groups without proven-equivalent mutants: %d proved; score %d of %d = %.1f %%\n", t["proved"], t["killed"], c, c ? 100*t["killed"]/c : 0}' | tee -a "$sum"
