@@ -222,6 +222,10 @@ mutate-rtl-sample: $(MUT_SAMPLE_BINS)
 TESTS += mutate_rtl_sample
 TEST_DEPS_mutate_rtl_sample := $(MUT_SAMPLE_BINS)
 TEST_CMD_mutate_rtl_sample = sim/mutate/test_rtl_sample.sh $(MUT_SAMPLE_BUILD) $(MUT_SAMPLE_N)
+# The survivor list over the groups' measurements (tools/mutate_rtl.py
+# survivors, sim/mutate/measured_rtl.txt) on made-up measurements.
+TESTS += mutate_rtl_survivors
+TEST_CMD_mutate_rtl_survivors = $(PYTHON) sim/mutate/test_survivors.py
 
 # Model mutation analysis (tools/mutate_c.py): the judge links the model
 # libraries (non-sanitized) with the mutated object ahead of them.
