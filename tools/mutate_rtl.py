@@ -465,7 +465,6 @@ def survivors(a):
             rows.append("%s #%d %s %s %s" % (g, i, k, st, kind))
             if a.verbose:
                 rows.append("    %s" % m)
-                rows.append("    %s" % (ans or "NO ANSWER"))
             if kind == "none" and st == "survived":
                 noans.append("%s #%d %s" % (g, i, k))
             if kind == "killed":
@@ -511,7 +510,7 @@ def main():
     s = sp.add_parser("survivors")
     s.add_argument("--answers", required=True)
     s.add_argument("-o", help="also write the list to this file")
-    s.add_argument("-v", "--verbose", action="store_true", help="each row with its mutation and answer text")
+    s.add_argument("-v", "--verbose", action="store_true", help="each row followed by its mutation (the Yosys mutate command)")
     s.add_argument("dirs", nargs="+", help="measured builds (DIR/list.txt, DIR/results, DIR/activated.txt)")
     a = ap.parse_args()
     return {"netlist": netlist, "report": report, "survivors": survivors}[a.cmd](a)
