@@ -451,6 +451,8 @@ def survivors(a):
     rows, table, noans, contra = [], [], [], []
     tot = [0] * 6 + [0] * len(KINDS)
     for d in a.dirs:
+        if not os.path.exists(os.path.join(d, "list.txt")):
+            sys.exit("mutate_rtl survivors: %s is no measured mutant build (no list.txt)" % d)
         g = re.sub(r"^rtl-", "", os.path.basename(os.path.normpath(d)))
         lst, res, killed, surv, nocov, pending = classify(d)
         kinds = dict.fromkeys(KINDS, 0)
@@ -469,7 +471,7 @@ def survivors(a):
                 noans.append("%s #%d %s" % (g, i, k))
             if kind == "killed":
                 contra.append("%s #%d %s (%s): %s" % (g, i, k, st, ans))
-        n = [len(lst), len(killed) + len(surv), len(killed), len(surv), len(pending), len(nocov)]
+        n = [len(lst), len(killed) + len(surv) + len(pending), len(killed), len(surv), len(pending), len(nocov)]
         n += [kinds[x] for x in KINDS]
         tot = [x + y for x, y in zip(tot, n)]
         table.append((g, n))
@@ -478,10 +480,11 @@ def survivors(a):
         "group", "mutants", "covered", "killed", "survived", "pending", "notcov",
         "equiv", "unrch", "open", "killed", "other", "none", "score")
     out = ["RTL mutation survivors (answers: %s)" % a.answers, "",
-           "counts per group; the survivors' answers by kind (killed = a contradiction)", head]
+           "counts per group (covered: activated, pending included; score: killed of killed + survived,",
+           "pending not counted); the survivors' answers by kind (killed = a contradiction)", head]
     for g, n in table:
         out.append("%-5s %7d %7d %6d %8d %7d %7d | %5d %5d %5d %6d %5d %5d %5.1f%%" % (
-            (g,) + tuple(n) + (100.0 * n[2] / n[1] if n[1] else 0,)))
+            (g,) + tuple(n) + (100.0 * n[2] / (n[2] + n[3]) if n[2] + n[3] else 0,)))
     out += ["", "survivors and pending (group #id key result answer-kind):"] + ["  " + r for r in rows]
     out += ["", "survivors with no answer (%d):" % len(noans)] + ["  " + r for r in noans]
     out += ["", "contradictions: a survivor or pending mutant whose answer says killed (%d):" % len(contra)]
