@@ -448,7 +448,7 @@ def survivors(a):
     answer, and the contradictions: a survivor whose answer says `killed:` (its test should have
     killed it: a key that matches another mutation, or a test that no longer kills)."""
     answers = read_answers(a.answers)
-    rows, table, noans, contra = [], [], [], []
+    rows, table, noans, contra, nocov_rows = [], [], [], [], []
     tot = [0] * 6 + [0] * len(KINDS)
     for d in a.dirs:
         if not os.path.exists(os.path.join(d, "list.txt")):
@@ -471,6 +471,7 @@ def survivors(a):
                 noans.append("%s #%d %s" % (g, i, k))
             if kind == "killed":
                 contra.append("%s #%d %s (%s): %s" % (g, i, k, st, ans))
+        nocov_rows.append("%s: %s" % (g, " ".join("#%d(%s)" % (i, lst[i][0]) for i in nocov) or "none"))
         n = [len(lst), len(killed) + len(surv) + len(pending), len(killed), len(surv), len(pending), len(nocov)]
         n += [kinds[x] for x in KINDS]
         tot = [x + y for x, y in zip(tot, n)]
@@ -489,6 +490,7 @@ def survivors(a):
     out += ["", "survivors with no answer (%d):" % len(noans)] + ["  " + r for r in noans]
     out += ["", "contradictions: a survivor or pending mutant whose answer says killed (%d):" % len(contra)]
     out += ["  " + r for r in contra]
+    out += ["", "not covered (no judge program activates them):"] + ["  " + r for r in nocov_rows]
     text = "\n".join(out) + "\n"
     if a.o:
         open(a.o, "w").write(text)
