@@ -238,6 +238,10 @@ mutate-equiv:
 	@for d in $(BUILD)/mutate/rtl-g*/; do [ -f $$d/report.txt ] || continue; \
 	  $(PYTHON) tools/mutate_equiv.py --dir $$d --timeout $(MUT_EQ_TIMEOUT) || exit 1; done
 HELP += "mutate-equiv|formal equivalence (Yosys equiv_*) of the RTL survivors of every group build, build/mutate/rtl-g*/equiv.txt"
+# The survivor list over the groups' measurements (tools/mutate_rtl.py
+# survivors, sim/mutate/measured_rtl.txt) on made-up measurements.
+TESTS += mutate_rtl_survivors
+TEST_CMD_mutate_rtl_survivors = $(PYTHON) sim/mutate/test_survivors.py
 
 # Model mutation analysis (tools/mutate_c.py): the judge links the model
 # libraries (non-sanitized) with the mutated object ahead of them.

@@ -24,6 +24,11 @@
     tools/mutate_rtl.py report --out DIR [--answers FILE]
         Reads DIR/results/*.txt (one line per mutant: "id killed|survived|pending
         reason") and DIR/activated.txt, writes DIR/report.txt.
+    tools/mutate_rtl.py survivors --answers FILE [-o OUT] [-v] DIR...
+        Over several measurements (the groups' builds): the counts per group, every
+        survivor and pending mutant with its answer key and the answer's kind, the
+        survivors with no answer, and the contradictions (a survivor whose answer says
+        `killed:`).  sim/mutate/measured_rtl.txt is its output.
 
 The judge (which tests run against each mutant) is sim/mutate/run_rtl.sh.
 """
@@ -340,6 +345,74 @@ def netlist(a):
           % (len(muts), len(deriv), " ".join(sorted(deriv)), a.width, a.seed, n, a.out))
 
 
+def read_list(out):
+    """DIR/list.txt -> {id: (innermost src, mutate command)}."""
+    lst = {}
+    for l in open(os.path.join(out, "list.txt")):
+        i, src, m = l.rstrip("\n").split(" ", 2)
+        lst[int(i)] = (src, m)
+    return lst
+
+
+def read_results(out, results="results"):
+    """DIR/RESULTS/*.txt -> {id: (killed|survived|pending, reason)}."""
+    res = {}
+    for f in glob.glob(os.path.join(out, results, "*.txt")):
+        for l in open(f):
+            p = l.split(None, 2)
+            if len(p) >= 2 and p[0].isdigit():
+                res[int(p[0])] = (p[1], p[2].strip() if len(p) > 2 else "")
+    return res
+
+
+def read_activated(out):
+    f = os.path.join(out, "activated.txt")
+    return {int(l) for l in open(f) if l.strip().isdigit()} if os.path.exists(f) else set()
+
+
+def read_answers(path):
+    """answers_rtl.txt -> {KEY: answer}."""
+    answers = {}
+    if path and os.path.exists(path):
+        for l in open(path):
+            if l.strip() and not l.startswith("#"):
+                k, v = l.split(None, 1)
+                answers[k] = v.strip()
+    return answers
+
+
+def answer_keys(src, m):
+    """A mutation's answer keys, most specific first: SRC:MODE:PORT:BIT, SRC:MODE, SRC."""
+    key = "%s:%s" % (src, re.search(r"-mode (\S+)", m).group(1) if "-mode" in m else "?")
+    bit = re.search(r"-port (\S+) -portbit (\d+)", m)
+    return (["%s:%s:%s" % (key, bit.group(1), bit.group(2))] if bit else []) + [key, src]
+
+
+def lookup(answers, src, m):
+    """(key that matched or the most specific key, answer or None)."""
+    keys = answer_keys(src, m)
+    k = next((k for k in keys if k in answers), None)
+    return (k, answers[k]) if k else (keys[0], None)
+
+
+def answer_kind(ans):
+    """An answer's kind: its first word (killed, equivalent, unreachable, open), or none."""
+    if ans is None:
+        return "none"
+    w = re.match(r"[a-z]+", ans)
+    return w.group(0) if w and w.group(0) in ("killed", "equivalent", "unreachable", "open") else "other"
+
+
+def classify(out, results="results"):
+    """(list, results, killed, survived, not covered, pending): the id lists of one measurement."""
+    lst, res, act = read_list(out), read_results(out, results), read_activated(out)
+    killed = sorted(i for i in res if res[i][0] == "killed")
+    surv = sorted(i for i in res if res[i][0] == "survived" and i in act)
+    nocov = sorted(i for i in res if res[i][0] == "survived" and i not in act)
+    pending = sorted(i for i in res if res[i][0] == "pending")
+    return lst, res, killed, surv, nocov, pending
+
+
 def equiv_score(out, killed, surv):
     """The second score (docs/sim.md 11.3.1): survivors proven equivalent by tools/mutate_equiv.py
     (OUT/equiv.txt) leave the count: killed / (covered - proved)."""
@@ -359,29 +432,8 @@ def equiv_score(out, killed, surv):
 
 
 def report(a):
-    lst = {}
-    for l in open(os.path.join(a.out, "list.txt")):
-        i, src, m = l.rstrip("\n").split(" ", 2)
-        lst[int(i)] = (src, m)
-    res = {}
-    for f in glob.glob(os.path.join(a.out, a.results, "*.txt")):
-        for l in open(f):
-            p = l.split(None, 2)
-            if len(p) >= 2 and p[0].isdigit():
-                res[int(p[0])] = (p[1], p[2].strip() if len(p) > 2 else "")
-    act = set()
-    if os.path.exists(os.path.join(a.out, "activated.txt")):
-        act = {int(l) for l in open(os.path.join(a.out, "activated.txt")) if l.strip().isdigit()}
-    answers = {}
-    if a.answers and os.path.exists(a.answers):
-        for l in open(a.answers):
-            if l.strip() and not l.startswith("#"):
-                k, v = l.split(None, 1)
-                answers[k] = v.strip()
-    killed = [i for i in res if res[i][0] == "killed"]
-    surv = [i for i in res if res[i][0] == "survived" and i in act]
-    nocov = [i for i in res if res[i][0] == "survived" and i not in act]
-    pending = [i for i in res if res[i][0] == "pending"]
+    lst, res, killed, surv, nocov, pending = classify(a.out, a.results)
+    answers = read_answers(a.answers)
     cov = len(killed) + len(surv)
     lines = ["RTL mutation analysis: %d mutants (%s/%s)" % (len(res), a.out, a.results),
              "  killed       %4d" % len(killed),
@@ -393,11 +445,8 @@ def report(a):
              "", "survivors (covered), with their answer (%s):" % (a.answers or "none")]
     for i in sorted(surv):
         src, m = lst.get(i, ("?", "?"))
-        key = "%s:%s" % (src, re.search(r"-mode (\S+)", m).group(1) if "-mode" in m else "?")
-        bit = re.search(r"-port (\S+) -portbit (\d+)", m)
-        keys = (["%s:%s:%s" % (key, bit.group(1), bit.group(2))] if bit else []) + [key, src]
-        ans = next((answers[k] for k in keys if k in answers), "NO ANSWER YET")
-        lines.append("  #%-4d %-40s %s" % (i, src, ans))
+        ans = lookup(answers, src, m)[1] if m != "?" else None
+        lines.append("  #%-4d %-40s %s" % (i, src, ans or "NO ANSWER YET"))
         lines.append("         %s" % m)
     lines.append("")
     if pending:
@@ -405,6 +454,65 @@ def report(a):
     lines.append("not covered: %s" % " ".join("#%d(%s)" % (i, lst.get(i, ("?",))[0]) for i in sorted(nocov)))
     text = "\n".join(lines) + "\n"
     open(os.path.join(a.out, "report.txt"), "w").write(text)
+    sys.stdout.write(text)
+    return 0
+
+
+KINDS = ("equivalent", "unreachable", "open", "killed", "other", "none")
+
+
+def survivors(a):
+    """Every survivor and pending mutant of the measurements DIR... with its answer (exact key:
+    SRC:MODE:PORT:BIT, no shorter form), the counts per group, the survivors' answers by kind, the survivors with no
+    answer, and the contradictions: a survivor whose answer says `killed:` (its test should have
+    killed it: a key that matches another mutation, or a test that no longer kills)."""
+    answers = read_answers(a.answers)
+    rows, table, noans, contra, nocov_rows = [], [], [], [], []
+    tot = [0] * 6 + [0] * len(KINDS)
+    for d in a.dirs:
+        if not os.path.exists(os.path.join(d, "list.txt")):
+            sys.exit("mutate_rtl survivors: %s is no measured mutant build (no list.txt)" % d)
+        g = re.sub(r"^rtl-", "", os.path.basename(os.path.normpath(d)))
+        lst, res, killed, surv, nocov, pending = classify(d)
+        kinds = dict.fromkeys(KINDS, 0)
+        for i in surv + pending:
+            src, m = lst[i]
+            k = answer_keys(src, m)[0]      # the exact key only: a shorter key may name another mutation
+            ans = answers.get(k)
+            kind = answer_kind(ans)
+            st = "survived" if i in surv else "pending"
+            if st == "survived":
+                kinds[kind] += 1
+            rows.append("%s #%d %s %s %s" % (g, i, k, st, kind))
+            if a.verbose:
+                rows.append("    %s" % m)
+            if kind == "none" and st == "survived":
+                noans.append("%s #%d %s" % (g, i, k))
+            if kind == "killed":
+                contra.append("%s #%d %s (%s): %s" % (g, i, k, st, ans))
+        nocov_rows.append("%s: %s" % (g, " ".join("#%d(%s)" % (i, lst[i][0]) for i in nocov) or "none"))
+        n = [len(lst), len(killed) + len(surv) + len(pending), len(killed), len(surv), len(pending), len(nocov)]
+        n += [kinds[x] for x in KINDS]
+        tot = [x + y for x, y in zip(tot, n)]
+        table.append((g, n))
+    table.append(("all", tot))
+    head = "%-5s %7s %7s %6s %8s %7s %7s | %5s %5s %5s %6s %5s %5s %6s" % (
+        "group", "mutants", "covered", "killed", "survived", "pending", "notcov",
+        "equiv", "unrch", "open", "killed", "other", "none", "score")
+    out = ["RTL mutation survivors (answers: %s)" % a.answers, "",
+           "counts per group (covered: activated, pending included; score: killed of killed + survived,",
+           "pending not counted); the survivors' answers by kind (killed = a contradiction)", head]
+    for g, n in table:
+        out.append("%-5s %7d %7d %6d %8d %7d %7d | %5d %5d %5d %6d %5d %5d %5.1f%%" % (
+            (g,) + tuple(n) + (100.0 * n[2] / (n[2] + n[3]) if n[2] + n[3] else 0,)))
+    out += ["", "survivors and pending (group #id key result answer-kind):"] + ["  " + r for r in rows]
+    out += ["", "survivors with no answer (%d):" % len(noans)] + ["  " + r for r in noans]
+    out += ["", "contradictions: a survivor or pending mutant whose answer says killed (%d):" % len(contra)]
+    out += ["  " + r for r in contra]
+    out += ["", "not covered (no judge program activates them):"] + ["  " + r for r in nocov_rows]
+    text = "\n".join(out) + "\n"
+    if a.o:
+        open(a.o, "w").write(text)
     sys.stdout.write(text)
     return 0
 
@@ -423,8 +531,13 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--answers")
     r.add_argument("--results", default="results", help="subdirectory of --out with the result files")
+    s = sp.add_parser("survivors")
+    s.add_argument("--answers", required=True)
+    s.add_argument("-o", help="also write the list to this file")
+    s.add_argument("-v", "--verbose", action="store_true", help="each row followed by its mutation (the Yosys mutate command)")
+    s.add_argument("dirs", nargs="+", help="measured builds (DIR/list.txt, DIR/results, DIR/activated.txt)")
     a = ap.parse_args()
-    return netlist(a) if a.cmd == "netlist" else report(a)
+    return {"netlist": netlist, "report": report, "survivors": survivors}[a.cmd](a)
 
 
 if __name__ == "__main__":
