@@ -35,7 +35,6 @@ result file has and claims each mutant (DIR/equiv/<id>.claim), so several runs c
 """
 import argparse
 import ctypes
-import glob
 import os
 import resource
 import signal
@@ -45,7 +44,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mutate_rtl import split_modules  # noqa: E402
+from mutate_rtl import (split_modules, read_list, read_results, read_activated,  # noqa: E402
+                        read_answers, answer_keys, lookup)
 
 OUT_PORTS = {"\\Y", "\\Q", "\\X", "\\CO", "\\RD_DATA"}
 FF_TYPES = {"$dff", "$dffe", "$sdff", "$sdffe", "$sdffce", "$adff", "$adffe", "$aldff", "$aldffe",
@@ -533,20 +533,14 @@ def selftest_mutations(mods):
 
 def compare(d, outf, answers_file):
     """Each verdict beside the mutant's answer (looked up as tools/mutate_rtl.py report does)."""
-    answers = {}
-    for l in open(answers_file):
-        if l.strip() and not l.startswith("#"):
-            k, v = l.split(None, 1)
-            answers[k] = v.strip()
+    answers, lst = read_answers(answers_file), read_list(d)
     for l in open(outf):
         p = l.split()
         if not p or not p[0].isdigit():
             continue
         key = p[3]
-        parts = key.split(":")
-        keys = [key, ":".join(parts[:3]), ":".join(parts[:2])]       # src is file:range
-        ans = next((answers[k] for k in keys if k in answers), "NO ANSWER")
-        kind = ans.split(":")[0].split()[0] if ans != "NO ANSWER" else "-"
+        ans = lookup(answers, *lst[int(p[0])])[1] if int(p[0]) in lst else None
+        kind = ans.split(":")[0].split()[0] if ans else "-"
         print("%s %-8s %-12s %s %s" % (d, p[1], kind, p[0], key))
     return 0
 
@@ -580,12 +574,6 @@ def selftest_seq(d, a):
         v, note = check(w, "seq-%d" % k, m, mods, port_directions(mods), a, b)
         out.append((m, v, want, note, b.used))
     return out
-
-
-def key_of(src, m):
-    key = "%s:%s" % (src, re.search(r"-mode (\S+)", m).group(1))
-    bit = re.search(r"-port (\S+) -portbit (\d+)", m)
-    return "%s:%s:%s" % (key, bit.group(1), bit.group(2)) if bit else key
 
 
 def main():
@@ -625,16 +613,8 @@ def main():
             bad += v != want
             print("%s %s: %s (want %s; %.1f CPU s; %s)" % ("ok  " if v == want else "FAIL", m, v, want, used, note))
         return 1 if bad else 0
-    lst = {}
-    for l in open(os.path.join(d, "list.txt")):
-        i, src, m = l.rstrip("\n").split(" ", 2)
-        lst[int(i)] = (src, m)
-    res = {}
-    for f in glob.glob(os.path.join(d, a.results, "*.txt")):
-        for l in open(f):
-            p = l.split()
-            if len(p) >= 2 and p[0].isdigit():
-                res[int(p[0])] = p[1]
+    lst = read_list(d)
+    res = {i: r[0] for i, r in read_results(d, a.results).items()}
     if a.ids:
         ids = [int(x) for x in a.ids.split(",") if x]
     elif a.all:
@@ -642,8 +622,7 @@ def main():
     elif a.killed:
         ids = sorted(i for i in res if res[i] == "killed")
     else:       # covered survivors (activated.txt, when the judge wrote it) and pending mutants
-        act = os.path.join(d, "activated.txt")
-        act = {int(l) for l in open(act) if l.strip().isdigit()} if os.path.exists(act) else set(res)
+        act = read_activated(d) if os.path.exists(os.path.join(d, "activated.txt")) else set(res)
         ids = sorted(i for i in res if res[i] == "pending" or (res[i] == "survived" and i in act))
     tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
     dirs = port_directions(mods)
@@ -668,7 +647,7 @@ def main():
         src, m = lst[i]
         b = Budget(a.timeout)
         v, note = check(d, i, m, mods, dirs, a, b)
-        line = "%d %s %.1f %s" % (i, v, b.used, key_of(src, m))
+        line = "%d %s %.1f %s" % (i, v, b.used, answer_keys(src, m)[0])
         print("%s  # %s" % (line, note), flush=True)
         old = lines()
         old[i] = line
