@@ -88,10 +88,12 @@ static void finish(struct rt *t, const char *what)
 	tb_destroy(t->tb);
 }
 
-/* setup() of an RC pair (CQs of 2^10) whose RTL reads host memory after
- * rd_lat cycles (the rtl engine's rd_lat option, dut.rd_lat under lockstep);
- * the option holds for this testbench only. */
-static inline int setup_rd_lat(struct rt *t, const struct tb_qp_attr *attr, unsigned int rd_lat)
+/* setup() of an RC pair (CQs of 2^10, QP capabilities `cap` or the
+ * defaults) whose RTL reads host memory after rd_lat cycles (the rtl
+ * engine's rd_lat option, dut.rd_lat under lockstep); the option holds for
+ * this testbench only. */
+static inline int setup_rd_lat_cap(struct rt *t, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
+				   unsigned int rd_lat)
 {
 	static char opt[32];
 	const char *saved = rt_options;
@@ -99,15 +101,20 @@ static inline int setup_rd_lat(struct rt *t, const struct tb_qp_attr *attr, unsi
 
 	snprintf(opt, sizeof(opt), "%srd_lat=%u", strcmp(engine, "lockstep") ? "" : "dut.", rd_lat);
 	rt_options = opt;
-	r = setup(t, HCA_QPT_RC, attr, NULL, 10);
+	r = setup(t, HCA_QPT_RC, attr, cap, 10);
 	rt_options = saved;
 	return r;
 }
 
-/* Node 0's MR 900 (lkey 900 << 8 | 0x42, va 0x5000000, 16 KiB, LOCAL_WRITE)
+static inline int setup_rd_lat(struct rt *t, const struct tb_qp_attr *attr, unsigned int rd_lat)
+{
+	return setup_rd_lat_cap(t, attr, NULL, rd_lat);
+}
+
+/* Node 0's MR `idx` (lkey idx << 8 | 0x42, at `va`, 16 KiB, LOCAL_WRITE)
  * whose first page is mapped in the IOMMU and the rest not: a DMA past
- * 0x5001000 faults, at IOVA (the return value) + 0x1000. */
-static inline uint64_t half_mapped_mr(struct rt *t)
+ * va + 0x1000 faults, at IOVA (the return value) + 0x1000. */
+static inline uint64_t half_mapped_mr_at(struct rt *t, uint32_t idx, uint64_t va)
 {
 	struct hca_mrc m;
 	uint64_t iova;
@@ -118,11 +125,17 @@ static inline uint64_t half_mapped_mr(struct rt *t)
 	m.key = 0x42;
 	m.access = HCA_ACCESS_LOCAL_WRITE;
 	m.pdn = t->pd[0];
-	m.va = 0x5000000;
+	m.va = va;
 	m.length = 16384;
 	m.dma_addr = iova;
-	tb_ctx_write(t->n[0], HCA_CTX_TYPE_MRC, 900, &m, sizeof(m));
+	tb_ctx_write(t->n[0], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
 	return iova;
+}
+
+/* MR 900 at va 0x5000000, the one most fault tests use. */
+static inline uint64_t half_mapped_mr(struct rt *t)
+{
+	return half_mapped_mr_at(t, 900, 0x5000000);
 }
 
 static inline int wait_cqe(struct tb_cq *cq, struct hca_cqe *c)

@@ -450,30 +450,15 @@ static void gather_fault_tag(unsigned int bad, unsigned int rd_lat)
 {
 	struct rt t;
 	struct hca_cqe c;
-	struct hca_mrc m;
 	struct tb_sge s[8];
 	struct tb_send_wr w;
 	struct tb_qp_cap cap = { .max_send_sge = 8 };
 	uint64_t iova, at = 0;
-	static char opt[32];
-	const char *saved = rt_options;
 	char what[64];
 
-	snprintf(opt, sizeof(opt), "%srd_lat=%u", strcmp(engine, "lockstep") ? "" : "dut.", rd_lat);
-	rt_options = opt;
-	setup(&t, HCA_QPT_RC, NULL, &cap, 10);
-	rt_options = saved;
+	setup_rd_lat_cap(&t, NULL, &cap, rd_lat);
 	/* MR 905 of node 0: 16 KiB at va 0x7200000, only its first page mapped */
-	tb_alloc(t.n[0], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t.pd[0];
-	m.va = 0x7200000;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t.n[0], HCA_CTX_TYPE_MRC, 905, &m, sizeof(m));
+	iova = half_mapped_mr_at(&t, 905, 0x7200000);
 	for (unsigned int i = 0; i < 8; i++) {
 		uint64_t off = i == bad ? 4096 + 0x230 : 0x80 * i;
 
