@@ -197,14 +197,19 @@ MUT_BINS := $(addprefix $(MUT_BUILD)/,cosim $(MUT_JUDGE_TESTS))
 mutate: mutate-rtl-groups mutate-model
 mutate-rtl: $(MUT_BINS)
 	@sim/mutate/run_rtl.sh $(MUT_BUILD) full "$(NPROC)"
-.PHONY: mutate-rtl-bins mutate-rtl-groups
+.PHONY: mutate-rtl-bins mutate-rtl-groups mutate-rtl-rejudge
 mutate-rtl-bins: $(MUT_BINS)
+# After judge programs changed (MUT_REJUDGE: their names), the measured build
+# MUT_BUILD re-judged without measuring again: survivors run only those
+# programs (sim/mutate/rejudge_rtl.sh).
+mutate-rtl-rejudge: $(MUT_BINS)
+	@sim/mutate/rejudge_rtl.sh $(MUT_BUILD) "$(NPROC)" $(MUT_REJUDGE)
 # The same analysis in module groups (sim/mutate/groups_rtl.txt): one mutant
 # build per group, each near the RTL's speed (docs/sim.md 11.3).
 mutate-rtl-groups:
 	@sim/mutate/run_rtl_groups.sh $(BUILD)/mutate "$(NPROC)" sim/mutate/groups_rtl.txt
 REGRESS_TARGETS += mutate
-HELP += "mutate-rtl-sample|MUT_SAMPLE_N RTL mutants of a few modules under the short selective judge (the make test sample)" "mutate|mutation analysis: RTL in module groups (mutate-rtl-groups, sim/mutate/groups_rtl.txt) and C model (tools/mutate_c.py), build/mutate/" "mutate-rtl|RTL mutation analysis in one build (MUT_COUNT mutants of MUT_MODULES, default every module: slow)"
+HELP += "mutate-rtl-sample|MUT_SAMPLE_N RTL mutants of a few modules under the short selective judge (the make test sample)" "mutate|mutation analysis: RTL in module groups (mutate-rtl-groups, sim/mutate/groups_rtl.txt) and C model (tools/mutate_c.py), build/mutate/" "mutate-rtl-rejudge|re-judge the measured MUT_BUILD's survivors with the changed judge programs MUT_REJUDGE" "mutate-rtl|RTL mutation analysis in one build (MUT_COUNT mutants of MUT_MODULES, default every module: slow)"
 # The make test sample (mutate_rtl_sample): its own small mutant build --
 # MUT_SAMPLE_COUNT mutants (seed 7) of a few small modules
 # (MUT_SAMPLE_MODULES), the rest of the RTL as written so it simulates near

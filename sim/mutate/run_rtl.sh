@@ -64,6 +64,7 @@ if [ ! -s "$base/done" ]; then
   # programs ordered fastest first: "ms name command"
   while read -r n c; do echo "$(cat "$base/$n.ms") $n $c"; done < "$progs" | sort -n > "$base/order.txt"
   cat "$base"/*.act | sort -n -u > "$base/activated.txt"
+  cp "$dir/list.txt" "$base/list.txt"  # the measured sample (sim/mutate/rejudge_rtl.sh checks it)
   echo ok > "$base/done"
 fi
 [ "$shard" = base ] && { echo "mutate-rtl: baseline of $(wc -l < "$base/order.txt") programs in $base"; exit 0; }
