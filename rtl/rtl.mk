@@ -199,3 +199,7 @@ $(eval $(call rtl_ls_test,rtl_prefetch512,sim/rtl/tests/test_rtl_prefetch.c,--wi
 # atomics after a posted WRITE, ACKs after the write responses.
 $(eval $(call rtl_ls_test,rtl_posted,sim/rtl/tests/test_rtl_posted.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_posted512,sim/rtl/tests/test_rtl_posted.c,--width 512))
+# Context tables and their status bits around rewrites, resets, doorbells and
+# MSI-X masks (mutation survivors of b5a3724) in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_ctx_rewrite,sim/rtl/tests/test_rtl_ctx_rewrite.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_ctx_rewrite512,sim/rtl/tests/test_rtl_ctx_rewrite.c,--width 512))
