@@ -172,6 +172,9 @@ $(eval $(call rtl_ls_test,rtl_read512,sim/rtl/tests/test_rtl_read.c,--width 512)
 # WRITE, a receive queue above 16 GiB, SRQ 45) in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_bounds,sim/rtl/tests/test_rtl_bounds.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_bounds512,sim/rtl/tests/test_rtl_bounds.c,--width 512))
+# Scatter lists of 16 entries (READ and receive) and payload-read faults in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_scatter_long,sim/rtl/tests/test_rtl_scatter_long.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_scatter_long512,sim/rtl/tests/test_rtl_scatter_long.c,--width 512))
 
 # The lockstep cosimulation (sim/lockstep.mk: make sim, sim_cosim, make wave,
 # bench-sim) runs the rtl engine as its DUT.
