@@ -206,3 +206,8 @@ $(eval $(call rtl_ls_test,rtl_posted512,sim/rtl/tests/test_rtl_posted.c,--width 
 # MSI-X masks (mutation survivors of b5a3724) in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_ctx_rewrite,sim/rtl/tests/test_rtl_ctx_rewrite.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_ctx_rewrite512,sim/rtl/tests/test_rtl_ctx_rewrite.c,--width 512))
+# The responder's state words at values and moments no other test reaches
+# (a receive queue at IOVA bit 43, responder resources 4 and 12, receive
+# and atomic items under engine holds) in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_resp_state,sim/rtl/tests/test_rtl_resp_state.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_resp_state512,sim/rtl/tests/test_rtl_resp_state.c,--width 512))
