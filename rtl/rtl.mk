@@ -199,3 +199,8 @@ $(eval $(call rtl_ls_test,rtl_prefetch512,sim/rtl/tests/test_rtl_prefetch.c,--wi
 # atomics after a posted WRITE, ACKs after the write responses.
 $(eval $(call rtl_ls_test,rtl_posted,sim/rtl/tests/test_rtl_posted.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_posted512,sim/rtl/tests/test_rtl_posted.c,--width 512))
+# Requester and completer corners (a WQE fetch fault's IOVA, an implicit NAK
+# with no retry left, READs with the engine held, a WQE resent from the fetch
+# buffer) in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_req_comp,sim/rtl/tests/test_rtl_req_comp.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_req_comp512,sim/rtl/tests/test_rtl_req_comp.c,--width 512))
