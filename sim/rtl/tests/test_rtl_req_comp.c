@@ -332,6 +332,64 @@ static void ack_timer_2p56(uint64_t at, const char *what)
 	finish(&t, what);
 }
 
+/*
+ * A go-back-N rewind that walks past the oldest WQE (model/comp.c rewind_to:
+ * the WQE whose PSNs hold the PSN to go back to, from SQ_CI on): WRITEs 0
+ * and 1 of three packets each go to a silent peer (in RESET); firmware then
+ * rewrites the QP in RTS with LOAD_SQ_PSN at WRITE 1's second PSN
+ * (programming.md 7: the one-shot flag loads the next and the oldest
+ * unacknowledged PSN), so the ACK timeout goes back to a PSN of the second
+ * outstanding WQE: WRITE 1 is resent from that packet (its MIDDLE, then its
+ * LAST), nothing of WRITE 0.
+ */
+static void rewind_second_wqe(void)
+{
+	struct rt t;
+	struct tb_qp_attr a;
+	struct tb_sge s[2];
+	struct tb_send_wr w;
+	uint32_t psn0, at;
+	unsigned int mid = 0, last = 0, other = 0, n0;
+
+	tb_qp_attr_default(&a);
+	a.timeout = 8;		/* 2^18 cycles */
+	a.retry_cnt = 2;
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	tb_qp_modify(t.qp[1], HCA_QPS_RESET, 0);
+	psn0 = tb_qp_query(t.qp[0]).sq_psn_next;
+	for (unsigned int i = 0; i < 2; i++) {
+		s[i] = rt_sge(t.mr[0], 4096 * (uint64_t)i, 3000);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s[i],
+					 .num_sge = 1, .raddr = t.mr[1]->va + 4096 * (uint64_t)i, .rkey = t.mr[1]->rkey };
+		tb_post_send(t.qp[0], &w);
+	}
+	tb_run_for(t.tb, 50000);
+	CHECK(frames_to(&t, 0, t.qp[1]->qpn, -1) == 6, "rewind: two WRITEs of three packets sent (%u frames)",
+	      frames_to(&t, 0, t.qp[1]->qpn, -1));
+	at = (psn0 + 4) & 0xffffff;
+	t.qp[0]->qpc.sq_psn = at;
+	CHECK_EQ(tb_qp_modify(t.qp[0], HCA_QPS_RTS, HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK), HCA_MGMT_STATUS_OK,
+		 "rewind: QP rewritten in RTS with LOAD_SQ_PSN");
+	n0 = t.cap.n;
+	tb_run_for(t.tb, (1u << 18) + 50000);
+	for (unsigned int i = n0; i < t.cap.n; i++) {
+		const struct roce_pkt *p = &t.cap.pkt[i];
+
+		if (t.cap.src[i] != 0)
+			continue;
+		if (p->opcode == HCA_BTH_OP_RC_RDMA_WRITE_MIDDLE && p->psn == at)
+			mid++;
+		else if (p->opcode == HCA_BTH_OP_RC_RDMA_WRITE_LAST && p->psn == ((at + 1) & 0xffffff))
+			last++;
+		else
+			other++;
+	}
+	CHECK(mid == 1 && last == 1 && other == 0,
+	      "rewind: after the timeout WRITE 1 resent from PSN 0x%06x (MIDDLE %u, LAST %u, other %u)", at, mid, last,
+	      other);
+	finish(&t, "a rewind to the second outstanding WQE");
+}
+
 int main(int argc, char **argv)
 {
 	rt_ls_start(argc, argv);
@@ -340,6 +398,7 @@ int main(int argc, char **argv)
 	reads_held(1);
 	reads_held(2);
 	refetch_cached();
+	rewind_second_wqe();
 	ack_timer_2p56((1ull << 56) - (1ull << 41) - (1ull << 20), "ACK timer below 2^56, the clock across 2^56 - 2^41");
 	ack_timer_2p56((1ull << 56) + (1ull << 20), "ACK timer above 2^56");
 	return check_done();
