@@ -10,21 +10,27 @@
  *                      a SEND's ACK (an implicit NAK, IB 9.7.5.1.4) fails at
  *                      once with RETRY_EXC_ERR, vendor error NAK_SEQ (a
  *                      NAK-kind retry, not an ACK timeout), the SEND flushed;
- *   reads_held      -- four multi-packet READs in flight (read responses
- *                      counted per WQE, two or more READs outstanding) with
- *                      the engines held by register reads after every
- *                      engine cycle (one or two reads: both parities of the
- *                      held clocks): all complete in order with their data,
- *                      nothing is resent, and a fifth READ still starts;
+ *   reads_held      -- eight three-packet READs, max_rd_atomic 4, resent
+ *                      after an ACK timeout, with the engines held by one to
+ *                      three register reads after every step (held runs of
+ *                      both parities) while TXS_RD_OUT and TXS_RCVD are
+ *                      live: all complete in order with their data, and
+ *                      never more than four READs are outstanding on the
+ *                      wire (IB 9.4.4);
  *   refetch_cached  -- a zero-length WRITE to a silent peer, its fetch buffer
  *                      taken by another QP's WQE, resent after the ACK timeout
  *                      (fetched again), then its send queue unmapped: the
  *                      next resends need no WQE fetch (the model never fetches
  *                      a WQE twice; the RTL keeps the refetched one), so the
  *                      WQE ends in RETRY_EXC_ERR with no DMA fault;
+ *   rewind_second_wqe -- firmware rewrites the QP with LOAD_SQ_PSN at a PSN
+ *                      of the second of two outstanding WRITEs: the ACK
+ *                      timeout goes back to that WQE and packet (the
+ *                      go-back-N walk past the oldest WQE);
  *   ack_timer_2p56  -- an ACK timeout of 2^41 cycles armed just before the
  *                      engine clock passes 2^56 - 2^41 (the clock jumped
- *                      there while idle): it fires on time.
+ *                      there while idle), and one armed above 2^56: each
+ *                      fires on time.
  * These are corners the mutation analysis found no test for
  * (sim/mutate/answers_rtl.txt, docs/sim.md 11.3).
  *
