@@ -16,7 +16,7 @@
  *                      both parities) while TXS_RD_OUT and TXS_RCVD are
  *                      live: all complete in order with their data, and
  *                      never more than four READs are outstanding on the
- *                      wire (IB 9.4.4);
+ *                      wire (docs/reference.md QPC max_rd_atomic);
  *   refetch_cached  -- a zero-length WRITE to a silent peer, its fetch buffer
  *                      taken by another QP's WQE, resent after the ACK timeout
  *                      (fetched again), then its send queue unmapped: the
@@ -149,8 +149,8 @@ static void implicit_exhausted(void)
  * bookkeeping (TXS_RD_OUT 4, 3, 2, ...; TXS_RCVD counting each READ's
  * responses) is live.  Everything must run as without: eight CQEs in order
  * with their data, READs 0-3 sent twice and 4-7 once, and never more than
- * max_rd_atomic READs outstanding (IB 9.4.4: READ k goes out only after
- * the last response of READ k-4 came back).
+ * max_rd_atomic READs outstanding (docs/reference.md, QPC max_rd_atomic:
+ * READ k goes out only after the last response of READ k-4 came back).
  */
 #define HELD_READS 8
 
