@@ -211,3 +211,8 @@ $(eval $(call rtl_ls_test,rtl_ctx_rewrite512,sim/rtl/tests/test_rtl_ctx_rewrite.
 # and atomic items under engine holds) in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_resp_state,sim/rtl/tests/test_rtl_resp_state.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_resp_state512,sim/rtl/tests/test_rtl_resp_state.c,--width 512))
+# Requester and completer corners (a WQE fetch fault's IOVA, an implicit NAK
+# with no retry left, READs with the engine held, a WQE resent from the fetch
+# buffer) in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_req_comp,sim/rtl/tests/test_rtl_req_comp.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_req_comp512,sim/rtl/tests/test_rtl_req_comp.c,--width 512))
