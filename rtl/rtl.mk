@@ -203,3 +203,7 @@ $(eval $(call rtl_ls_test,rtl_posted512,sim/rtl/tests/test_rtl_posted.c,--width 
 # MSI-X masks (mutation survivors of b5a3724) in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_ctx_rewrite,sim/rtl/tests/test_rtl_ctx_rewrite.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_ctx_rewrite512,sim/rtl/tests/test_rtl_ctx_rewrite.c,--width 512))
+# Receive completion and transport timer corners (the make test mutation
+# sample's survivors) in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_comp_corners,sim/rtl/tests/test_rtl_comp_corners.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_comp_corners512,sim/rtl/tests/test_rtl_comp_corners.c,--width 512))
