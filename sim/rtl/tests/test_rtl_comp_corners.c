@@ -27,26 +27,6 @@
  * hca_comp_timer works (docs/rtl.md "Ports of hca_top": dbg). */
 #define JOB_COMP_TIMER 19
 
-static int argc_;
-static char **argv_;
-
-/* Case `name` selected: no CASE arguments, or one of them. */
-static bool want(const char *name)
-{
-	bool any = false;
-
-	for (int i = 1; i < argc_; i++) {
-		if (argv_[i][0] == '-') {
-			i++;
-			continue;
-		}
-		any = true;
-		if (!strcmp(argv_[i], name))
-			return true;
-	}
-	return !any;
-}
-
 /* A 300-byte SEND into one receive entry of 2^29 bytes (MR 905 at va
  * 0x10000000, 2^29 + 4 KiB long, its first page mapped). */
 static void recv_total_512m(void)
@@ -151,14 +131,12 @@ static void timer_job_seen(void)
 
 int main(int argc, char **argv)
 {
-	argc_ = argc;
-	argv_ = argv;
 	rt_ls_start(argc, argv);
-	if (want("recv_total_512m"))
+	if (rt_ls_want("recv_total_512m"))
 		recv_total_512m();
-	if (want("rq_iova_bit60"))
+	if (rt_ls_want("rq_iova_bit60"))
 		rq_iova_bit60();
-	if (want("timer_job_seen"))
+	if (rt_ls_want("timer_job_seen"))
 		timer_job_seen();
 	return check_done();
 }
