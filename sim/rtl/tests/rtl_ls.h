@@ -192,11 +192,12 @@ static inline void recv_at_rq_iova(uint64_t iova, uint64_t alias_bits, uint32_t 
 	finish(&t, what);
 }
 
-/* A test's start: `--engine NAME` (default lockstep) and rt_args' options,
- * the model and lockstep engines registered, the engine printed. */
+/* The command line, for rt_ls_want. */
 static int rt_ls_argc;
 static char **rt_ls_argv;
 
+/* A test's start: `--engine NAME` (default lockstep) and rt_args' options,
+ * the model and lockstep engines registered, the engine printed. */
 static inline void rt_ls_start(int argc, char **argv)
 {
 	rt_ls_argc = argc;
