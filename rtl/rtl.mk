@@ -216,3 +216,7 @@ $(eval $(call rtl_ls_test,rtl_resp_state512,sim/rtl/tests/test_rtl_resp_state.c,
 # buffer) in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_req_comp,sim/rtl/tests/test_rtl_req_comp.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_req_comp512,sim/rtl/tests/test_rtl_req_comp.c,--width 512))
+# Receive completion and transport timer corners (the make test mutation
+# sample's survivors) in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_comp_corners,sim/rtl/tests/test_rtl_comp_corners.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_comp_corners512,sim/rtl/tests/test_rtl_comp_corners.c,--width 512))

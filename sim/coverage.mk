@@ -150,7 +150,7 @@ HELP += "coverage-rtl|RTL code coverage (Verilator line/toggle/user) over the ma
 # A mutant build in directory $(1), tools/mutate_rtl.py netlist arguments $(2):
 # $(1)/verilator.f (the sources: mutated modules as netlists, the rest as
 # written), the Verilated model, libhcartl-mut-<dir>.a, and the judge's programs.
-MUT_JUDGE_TESTS := rtl_doorbell rtl_errors rtl_states rtl_read rtl_retry rtl_regs rtl_rc rtl_sgl rtl_mgmt rtl_bounds rtl_ctx_rewrite rtl_scatter_long rtl_resp_state rtl_req_comp
+MUT_JUDGE_TESTS := rtl_doorbell rtl_errors rtl_states rtl_read rtl_retry rtl_regs rtl_rc rtl_sgl rtl_mgmt rtl_bounds rtl_ctx_rewrite rtl_scatter_long rtl_resp_state rtl_req_comp rtl_comp_corners
 define mut_rtl_build
 $(1)/args.stamp: FORCE
 	@mkdir -p $(1); echo '$(2)' | cmp -s - $$@ || echo '$(2)' > $$@

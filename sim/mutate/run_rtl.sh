@@ -46,7 +46,7 @@ if [ ! -s "$base/done" ]; then
     echo "$line" > "$dir/plans/$k.plan"
     echo "plan$k-$t $dir/cosim --plan $dir/plans/$k.plan --out $dir/sim/$k" >> "$progs"
   done
-  for t in rtl_regs rtl_doorbell rtl_states rtl_read rtl_retry rtl_rc rtl_errors rtl_sgl rtl_mgmt rtl_bounds rtl_ctx_rewrite rtl_scatter_long rtl_resp_state rtl_req_comp; do
+  for t in rtl_regs rtl_doorbell rtl_states rtl_read rtl_retry rtl_rc rtl_errors rtl_sgl rtl_mgmt rtl_bounds rtl_ctx_rewrite rtl_scatter_long rtl_resp_state rtl_req_comp rtl_comp_corners; do
     [ -x "$dir/$t" ] && echo "$t $dir/$t --width 64" >> "$progs"
   done
   # Baseline: no mutant; NAME.act the probes that fired, NAME.sec the time.

@@ -484,6 +484,8 @@ static void cycle(struct rtl_engine *r)
 		r->m->remember(r->m, full);
 	r->m->clock(r->m, io);
 	r->st.cycles_clocked++;
+	if ((io->dbg & 0xff) < 32)
+		r->st.jobs_seen |= 1u << (io->dbg & 0xff);
 	r->now = io->cycle;
 	if (check)
 		checked(r, full, !io->msix_valid && r->m->unchanged(r->m, full));

@@ -53,6 +53,8 @@ struct rtl_engine_stats {
 	uint64_t tx_held;		/* cycles the paced MAC held a valid TX beat back (tready low) */
 	uint64_t tx_wire_bytes;		/* line bytes of the accepted TX beats, preamble/pad/FCS/IFG included */
 	uint32_t mac_rate;		/* line bits per device cycle of option mac= (0: none) */
+	uint32_t jobs_seen;		/* bit j: the dbg port's working job (dbg[7:0], JOB_* of
+					 * rtl/hca_defs.vh) was j in a clocked cycle */
 };
 int rtl_engine_stats(struct hca_engine *e, struct rtl_engine_stats *st);
 

@@ -192,10 +192,16 @@ static inline void recv_at_rq_iova(uint64_t iova, uint64_t alias_bits, uint32_t 
 	finish(&t, what);
 }
 
+/* The command line, for rt_ls_want. */
+static int rt_ls_argc;
+static char **rt_ls_argv;
+
 /* A test's start: `--engine NAME` (default lockstep) and rt_args' options,
  * the model and lockstep engines registered, the engine printed. */
 static inline void rt_ls_start(int argc, char **argv)
 {
+	rt_ls_argc = argc;
+	rt_ls_argv = argv;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--engine") && i + 1 < argc)
 			engine = argv[++i];
@@ -203,6 +209,24 @@ static inline void rt_ls_start(int argc, char **argv)
 	hca_model_engine_register();
 	hca_lockstep_engine_register();
 	printf("engine %s\n", engine);
+}
+
+/* Case `name` selected (tests run by case name): no CASE arguments (the
+ * words that are not an option or its value), or one of them. */
+static inline bool rt_ls_want(const char *name)
+{
+	bool any = false;
+
+	for (int i = 1; i < rt_ls_argc; i++) {
+		if (rt_ls_argv[i][0] == '-') {
+			i++;
+			continue;
+		}
+		any = true;
+		if (!strcmp(rt_ls_argv[i], name))
+			return true;
+	}
+	return !any;
 }
 
 #endif

@@ -36,26 +36,6 @@
 #include "rtl_ls.h"
 #include "ctx_rules.h"
 
-static int argc_;
-static char **argv_;
-
-/* Case `name` selected: no CASE arguments, or one of them. */
-static bool want(const char *name)
-{
-	bool any = false;
-
-	for (int i = 1; i < argc_; i++) {
-		if (argv_[i][0] == '-') {
-			i++;
-			continue;
-		}
-		any = true;
-		if (!strcmp(argv_[i], name))
-			return true;
-	}
-	return !any;
-}
-
 static void send_wr(struct tb_qp *qp, const struct tb_sge *s)
 {
 	struct tb_send_wr w = { .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = s, .num_sge = 1 };
@@ -448,26 +428,24 @@ static void msix31_addr(void)
 
 int main(int argc, char **argv)
 {
-	argc_ = argc;
-	argv_ = argv;
 	rt_ls_start(argc, argv);
-	if (want("mr_reset_forgotten"))
+	if (rt_ls_want("mr_reset_forgotten"))
 		mr_reset_forgotten();
-	if (want("cq24_valid"))
+	if (rt_ls_want("cq24_valid"))
 		cq24_valid();
-	if (want("cq_rewrite"))
+	if (rt_ls_want("cq_rewrite"))
 		cq_rewrite();
-	if (want("eq_inject_log8"))
+	if (rt_ls_want("eq_inject_log8"))
 		eq_inject_log8();
-	if (want("qpc_mid_item"))
+	if (rt_ls_want("qpc_mid_item"))
 		qpc_mid_item();
-	if (want("msix_masked"))
+	if (rt_ls_want("msix_masked"))
 		msix_masked();
-	if (want("eq23_armed"))
+	if (rt_ls_want("eq23_armed"))
 		eq23_armed();
-	if (want("srq_limit_once"))
+	if (rt_ls_want("srq_limit_once"))
 		srq_limit_once();
-	if (want("msix31_addr"))
+	if (rt_ls_want("msix31_addr"))
 		msix31_addr();
 	return check_done();
 }
