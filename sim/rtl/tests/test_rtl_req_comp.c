@@ -30,7 +30,13 @@
  *   ack_timer_2p56  -- an ACK timeout of 2^41 cycles armed just before the
  *                      engine clock passes 2^56 - 2^41 (the clock jumped
  *                      there while idle), and one armed above 2^56: each
- *                      fires on time.
+ *                      fires on time;
+ *   ack_timer_busy  -- the same 2^41 ACK timeout armed with the clock past
+ *                      2^55, while the node works for another QP pair (a
+ *                      stream of WRITEs), so the timer scan reads the
+ *                      deadline from its RAM while it waits (an idle node
+ *                      jumps to the deadline without reading it): it still
+ *                      fires 2^41 cycles after the send, not before.
  * These are corners the mutation analysis found no test for
  * (sim/mutate/answers_rtl.txt, docs/sim.md 11.3).
  *
@@ -338,6 +344,65 @@ static void ack_timer_2p56(uint64_t at, const char *what)
 	finish(&t, what);
 }
 
+static void ack_timer_busy(void)
+{
+	const char *what = "ACK timer past 2^55 while another QP works";
+	struct rt t;
+	struct tb_qp_attr a;
+	struct tb_sge s;
+	struct tb_send_wr w;
+	struct tb_cq *bcq[2];
+	struct tb_qp *b[2];
+	struct hca_cqe c;
+	uint64_t sent, done;
+	unsigned int nb = 0;
+	int got;
+
+	tb_qp_attr_default(&a);
+	a.timeout = 31;
+	a.retry_cnt = 0;
+	setup(&t, HCA_QPT_RC, &a, NULL, 10);
+	for (int i = 0; i < 2; i++) {
+		bcq[i] = tb_cq_create(t.n[i], 10, NULL);
+		b[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], bcq[i], bcq[i], NULL, NULL);
+	}
+	tb_connect_pair(b[0], b[1], NULL);
+	tb_qp_modify(t.qp[1], HCA_QPS_RESET, 0);
+	tb_run(t.tb, RT_WAIT);
+	tb_run_for(t.tb, (1ull << 55) + (1ull << 20) - tb_now(t.tb));
+	s = rt_sge(t.mr[0], 0, 64);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+				 .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	tb_post_send(t.qp[0], &w);
+	tb_run_for(t.tb, 2000);
+	CHECK(frames_to(&t, 0, t.qp[1]->qpn, -1) == 1, "%s: the WRITE sent", what);
+	sent = t.cap.n ? t.cap.when[t.cap.n - 1] : 0;
+	/* 16 WRITEs of 4 KiB on the other pair: thousands of engine cycles on node 0 */
+	for (unsigned int i = 0; i < 16; i++) {
+		s = rt_sge(t.mr[0], 4096 * (uint64_t)(i % 8), 4096);
+		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+					 .num_sge = 1, .raddr = t.mr[1]->va + 4096 * (uint64_t)(i % 8),
+					 .rkey = t.mr[1]->rkey };
+		tb_post_send(b[0], &w);
+	}
+	for (unsigned int i = 0; i < 16 && tb_cq_wait(bcq[0], &c, 200000); i++)
+		nb += c.status == HCA_WC_SUCCESS;
+	CHECK(nb == 16, "%s: the other pair's 16 WRITEs complete (%u)", what, nb);
+	CHECK(!tb_cq_poll(t.scq[0], &c), "%s: no completion of the waiting WRITE yet", what);
+	got = tb_cq_wait(t.scq[0], &c, 1ull << 42);
+	done = tb_now(t.tb);
+	CHECK(got && c.status == HCA_WC_RETRY_EXC_ERR && c.vendor_err == HCA_VENDOR_ERR_TIMEOUT,
+	      "%s: the WRITE times out RETRY_EXC_ERR/TIMEOUT (%s, vendor %u)", what,
+	      got ? hca_wc_status_name(c.status) : "no CQE", got ? c.vendor_err : 0);
+	CHECK(done >= sent + (1ull << 41) && done < sent + (1ull << 41) + 100000,
+	      "%s: on time, 2^41 cycles after the send (%lld)", what, (long long)(done - sent - (1ull << 41)));
+	finish(&t, what);
+	for (int i = 0; i < 2; i++) {
+		free(b[i]);
+		free(bcq[i]);
+	}
+}
+
 /*
  * A go-back-N rewind that walks past the oldest WQE (model/comp.c rewind_to:
  * the WQE whose PSNs hold the PSN to go back to, from SQ_CI on): WRITEs 0
@@ -407,5 +472,6 @@ int main(int argc, char **argv)
 	rewind_second_wqe();
 	ack_timer_2p56((1ull << 56) - (1ull << 41) - (1ull << 20), "ACK timer below 2^56, the clock across 2^56 - 2^41");
 	ack_timer_2p56((1ull << 56) + (1ull << 20), "ACK timer above 2^56");
+	ack_timer_busy();
 	return check_done();
 }
