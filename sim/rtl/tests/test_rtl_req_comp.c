@@ -309,15 +309,29 @@ static void refetch_cached(void)
  * bit of its top byte set (the deadline RAM, hca_timers u_dl, must keep the
  * stored deadline's top byte).
  */
+/* The WRITE sent at cycle `sent` on t's QP 0 (retry_cnt 0, an ACK timeout of
+ * 2^41 cycles, a silent peer) ends RETRY_EXC_ERR/TIMEOUT 2^41 cycles after
+ * the send, not before (and not long after). */
+static void expect_timeout_2p41(struct rt *t, uint64_t sent, const char *what)
+{
+	struct hca_cqe c;
+	int got = tb_cq_wait(t->scq[0], &c, 1ull << 42);
+	uint64_t done = tb_now(t->tb);
+
+	CHECK(got && c.status == HCA_WC_RETRY_EXC_ERR && c.vendor_err == HCA_VENDOR_ERR_TIMEOUT,
+	      "%s: the WRITE times out RETRY_EXC_ERR/TIMEOUT (%s, vendor %u)", what,
+	      got ? hca_wc_status_name(c.status) : "no CQE", got ? c.vendor_err : 0);
+	CHECK(done >= sent + (1ull << 41) && done < sent + (1ull << 41) + 100000,
+	      "%s: on time, 2^41 cycles after the send (%lld)", what, (long long)(done - sent - (1ull << 41)));
+}
+
 static void ack_timer_2p56(uint64_t at, const char *what)
 {
 	struct rt t;
 	struct tb_qp_attr a;
 	struct tb_sge s;
 	struct tb_send_wr w;
-	struct hca_cqe c;
-	uint64_t sent, done;
-	int got;
+	uint64_t sent;
 
 	tb_qp_attr_default(&a);
 	a.timeout = 31;
@@ -334,13 +348,7 @@ static void ack_timer_2p56(uint64_t at, const char *what)
 	tb_run_for(t.tb, 20000);
 	CHECK(frames_to(&t, 0, t.qp[1]->qpn, -1) == 1, "%s: the WRITE sent", what);
 	sent = t.cap.n ? t.cap.when[t.cap.n - 1] : 0;
-	got = tb_cq_wait(t.scq[0], &c, 1ull << 42);
-	done = tb_now(t.tb);
-	CHECK(got && c.status == HCA_WC_RETRY_EXC_ERR && c.vendor_err == HCA_VENDOR_ERR_TIMEOUT,
-	      "%s: the WRITE times out RETRY_EXC_ERR/TIMEOUT (%s, vendor %u)", what,
-	      got ? hca_wc_status_name(c.status) : "no CQE", got ? c.vendor_err : 0);
-	CHECK(done >= sent + (1ull << 41) && done < sent + (1ull << 41) + 100000,
-	      "%s: on time, 2^41 cycles after the send (%lld)", what, (long long)(done - sent - (1ull << 41)));
+	expect_timeout_2p41(&t, sent, what);
 	finish(&t, what);
 }
 
@@ -354,9 +362,8 @@ static void ack_timer_busy(void)
 	struct tb_cq *bcq[2];
 	struct tb_qp *b[2];
 	struct hca_cqe c;
-	uint64_t sent, done;
+	uint64_t sent;
 	unsigned int nb = 0;
-	int got;
 
 	tb_qp_attr_default(&a);
 	a.timeout = 31;
@@ -389,13 +396,7 @@ static void ack_timer_busy(void)
 		nb += c.status == HCA_WC_SUCCESS;
 	CHECK(nb == 16, "%s: the other pair's 16 WRITEs complete (%u)", what, nb);
 	CHECK(!tb_cq_poll(t.scq[0], &c), "%s: no completion of the waiting WRITE yet", what);
-	got = tb_cq_wait(t.scq[0], &c, 1ull << 42);
-	done = tb_now(t.tb);
-	CHECK(got && c.status == HCA_WC_RETRY_EXC_ERR && c.vendor_err == HCA_VENDOR_ERR_TIMEOUT,
-	      "%s: the WRITE times out RETRY_EXC_ERR/TIMEOUT (%s, vendor %u)", what,
-	      got ? hca_wc_status_name(c.status) : "no CQE", got ? c.vendor_err : 0);
-	CHECK(done >= sent + (1ull << 41) && done < sent + (1ull << 41) + 100000,
-	      "%s: on time, 2^41 cycles after the send (%lld)", what, (long long)(done - sent - (1ull << 41)));
+	expect_timeout_2p41(&t, sent, what);
 	finish(&t, what);
 	for (int i = 0; i < 2; i++) {
 		free(b[i]);
