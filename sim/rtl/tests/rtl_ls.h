@@ -63,6 +63,21 @@ static int setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, cons
 	return tb_connect_pair(t->qp[0], t->qp[1], attr);
 }
 
+/* An RC pair whose node-1 QP receives from the SRQ q (the caller's, on node
+ * 1), four receives of 256 B at MR 1's start posted to q, node 1's events
+ * cleared (rtl_errors, rtl_bounds, rtl_ctx_rewrite: SRQ limit events). */
+static inline void srq_pair_posted(struct rt *t, struct tb_srq *q)
+{
+	struct tb_sge r = rt_sge(t->mr[1], 0, 256);
+
+	t->qp[0] = tb_qp_create(t->n[0], HCA_QPT_RC, t->pd[0], t->scq[0], t->rcq[0], NULL, NULL);
+	t->qp[1] = tb_qp_create(t->n[1], HCA_QPT_RC, t->pd[1], t->scq[1], t->rcq[1], q, NULL);
+	tb_connect_pair(t->qp[0], t->qp[1], NULL);
+	tb_evt_clear(t->n[1]);
+	for (int i = 0; i < 4; i++)
+		tb_srq_post(q, &r, 1);
+}
+
 /* End of a scenario: run idle, the lockstep engines must finish clean. */
 static void finish(struct rt *t, const char *what)
 {

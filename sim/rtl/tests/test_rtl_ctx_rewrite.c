@@ -358,7 +358,7 @@ static void srq_limit_once(void)
 	struct rt t;
 	struct hca_cqe c;
 	struct hca_srqc sc;
-	struct tb_sge s, r;
+	struct tb_sge s;
 	struct tb_srq *q;
 	unsigned int k = 0, other = 0, ok = 0;
 	uint8_t ty;
@@ -366,13 +366,7 @@ static void srq_limit_once(void)
 
 	setup_objs(&t, 6);
 	q = tb_srq_create(t.n[1], t.pd[1], 4, 2, 2);
-	t.qp[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
-	t.qp[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], q, NULL);
-	tb_connect_pair(t.qp[0], t.qp[1], NULL);
-	tb_evt_clear(t.n[1]);
-	r = rt_sge(t.mr[1], 0, 256);
-	for (int i = 0; i < 4; i++)
-		tb_srq_post(q, &r, 1);
+	srq_pair_posted(&t, q);
 	s = rt_sge(t.mr[0], 0, 100);
 	for (int i = 0; i < 4; i++)
 		send_wr(t.qp[0], &s);

@@ -748,7 +748,7 @@ static void srq(void)
 {
 	struct rt t;
 	struct hca_cqe c;
-	struct tb_sge s, r;
+	struct tb_sge s;
 	struct tb_send_wr w;
 	struct tb_srq *q;
 	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
@@ -764,13 +764,7 @@ static void srq(void)
 		t.mr[i] = tb_mr_reg(t.n[i], t.pd[i], 1 << 16, RT_ACC_ALL);
 	}
 	q = tb_srq_create(t.n[1], t.pd[1], 4, 2, 2);
-	t.qp[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
-	t.qp[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], q, NULL);
-	tb_connect_pair(t.qp[0], t.qp[1], NULL);
-	tb_evt_clear(t.n[1]);
-	r = rt_sge(t.mr[1], 0, 256);
-	for (int i = 0; i < 4; i++)
-		tb_srq_post(q, &r, 1);
+	srq_pair_posted(&t, q);
 	s = rt_sge(t.mr[0], 0, 100);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
 	for (int i = 0; i < 3; i++)
