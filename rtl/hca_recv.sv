@@ -23,7 +23,8 @@
 // WRITE payload went out posted (hca_resp) holds its frame at RECVST_END
 // (r_cmd hold) instead of releasing it.  The next frame's item waits in
 // RECVST_CHECK_QP, before anything that depends on the QP's state, until
-// that write's response is back (r_post: outstanding); if the write
+// that write's response is back (r_post: outstanding) and the ACK owed on it
+// sent (a_owed, hca_ack_send); if the write
 // faulted, the item ends without touching its frame (counted once:
 // recount), the held frame is replayed (r_cmd replay; r_post: replay) and
 // hca_resp reports the fault as the model did at that packet; the frame
@@ -58,6 +59,7 @@ module hca_recv #(
     output logic        r_release_q,     // released in the previous cycle (pending strobe)
     output logic [1:0]  r_cmd,           // {replay the held frame, hold this one} (hca_rx_frame)
     input  logic [2:0]  r_post,          // {posted write faulted, this frame is its replay, outstanding}
+    input  logic        a_owed,          // the posted write's ACK is still to be sent (hca_ack_send)
     // the frame (hca_rx_parse)
     input  logic [4:0]  p_reason,
     /* verilator lint_off UNUSEDSIGNAL */
@@ -184,8 +186,8 @@ module hca_recv #(
           if (replay) begin
             // the fault of the held frame's posted write (hca_resp)
             state_q <= RECVST_WAIT_RESP;
-          end else if (r_post[0]) begin
-            // an earlier packet's posted write is outstanding: wait for its response
+          end else if (r_post[0] || a_owed) begin
+            // an earlier packet's posted write is outstanding: wait for its response and its ACK
           end else if (fault) begin
             // an earlier packet's posted write faulted: this frame comes after its report
             recount <= 1'b1;
