@@ -23,8 +23,10 @@
 // ACKST_WAIT_POSTED then waits for the write's response (pw_out low): sent
 // as above when it is good (no done: the caller has gone on), dropped when
 // the write faulted (pw_fault: the packet is replayed and NAKed instead).
-// `owed` is high from the build until it is committed or dropped: nothing
-// may send a frame before it (hca_recv, the dispatcher's steps).
+// `owed` is high from the build until it is committed or dropped: no QP
+// step or timer step starts meanwhile (hca_transport masks them), and the
+// receive path's frames all come through this job, which takes no new call
+// until then, so nothing is sent before the owed ACK.
 // Callers: hca_resp (ACK/NAK), hca_read_atomic (READ responses, atomic ACKs).
 module hca_ack_send #(
     parameter int LOG_MAX_QP = 8

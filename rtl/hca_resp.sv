@@ -221,7 +221,8 @@ module hca_resp #(
                    !rd_req;
   assign dbg_st  = 8'(state);
 
-  logic done_q;
+  logic done_q, ack_want;
+  assign ack_want = `HCA_BUG(drop_ack, p_ackreq, 1'b0);     // an ACK for this packet
   assign done = done_q || (state_q == RESPST_WAIT_ACK_END && ack_done) ||
                 (state_q == RESPST_WAIT_RCQE_END && rc_done) || (state_q == RESPST_WAIT_QP_ERR_END && qe_done) ||
                 (state_q == RESPST_WAIT_RDAT_END && rd_done);
@@ -429,6 +430,7 @@ module hca_resp #(
             d_w_start <= 1'b1;
             d_w_post  <= !is_uc && !ro_imm;
             ack_owe   <= !is_uc && !ro_imm;
+            ack_psn   <= p_psn; ack_syn <= AETH_ACK;           // RC, AckReq: its ACK (the call follows)
             d_w_addr  <= (ro_start ? rs_iova : r_wr_iova + {32'b0, r_msg_len});
             d_w_len   <= p_pay_len;
             d_w_off   <= RXA'({r_slot, {(RX_SLOT_AW+LW){1'b0}}}) + RXA'(p_pay_off);
@@ -491,21 +493,21 @@ module hca_resp #(
                 rc_status <= '0; rc_verr <= '0; rc_op <= 8'(`HCA_WC_OP_RECV_RDMA_WITH_IMM);
                 rc_len <= ro_start ? p_reth_len : r_wr_len; rc_imm <= 1'b1; rc_flags <= '0; rc_src <= '0;
                 state_q <= is_uc ? RESPST_WAIT_RCQE_END : RESPST_WAIT_RCQE_ACK;
-              end else if (is_uc) begin
+              end else if (is_uc || !ack_want) begin
                 done_q <= 1'b1; state_q <= RESPST_IDLE;
               end else
-                state_q <= RESPST_ACK;
+                state_q <= RESPST_WAIT_ACK_END;   // RESPST_ACK's call, ack_psn/ack_syn set by RESPST_EXECUTE
             end else begin
               `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_O, 2, `RESP_MSG_WRITE)
-              if (is_uc) begin
+              if (is_uc || !ack_want) begin
                 done_q <= 1'b1; state_q <= RESPST_IDLE;
               end else
-                state_q <= RESPST_ACK;
+                state_q <= RESPST_WAIT_ACK_END;
             end
           end
         end
         RESPST_ACK:
-          if (`HCA_BUG(drop_ack, p_ackreq, 1'b0)) begin
+          if (ack_want) begin
             ack_psn <= p_psn; ack_syn <= AETH_ACK;
             state_q <= RESPST_WAIT_ACK_END;
           end else begin
