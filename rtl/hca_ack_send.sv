@@ -18,6 +18,15 @@
 // ACK/NAK frames count in TX_ACK or TX_NAK.  The header fields go to
 // hca_tx_hdr, which shows them to the header generator while `sel` is high
 // (from the build until the slot is committed).
+// An owed ACK (`owe` with req: the ACK of a posted payload write, hca_resp;
+// docs/rtl.md "Posted payload writes") is built and the job done at once;
+// ACKST_WAIT_POSTED then waits for the write's response (pw_out low): sent
+// as above when it is good (no done: the caller has gone on), dropped when
+// the write faulted (pw_fault: the packet is replayed and NAKed instead).
+// `owed` is high from the build until it is committed or dropped: no QP
+// step or timer step starts meanwhile (hca_transport masks them), and the
+// receive path's frames all come through this job, which takes no new call
+// until then, so nothing is sent before the owed ACK.
 // Callers: hca_resp (ACK/NAK), hca_read_atomic (READ responses, atomic ACKs).
 module hca_ack_send #(
     parameter int LOG_MAX_QP = 8
@@ -34,6 +43,10 @@ module hca_ack_send #(
     input  logic [63:0] orig,            // AtomicAckETH original value
     input  logic [63:0] pay_iova,        // payload (READ response)
     input  logic [15:0] pay_len,
+    input  logic        owe,             // with req: the ACK of the posted write (above)
+    input  logic        pw_out,          // the posted write's response is outstanding
+    input  logic        pw_fault,        // the posted write faulted
+    output logic        owed,
     output logic        done,
     output logic        pay_fault,       // with done: the payload read faulted, nothing sent
     output logic        dbg_act,
@@ -79,27 +92,31 @@ module hca_ack_send #(
     // hca_regs
     output logic [`HCA_STAT_COUNT-1:0] s_stat
 );
-  typedef enum logic [1:0] {ACKST_IDLE, ACKST_BUILD, ACKST_WAIT_TX, ACKST_WAIT_PAYLOAD} st_t;
+  typedef enum logic [2:0] {ACKST_IDLE, ACKST_BUILD, ACKST_WAIT_TX, ACKST_WAIT_PAYLOAD, ACKST_WAIT_POSTED} st_t;
   st_t state_q, state;
   always_comb begin
     state = state_q;
     if (state_q == ACKST_IDLE && req) state = ACKST_BUILD;
   end
-  assign dbg_act = state != ACKST_IDLE;
+  assign dbg_act = state != ACKST_IDLE && state != ACKST_WAIT_POSTED;
   assign dbg_st  = 8'(state);
   assign sel     = state == ACKST_WAIT_TX || state == ACKST_WAIT_PAYLOAD || go;
 
   logic [63:0] iova;
+  logic        owed_q;                   // the frame being sent is an owed ACK (no done)
+  assign owed = owed_q;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= ACKST_IDLE; done <= 1'b0; pay_fault <= 1'b0; go <= 1'b0; drop <= 1'b0; s_stat <= '0; iova <= '0;
+      owed_q <= 1'b0;
       h_opcode <= '0; h_psn <= '0; h_aeth_syn <= '0; h_aeth_msn <= '0; h_orig <= '0; h_pay_len <= '0;
       h_dmac <= '0; h_smac <= '0; h_sip <= '0; h_dip <= '0; h_tclass <= '0; h_hop <= '0; h_sport <= '0;
       h_dqpn <= '0;
       d_g_push <= 1'b0; d_g_iova <= '0; d_g_len <= '0; d_g_dst <= '0; d_g_close <= 1'b0;
     end else if (srst) begin
       state_q <= ACKST_IDLE; done <= 1'b0; go <= 1'b0; s_stat <= '0; d_g_push <= 1'b0; d_g_close <= 1'b0;
+      owed_q <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; go <= 1'b0; s_stat <= '0; d_g_push <= 1'b0; d_g_close <= 1'b0;
       state_q <= state;
@@ -120,8 +137,15 @@ module hca_ack_send #(
           h_hop      <= hop_limit;
           h_sport    <= 16'(`HCA_WIRE_UDP_SPORT_BASE) | ({{(16-LOG_MAX_QP){1'b0}}, qn} & 16'(`HCA_WIRE_UDP_SPORT_MASK));
           h_dqpn     <= dest_qpn;
-          state_q    <= ACKST_WAIT_TX;
+          owed_q     <= owe;
+          done       <= owe;                // owed: the caller goes on
+          state_q    <= owe ? ACKST_WAIT_POSTED : ACKST_WAIT_TX;
         end
+        ACKST_WAIT_POSTED:
+          if (pw_fault) begin
+            owed_q <= 1'b0; state_q <= ACKST_IDLE;        // dropped: the replay NAKs the packet
+          end else if (!pw_out)
+            state_q <= ACKST_WAIT_TX;
         ACKST_WAIT_TX: if (tx_free) begin
           // the transmit slot is committed either way (drop: no frame)
           if (h_pay_len != 16'd0) begin
@@ -141,7 +165,7 @@ module hca_ack_send #(
               else s_stat[`HCA_STAT_TX_NAK] <= 1'b1;
             end
             pay_fault <= 1'b0;
-            done <= 1'b1; state_q <= ACKST_IDLE;
+            done <= !owed_q; owed_q <= 1'b0; state_q <= ACKST_IDLE;
           end
         end
         ACKST_WAIT_PAYLOAD: if (d_g_done) begin

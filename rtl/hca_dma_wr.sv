@@ -78,7 +78,7 @@ module hca_dma_wr #(
   logic [15:0] rd_issued;
   logic        rd_inflight;
   logic        rd_go, take;
-  assign rd_go   = ce && st == S_DATA && rxbuf && rd_issued <= nbeats &&
+  assign rd_go   = ce && (st == S_REQ || st == S_DATA) && rxbuf && rd_issued <= nbeats &&
                    ({1'b0, wq_cnt} + {3'b0, rd_inflight}) < 4'd4;
   assign rb_en   = rd_go;
   assign rb_addr = word0 + RXBUF_AW'(rd_issued);

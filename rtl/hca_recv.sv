@@ -23,7 +23,9 @@
 // WRITE payload went out posted (hca_resp) holds its frame at RECVST_END
 // (r_cmd hold) instead of releasing it.  The next frame's item waits in
 // RECVST_CHECK_QP, before anything that depends on the QP's state, until
-// that write's response is back (r_post: outstanding); if the write
+// that write's response is back (r_post: outstanding; an ACK owed on it is
+// sent by hca_ack_send before any later frame: it takes no call until
+// then); if the write
 // faulted, the item ends without touching its frame (counted once:
 // recount), the held frame is replayed (r_cmd replay; r_post: replay) and
 // hca_resp reports the fault as the model did at that packet; the frame
@@ -114,10 +116,12 @@ module hca_recv #(
   assign step_end = state == RECVST_END;
   assign dbg_act  = state != RECVST_IDLE && !resp_req && !comp_req;
   assign dbg_st   = 8'(state);
-  logic replay, fault, item_q, recount, cmd_q;
+  logic replay, fault, item_q, recount, cmd_q, rep_q;
   assign replay = r_post[1];
   assign fault  = r_post[2] && !replay;
-  assign frame_valid = r_valid && !r_release && !r_release_q && !(|r_cmd) && !cmd_q && !fault;
+  // a hold has switched hca_rx_frame to the next slot in the cycle after
+  // r_cmd; a replay is shown a cycle later (rep_q)
+  assign frame_valid = r_valid && !r_release && !r_release_q && !(|r_cmd) && !rep_q && !fault;
 
   logic [7:0] p_qpt;
   assign p_qpt = p_info[`OPI_RC] ? 8'(`HCA_QPT_RC) : p_info[`OPI_UC] ? 8'(`HCA_QPT_UC) : 8'(`HCA_QPT_UD);
@@ -125,17 +129,17 @@ module hca_recv #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; chk_accept <= 1'b0; done <= 1'b0; wb <= 1'b0;
-      r_cmd <= '0; cmd_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0;
+      r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0;
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
     end else if (srst) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; done <= 1'b0;
-      r_cmd <= '0; cmd_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0;
+      r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0;
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
     end else if (ce) begin
       chk_done <= 1'b0; done <= 1'b0;
-      r_cmd <= '0; cmd_q <= |r_cmd;
+      r_cmd <= '0; cmd_q <= |r_cmd; rep_q <= r_cmd[1];
       if (done) item_q <= 1'b0;
       r_release <= 1'b0; r_release_q <= r_release; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;

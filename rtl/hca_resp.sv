@@ -34,13 +34,15 @@
 //     the 40-byte GRH area then the payload scattered (hca_scatter), the
 //     completion with the source QP.
 // Posted payload writes (docs/rtl.md "Posted payload writes"): an RC WRITE
-// FIRST/MIDDLE packet without AckReq (nothing is owed on it: no ACK, no
-// CQE) has its payload written posted (d_w_post): d_w_done comes after the
-// last data beat, the packet is committed, and the response is awaited by
-// hca_rx_frame/hca_recv, which hold the frame.  If the write faulted, the
-// frame is replayed (`rep`): RESPST_POSTED_FAULT reports the fault as the
-// model did at that packet (DMA_FAULT, the fault latch, ePSN and the message
-// state back to before it, NAK remote access error, QP to ERR).
+// packet without immediate (no CQE is owed on it) has its payload written
+// posted (d_w_post): d_w_done comes after the last data beat, the packet is
+// committed, and the response is awaited by hca_rx_frame/hca_recv, which
+// hold the frame.  Its ACK, if AckReq is set, is owed (ack_owe): hca_ack_send
+// builds it now and sends it once the response is back, or drops it if the
+// write faulted.  If the write faulted, the frame is replayed (`rep`):
+// RESPST_POSTED_FAULT reports the fault as the model did at that packet
+// (DMA_FAULT, the fault latch, ePSN, MSN and the message state back to
+// before it, NAK remote access error, QP to ERR).
 // Planted-bug hook drop_ack: no ACK for AckReq packets.
 // Caller: hca_recv.  Calls: hca_ack_send, hca_scatter, hca_mr_check,
 // hca_complete_recv, hca_qp_err, hca_read_atomic.
@@ -91,6 +93,7 @@ module hca_resp #(
     output logic        ack_req,
     output logic [23:0] ack_psn,
     output logic [7:0]  ack_syn,
+    output logic        ack_owe,         // with ack_req: owed on the posted write, sent at its response
     input  logic        ack_done,
     // hca_read_atomic
     output logic        rd_req,
@@ -218,7 +221,8 @@ module hca_resp #(
                    !rd_req;
   assign dbg_st  = 8'(state);
 
-  logic done_q;
+  logic done_q, ack_want;
+  assign ack_want = `HCA_BUG(drop_ack, p_ackreq, 1'b0);     // an ACK for this packet
   assign done = done_q || (state_q == RESPST_WAIT_ACK_END && ack_done) ||
                 (state_q == RESPST_WAIT_RCQE_END && rc_done) || (state_q == RESPST_WAIT_QP_ERR_END && qe_done) ||
                 (state_q == RESPST_WAIT_RDAT_END && rd_done);
@@ -297,7 +301,8 @@ module hca_resp #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= RESPST_IDLE; done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0;
-      rs_code <= '0; rs_iova <= '0; fa <= '0; ack_psn <= '0; ack_syn <= '0; rd_kind <= '0; rd_iova <= '0;
+      rs_code <= '0; rs_iova <= '0; fa <= '0; ack_psn <= '0; ack_syn <= '0; ack_owe <= 1'b0; rd_kind <= '0;
+      rd_iova <= '0;
       sc_off <= '0; sc_n <= '0; sc_src <= '0; sc_grh <= 1'b0;
       mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
       rc_status <= '0; rc_verr <= '0; rc_op <= '0; rc_len <= '0; rc_imm <= 1'b0; rc_flags <= '0; rc_src <= '0;
@@ -309,6 +314,7 @@ module hca_resp #(
       d_w_start <= 1'b0; s_stat <= '0; s_fault <= 1'b0;
     end else if (ce) begin
       done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; d_w_start <= 1'b0; s_stat <= '0; s_fault <= 1'b0;
+      if (state == RESPST_CHECK_PSN) ack_owe <= 1'b0;
       state_q <= state;
       case (state)
         // ---------------------------------------------------------- RC
@@ -419,8 +425,12 @@ module hca_resp #(
               `HCA_WSET(rxs_wm, rxs_wv, `RXS_WR_IOVA_O, 64, rs_iova)
               `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, 32'h0)
             end
+            // posted unless a CQE is owed on it (UC, WRITE with immediate);
+            // an ACK owed on it is sent when its response is back (ack_owe)
             d_w_start <= 1'b1;
-            d_w_post  <= !is_uc && !ro_end && !p_ackreq;     // nothing owed on it
+            d_w_post  <= !is_uc && !ro_imm;
+            ack_owe   <= !is_uc && !ro_imm;
+            ack_psn   <= p_psn; ack_syn <= AETH_ACK;           // RC, AckReq: its ACK (the call follows)
             d_w_addr  <= (ro_start ? rs_iova : r_wr_iova + {32'b0, r_msg_len});
             d_w_len   <= p_pay_len;
             d_w_off   <= RXA'({r_slot, {(RX_SLOT_AW+LW){1'b0}}}) + RXA'(p_pay_off);
@@ -483,21 +493,21 @@ module hca_resp #(
                 rc_status <= '0; rc_verr <= '0; rc_op <= 8'(`HCA_WC_OP_RECV_RDMA_WITH_IMM);
                 rc_len <= ro_start ? p_reth_len : r_wr_len; rc_imm <= 1'b1; rc_flags <= '0; rc_src <= '0;
                 state_q <= is_uc ? RESPST_WAIT_RCQE_END : RESPST_WAIT_RCQE_ACK;
-              end else if (is_uc) begin
+              end else if (is_uc || !ack_want) begin
                 done_q <= 1'b1; state_q <= RESPST_IDLE;
               end else
-                state_q <= RESPST_ACK;
+                state_q <= RESPST_WAIT_ACK_END;   // RESPST_ACK's call, ack_psn/ack_syn set by RESPST_EXECUTE
             end else begin
               `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_O, 2, `RESP_MSG_WRITE)
-              if (is_uc) begin
+              if (is_uc || !ack_want) begin
                 done_q <= 1'b1; state_q <= RESPST_IDLE;
               end else
-                state_q <= RESPST_ACK;
+                state_q <= RESPST_WAIT_ACK_END;
             end
           end
         end
         RESPST_ACK:
-          if (`HCA_BUG(drop_ack, p_ackreq, 1'b0)) begin
+          if (ack_want) begin
             ack_psn <= p_psn; ack_syn <= AETH_ACK;
             state_q <= RESPST_WAIT_ACK_END;
           end else begin
@@ -518,8 +528,9 @@ module hca_resp #(
           s_fault <= 1'b1; s_fault_iova <= fa;
           s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_EPSN_O, 24, p_psn)
+          if (ro_end) `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSN_O, 24, r_msn - 24'd1)
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, r_msg_len - {16'b0, p_pay_len})
-          `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_O, 2, ro_first ? `RESP_MSG_NONE : `RESP_MSG_WRITE)
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_O, 2, ro_start ? `RESP_MSG_NONE : `RESP_MSG_WRITE)
           rs_code <= 8'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR);
           state_q <= RESPST_NAK;
         end

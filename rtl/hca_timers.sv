@@ -29,7 +29,11 @@
 // when none is armed): it drops at once when a timer is armed and is raised
 // to the true minimum after every 2^LOG_MAX_QP consecutive engine cycles (a
 // full scan; a warp restarts the count), and to all ones at once when the
-// last timer is disarmed.  The harness never skips idle time past
+// last timer is disarmed.  The first arm after none was armed sets it to its
+// deadline and starts a new count (a window left from before would carry the
+// deadlines of disarmed timers across a clocked rest but not a warped one),
+// so next_dl depends on the arms and warps of armed time only, never on how
+// the harness spent a rest.  The harness never skips idle time past
 // it (sim/rtl/rtl_engine.c), so skipping never changes when a timer fires.
 // Planted-bug hooks ack_timer (an ACK deadline that is never reached) and
 // rnr_timer (the RNR wait ignores the NAK's timer code: always code 1).
@@ -136,16 +140,24 @@ module hca_timers #(
       tv <= '0; due <= '0; acc <= NEVER; cnt <= '0; lb <= NEVER;
     end else if (ce && scan_on) begin : scan
       logic [63:0] a;
-      a = min64(acc, vis);
+      logic        first;
+      // The first arm (no timer armed before it) starts a new window: the
+      // window left when the last timer was disarmed holds deadlines of
+      // timers no longer armed, which would pull lb below every armed
+      // deadline -- and that stale window survives a rest that is clocked
+      // but not one that is warped, so next_dl would depend on the harness's
+      // skipping (sim_quiet).
+      first = !(|tv);
+      a = first ? NEVER : min64(acc, vis);
       if (arm) a = min64(a, dl);
-      if (cnt == (LOG_MAX_QP+1)'(NQP - 1)) begin
+      if (!first && cnt == (LOG_MAX_QP+1)'(NQP - 1)) begin
         lb  <= a;
         acc <= NEVER;
         cnt <= '0;
       end else begin
-        if (arm) lb <= (|tv) ? min64(lb, dl) : dl;
+        if (arm) lb <= first ? dl : min64(lb, dl);
         acc <= a;
-        cnt <= cnt + 1'b1;
+        cnt <= first ? (LOG_MAX_QP+1)'(1) : cnt + 1'b1;
       end
       if (hit) due[sq] <= 1'b1;
       if (set) begin

@@ -354,7 +354,7 @@ module hca_transport #(
   logic        rx_chk_req, rx_chk_done, rx_chk_accept, rx_qpc_en, rx_req, rx_done, rx_wb, rx_end, frame_valid;
   logic        step_req, step_done, step_end;
   logic        resp_req, resp_done, comp_req, comp_done;
-  logic        ack_req, ack_done, ack_pay_fault, resp_ack_req, rda_ak_req;
+  logic        ack_req, ack_done, ack_pay_fault, resp_ack_req, rda_ak_req, resp_ack_owe, a_owed;
   logic [23:0] ack_psn, ack_msn, resp_ack_psn, rda_ak_psn, rda_ak_msn;
   logic [7:0]  ack_syn, ack_opcode, resp_ack_syn, rda_ak_opcode;
   logic [63:0] ack_orig, ack_pay_iova, rda_ak_orig, rda_ak_pay_iova;
@@ -584,7 +584,7 @@ module hca_transport #(
                    e_cq_fp_clr || e_eq_fail || e_inj_pop || e_srq_inc || e_srq_disarm || e_srq_set_err ||
                    e_txs_we || e_rxs_we || ow_we || (|s_stat) || e_evt_valid || f_valid || x_fire || x_deliver ||
                    d_f_start || d_g_push || d_g_close || d_l_start || d_w_start || t_go || r_release ||
-                   wait_go || r_release_q || (|r_cmd) || tm_set;
+                   wait_go || r_release_q || (|r_cmd) || tm_set || a_owed;
   logic [7:0] job, job_st;
   hca_job_pick #(.N(19)) u_job (
       .act({tmr_act, ry_act, crd_act, rda_act, eqp_act, cqp_act, mr_act, scat_act, ack_act, qe_act, fl_act, cr_act,
@@ -602,7 +602,7 @@ module hca_transport #(
       .qn_wm(qn_wm), .qn_wv(qn_wv), .txs_wm(txs_wm), .txs_wv(txs_wv), .rxs_wm(rxs_wm), .rxs_wv(rxs_wv),
       .st_wm(st_wm), .st_wv(st_wv),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx),
-      .e_busy_set(e_busy_set), .qp_busy(qp_busy), .tm_due(tm_due), .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx),
+      .e_busy_set(e_busy_set), .qp_busy(a_owed ? '0 : qp_busy), .tm_due(a_owed ? '0 : tm_due), .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx),
       .e_qpc_rdata(e_qpc_rdata), .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx),
       .e_txs_wdata(e_txs_wdata), .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we),
       .e_rxs_idx(e_rxs_idx), .e_rxs_wdata(e_rxs_wdata), .e_rxs_rdata(e_rxs_rdata), .e_srq_idx(e_srq_idx),
@@ -682,8 +682,9 @@ module hca_transport #(
   hca_ack_send #(.LOG_MAX_QP(LOG_MAX_QP)) u_ack (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(ack_req), .opcode(ack_opcode), .psn(ack_psn),
       .syn(ack_syn), .msn(ack_msn), .orig(ack_orig), .pay_iova(ack_pay_iova), .pay_len(ack_pay_len),
-      .done(ack_done), .pay_fault(ack_pay_fault), .dbg_act(ack_act), .dbg_st(ack_st),
-      .qn(qn), .tclass(c_tclass), .hop_limit(c_hop), .dest_qpn(c_dqpn),
+      .owe(resp_ack_req && resp_ack_owe), .pw_out(r_post[0]), .pw_fault(r_post[2]), .owed(a_owed),
+      .done(ack_done), .pay_fault(ack_pay_fault), .dbg_act(ack_act), .dbg_st(ack_st), .qn(qn), .tclass(c_tclass),
+      .hop_limit(c_hop), .dest_qpn(c_dqpn),
       .p_smac(p_smac), .p_dmac(p_dmac), .p_sip(p_sip), .p_dip(p_dip), .port_up(port_up),
       .tx_free(tx_free), .hdr_len(rq_hdr_len), .sel(ack_sel), .go(ack_go), .drop(ack_drop), .h_opcode(a_opcode), .h_psn(a_psn),
       .h_aeth_syn(a_syn), .h_aeth_msn(a_msn), .h_orig(a_orig), .h_pay_len(a_pay_len),
@@ -718,7 +719,7 @@ module hca_transport #(
       .p_info(p_info), .p_psn(p_psn), .p_ackreq(p_ackreq), .p_reth_va(p_reth_va), .p_reth_rkey(p_reth_rkey),
       .p_reth_len(p_reth_len), .p_deth_sqp(p_deth_sqp), .p_pay_off(p_pay_off), .p_pay_len(p_pay_len),
       .r_slot(r_slot),
-      .ack_req(resp_ack_req), .ack_psn(resp_ack_psn), .ack_syn(resp_ack_syn), .ack_done(ack_done),
+      .ack_req(resp_ack_req), .ack_psn(resp_ack_psn), .ack_syn(resp_ack_syn), .ack_owe(resp_ack_owe), .ack_done(ack_done),
       .rd_req(rd_req), .rd_kind(rd_kind), .rd_iova(rd_iova), .rd_done(rd_done), .rd_nak(rd_nak),
       .rd_nak_psn(rd_nak_psn),
       .tk_req(tk_req), .sc_req(sc_req), .sc_off(sc_off), .sc_n(sc_n), .sc_src(sc_src), .sc_grh(sc_grh),
