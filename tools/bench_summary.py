@@ -169,9 +169,9 @@ def main():
     sim_load = next((float(m.group(1)) for m in map(LOAD_RE.search, sim_log or []) if m), None)
     shim, load, floor = parse_shim(read(os.path.join(d, "shim.log")))
     t = Table()
-    rtl_note = ("RTL: payload read ahead into transmit slots and the next WQE prefetched, but one work item at "
-                "a time, store and forward per packet, and at 512 bits the responder's store-and-forward DMA write bounds large messages "
-                "(docs/rtl.md 'What limits it')")
+    rtl_note = ("RTL: payload read ahead into transmit slots, the next WQE prefetched and the responder's payload "
+                "writes posted (ACKs owed until the write response), but one work item at a time and store and "
+                "forward per packet (docs/rtl.md 'What limits it')")
 
     for w, tgt in ((512, 48.4), (64, 7.5)):
         s = rtl.get(w, {}).get("sizes", {})
