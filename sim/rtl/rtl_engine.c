@@ -55,7 +55,7 @@ struct rtl_engine {
 	uint64_t now;
 	char err[256];
 	uint64_t rng;
-	unsigned int rd_lat, rd_jitter, wr_lat;
+	unsigned int rd_lat, rd_jitter, rd_gap, wr_lat;
 	uint8_t bug;
 	bool no_warp;		/* warp=0: clock every idle cycle (proves skipping changes nothing) */
 	unsigned int debug;	/* HCASIM_RTL_DEBUG=N: state line every N cycles */
@@ -69,6 +69,7 @@ struct rtl_engine {
 	bool cpl_active;
 	struct rd_pend cur;
 	unsigned int cur_beat, cur_beats;
+	uint64_t cpl_next;	/* the cycle the next beat is valid (rd_gap: idle cycles before it) */
 	/* DMA write being collected, and responses due */
 	bool w_req;
 	uint64_t w_addr;
@@ -206,6 +207,9 @@ static uint64_t harness_next(const struct rtl_engine *r)
 		for (size_t i = 0; i < r->rq_n; i++)
 			if (r->rq[i].due < t)
 				t = r->rq[i].due;
+	/* the next beat of a completion after an rd_gap pause */
+	if (r->cpl_active && r->cpl_next > r->now && r->cpl_next < t)
+		t = r->cpl_next;
 	if (r->wr_n && r->wr[r->wr_head].due < t)
 		t = r->wr[r->wr_head].due;
 	/* a transport timer falling due changes the RTL's state without an input */
@@ -268,6 +272,7 @@ static bool pick_completion(struct rtl_engine *r)
 	r->cur = r->rq[best];
 	r->rq[best] = r->rq[--r->rq_n];
 	r->cpl_active = true;
+	r->cpl_next = r->now;
 	r->cur_beat = 0;
 	r->cur_beats = r->cur.err ? 1 : (r->cur.len + r->wb - 1) / r->wb;
 	if (r->cur_beats == 0)
@@ -355,7 +360,7 @@ static unsigned int keep_bytes(struct rtl_engine *r, uint64_t keep, const char *
 static void cycle(struct rtl_engine *r)
 {
 	struct rtl_io *io = &r->io;
-	bool check, full = r->head_same;
+	bool check, beat, full = r->head_same;
 
 	flush_owed(r);
 	r->fixed = false;
@@ -370,7 +375,8 @@ static void cycle(struct rtl_engine *r)
 	/* read completion beat */
 	if (!r->cpl_active)
 		pick_completion(r);
-	io->rd_cpl_valid = r->cpl_active;
+	beat = r->cpl_active && r->cpl_next <= r->now;	/* not in an rd_gap pause */
+	io->rd_cpl_valid = beat;
 	if (r->cpl_active) {
 		size_t off = (size_t)r->cur_beat * r->wb, n;
 
@@ -399,14 +405,16 @@ static void cycle(struct rtl_engine *r)
 	}
 
 	r->m->settle(r->m, io);
-	check = !io->rd_req_valid && !(r->cpl_active && io->rd_cpl_ready) && !io->wr_req_valid &&
+	check = !io->rd_req_valid && !(beat && io->rd_cpl_ready) && !io->wr_req_valid &&
 		!io->wr_dat_valid && !io->wr_rsp_valid && !io->tx_tvalid && !(io->rx_tvalid && io->rx_tready) &&
 		want_check(r, full);
 
 	/* handshakes of this cycle */
 	if (io->rd_req_valid)
 		accept_read(r);
-	if (r->cpl_active && io->rd_cpl_ready) {
+	if (beat && io->rd_cpl_ready) {
+		/* rd_gap: a seeded 0..rd_gap idle cycles (valid low) before the next beat */
+		r->cpl_next = r->now + 1 + (r->rd_gap ? rnd(r) % (r->rd_gap + 1) : 0);
 		if (++r->cur_beat == r->cur_beats) {
 			if (r->debug)
 				fprintf(stderr, "[rtl %p @%llu] completion tag %u done\n", (void *)r,
@@ -645,7 +653,7 @@ static uint32_t axil(struct rtl_engine *r, bool mgmt, bool write, uint32_t addr,
 
 /* Options (docs/rtl.md "Engine configuration"); checked by sim/engine_opts. */
 struct rtl_opts {
-	unsigned int rd_lat, rd_jitter, wr_lat, quiet;
+	unsigned int rd_lat, rd_jitter, rd_gap, wr_lat, quiet;
 	unsigned int bug;	/* index into bug_names = the dbg_bug code */
 	unsigned int warp;
 	unsigned int mac;	/* enum mac_speed: mac_pace_names */
@@ -664,6 +672,8 @@ static const struct hca_engine_opt rtl_opt_table[] = {
 	HCA_OPT_BOOL(struct rtl_opts, warp, "0: clock idle cycles one by one instead of skipping them; default 1"),
 	HCA_OPT_ENUM(struct rtl_opts, mac, mac_pace_names, "MAC transmit paced to the line; default none"),
 	HCA_OPT_BOOL(struct rtl_opts, quiet, "0: clock every busy cycle (no quiet-cycle skipping)"),
+	HCA_OPT_UINT(struct rtl_opts, rd_gap, 0, RTL_LAT_MAX,
+		     "idle cycles between two beats of a read completion: a random 0..N each; default 0"),
 	{ 0 },
 };
 
@@ -701,6 +711,7 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	}
 	r->rd_lat = o.rd_lat;
 	r->rd_jitter = o.rd_jitter;
+	r->rd_gap = o.rd_gap;
 	r->wr_lat = o.wr_lat;
 	r->bug = (uint8_t)o.bug;
 	r->no_warp = !o.warp;

@@ -16,7 +16,9 @@
  *    are quiet cycles: busy ones in which the whole Verilated state stands
  *    still until the harness changes an input (docs/sim.md 9.2).
  *  - Options ("key=value,..."): rd_lat=N (cycles, default 24),
- *    rd_jitter=N (default 16), wr_lat=N (default 8), quiet=0 (clock every
+ *    rd_jitter=N (default 16), rd_gap=N (a random 0..N idle
+ *    cycles between two beats of a read completion; default 0), wr_lat=N
+ *    (default 8), quiet=0 (clock every
  *    busy cycle; also HCASIM_RTL_QUIET=0), bug=NAME (a planted
  *    RTL bug for checker tests: hdr_bit (BTH MigReq inverted on requests),
  *    hdr_se (SE inverted), udp_sport, drop_ack (no coalesced ACKs),

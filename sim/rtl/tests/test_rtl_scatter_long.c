@@ -27,6 +27,11 @@
  *                     faults at an IOVA with bit 20 set and whose entries
  *                     1-4 (512 bytes each) arrive after the fault (reads
  *                     without jitter): DMA_FAULT_LO/HI is entry 0's IOVA;
+ *   read_entries_gap -- eight RDMA READs of two scatter entries each (entry
+ *                     1 in the MR at an address with bit 24 set and bit 29
+ *                     clear) while the RTL's read completions pause a
+ *                     random 0 or 1 idle cycle (valid low) between beats
+ *                     (dut.rd_gap=1): every entry holds its part;
  *   held_reads     -- a SEND of eight 2 KiB entries (four packets at PMTU
  *                     4096, eight payload reads in flight, read tags 0-7,
  *                     each of a length with bit 11 set) whose reads take
@@ -34,7 +39,7 @@
  *                     engine) every 150 cycles: the message arrives whole.
  * Each comes from an RTL mutation survivor (issue 13,
  * sim/mutate/answers_rtl.txt, "b5a3724 g1 #18, #25, #33, #50, g2 #1, #23,
- * #24, #43, g5 #12"): scatter entries 9-15 of the fetched receive and READ
+ * #24, #32, #43, g5 #12"): scatter entries 9-15 of the fetched receive and READ
  * WQEs (the other tests' lists end at entry 9), the fault IOVA kept per
  * transmit slot, the SGE index in the gather queue, a read tag's length
  * while the engine is held.
@@ -295,6 +300,61 @@ static void fault_then_beats(unsigned int before)
 	finish(&t, what);
 }
 
+/* ------------------------------------------------------------ READ, completion beats with gaps */
+
+/* Entry 1's address of a fetched READ WQE is checked against its MR some
+ * cycles after the WQE's fetch beat that carries it; idle cycles between the
+ * fetch's beats (rd_gap: a random 0..1 each) vary that distance, both odd
+ * and even over the eight READs (b5a3724 g2 #32 flips its bit 24 in every
+ * cycle between). */
+static void read_entries_gap(void)
+{
+	enum { NREAD = 8, NSGE = 2 };
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge l[NSGE];
+	struct tb_send_wr w;
+	struct tb_qp_attr a;
+	struct tb_qp_cap cap = { .max_send_sge = NSGE };
+	const char *saved = rt_options;
+	uint64_t iova;
+	uint8_t *buf;
+
+	tb_qp_attr_default(&a);
+	if (strcmp(engine, "model"))
+		rt_options = strcmp(engine, "lockstep") ? "rd_gap=1" : "dut.rd_gap=1";
+	setup(&t, HCA_QPT_RC, &a, &cap, 10);
+	rt_options = saved;
+	buf = tb_alloc(t.n[0], RD_MR_LEN, &iova);
+	memset(buf, 0, RD_MR_LEN);
+	sl_mr(&t, 0, 911, RD_VA, RD_MR_LEN, iova);
+	rt_fill(t.mr[1]->buf, NREAD * 0x1000, 62);
+	for (int k = 0; k < NREAD; k++) {
+		uint64_t src = (uint64_t)k * 0x1000;
+		int good = 1;
+
+		/* entry 0 at +0x800 * k, entry 1 at 0x10110 + 0x800 * k (bit 24 set, 29 clear) */
+		l[0] = (struct tb_sge){ .addr = RD_VA + 0x800u * k + 0x40u, .len = 64u + 8u * k, .lkey = sl_lkey(911) };
+		l[1] = (struct tb_sge){ .addr = RD_VA + 0x10110u + 0x800u * k, .len = 96u + 16u * k,
+					.lkey = sl_lkey(911) };
+		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_READ, .flags = HCA_SEND_SIGNALED, .sge = l,
+					 .num_sge = NSGE, .raddr = t.mr[1]->va + src, .rkey = t.mr[1]->rkey };
+		tb_post_send(t.qp[0], &w);
+		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == l[0].len + l[1].len,
+		      "READ %d into two entries, beats with gaps, completes (%s vendor 0x%x, %u bytes)", k,
+		      hca_wc_status_name(c.status), c.vendor_err, c.byte_len);
+		for (int e = 0; e < NSGE; e++) {
+			uint64_t off = l[e].addr - RD_VA;
+
+			good &= memcmp(buf + off, t.mr[1]->buf + src, l[e].len) == 0 && buf[off + l[e].len] == 0 &&
+				buf[off - 1] == 0;
+			src += l[e].len;
+		}
+		CHECK(good, "READ %d: each entry holds its part of the response, nothing around it", k);
+	}
+	finish(&t, "READs of two entries, completion beats with gaps");
+}
+
 /* ------------------------------------------------------------ held engine, reads in flight */
 
 static void held_reads(void)
@@ -348,6 +408,7 @@ int main(int argc, char **argv)
 	two_faults(13, 3, 12, 3000);
 	for (unsigned int n = 0; n < 4; n++)
 		fault_then_beats(n);
+	read_entries_gap();
 	held_reads();
 	return check_done();
 }
