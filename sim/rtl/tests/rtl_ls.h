@@ -104,21 +104,34 @@ static void finish(struct rt *t, const char *what)
 }
 
 /* setup() of an RC pair (CQs of 2^10, QP capabilities `cap` or the
- * defaults) whose RTL reads host memory after rd_lat cycles (the rtl
- * engine's rd_lat option, dut.rd_lat under lockstep); the option holds for
- * this testbench only. */
-static inline int setup_rd_lat_cap(struct rt *t, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
-				   unsigned int rd_lat)
+ * defaults) with one option of the RTL's harness, `opt` (e.g. "rd_lat=2000":
+ * the rtl engine's option, dut.<opt> under lockstep; none for the model,
+ * which has no such options and would refuse them); the option holds for
+ * this testbench only, in place of --options. */
+static inline int setup_harness_opt(struct rt *t, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
+				    const char *opt)
 {
-	static char opt[32];
+	static char o[64];
 	const char *saved = rt_options;
 	int r;
 
-	snprintf(opt, sizeof(opt), "%srd_lat=%u", strcmp(engine, "lockstep") ? "" : "dut.", rd_lat);
-	rt_options = opt;
+	if (strcmp(engine, "model")) {
+		snprintf(o, sizeof(o), "%s%s", strcmp(engine, "lockstep") ? "" : "dut.", opt);
+		rt_options = o;
+	}
 	r = setup(t, HCA_QPT_RC, attr, cap, 10);
 	rt_options = saved;
 	return r;
+}
+
+/* ... whose RTL reads host memory after rd_lat cycles (the harness's rd_lat). */
+static inline int setup_rd_lat_cap(struct rt *t, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,
+				   unsigned int rd_lat)
+{
+	char opt[32];
+
+	snprintf(opt, sizeof(opt), "rd_lat=%u", rd_lat);
+	return setup_harness_opt(t, attr, cap, opt);
 }
 
 static inline int setup_rd_lat(struct rt *t, const struct tb_qp_attr *attr, unsigned int rd_lat)
@@ -126,25 +139,31 @@ static inline int setup_rd_lat(struct rt *t, const struct tb_qp_attr *attr, unsi
 	return setup_rd_lat_cap(t, attr, NULL, rd_lat);
 }
 
-/* Node 0's MR `idx` (lkey idx << 8 | 0x42, at `va`, 16 KiB, LOCAL_WRITE)
+/* Node `i`'s MR `idx` (key idx << 8 | 0x42, at `va`, 16 KiB, `access`)
  * whose first page is mapped in the IOMMU and the rest not: a DMA past
  * va + 0x1000 faults, at IOVA (the return value) + 0x1000. */
-static inline uint64_t half_mapped_mr_at(struct rt *t, uint32_t idx, uint64_t va)
+static inline uint64_t half_mapped_mr_on(struct rt *t, int i, uint32_t idx, uint64_t va, uint32_t access)
 {
 	struct hca_mrc m;
 	uint64_t iova;
 
-	tb_alloc(t->n[0], 4096, &iova);
+	tb_alloc(t->n[i], 4096, &iova);
 	memset(&m, 0, sizeof(m));
 	m.valid = 1;
 	m.key = 0x42;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t->pd[0];
+	m.access = access;
+	m.pdn = t->pd[i];
 	m.va = va;
 	m.length = 16384;
 	m.dma_addr = iova;
-	tb_ctx_write(t->n[0], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
+	tb_ctx_write(t->n[i], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
 	return iova;
+}
+
+/* The same on node 0, LOCAL_WRITE (the requester's gather faults). */
+static inline uint64_t half_mapped_mr_at(struct rt *t, uint32_t idx, uint64_t va)
+{
+	return half_mapped_mr_on(t, 0, idx, va, HCA_ACCESS_LOCAL_WRITE);
 }
 
 /* MR 900 at va 0x5000000, the one most fault tests use. */

@@ -147,19 +147,7 @@ static void read_dups(void)
 
 static void fault_mr(struct rt *t)
 {
-	struct hca_mrc m;
-	uint64_t iova;
-
-	tb_alloc(t->n[1], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = HCA_ACCESS_REMOTE_READ;
-	m.pdn = t->pd[1];
-	m.va = FAULT_MR_VA;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t->n[1], HCA_CTX_TYPE_MRC, 901, &m, sizeof(m));
+	half_mapped_mr_on(t, 1, 901, FAULT_MR_VA, HCA_ACCESS_REMOTE_READ);
 }
 
 /*

@@ -68,6 +68,17 @@ static void sl_mr(struct rt *t, int i, uint32_t idx, uint64_t va, uint64_t len, 
 	tb_ctx_write(t->n[i], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
 }
 
+/* sl_mr over `len` zeroed bytes of node i's host memory, mapped; returns them. */
+static uint8_t *sl_zeroed_mr(struct rt *t, int i, uint32_t idx, uint64_t va, uint64_t len)
+{
+	uint64_t iova;
+	uint8_t *buf = tb_alloc(t->n[i], len, &iova);
+
+	memset(buf, 0, len);
+	sl_mr(t, i, idx, va, len, iova);
+	return buf;
+}
+
 static uint32_t sl_lkey(uint32_t idx)
 {
 	return idx << 8 | SL_KEY;
@@ -123,7 +134,7 @@ static void read_16_entries(void)
 	struct tb_send_wr w;
 	struct tb_qp_attr a;
 	struct tb_qp_cap cap = { .max_send_sge = NSGE };
-	uint64_t iova, src = 0;
+	uint64_t src = 0;
 	uint32_t total = 0;
 	uint8_t *buf;
 	int ok = 1;
@@ -131,9 +142,7 @@ static void read_16_entries(void)
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_1024;
 	setup(&t, HCA_QPT_RC, &a, &cap, 10);
-	buf = tb_alloc(t.n[0], RD_MR_LEN, &iova);
-	memset(buf, 0, RD_MR_LEN);
-	sl_mr(&t, 0, 910, RD_VA, RD_MR_LEN, iova);
+	buf = sl_zeroed_mr(&t, 0, 910, RD_VA, RD_MR_LEN);
 	for (int k = 0; k < NSGE; k++) {
 		/* entry k at 0x2000 * k + 0x1000 + 0x40 * k, 192 + 16 * k bytes */
 		l[k] = (struct tb_sge){ .addr = RD_VA + 0x2000u * k + 0x1000u + 0x40u * k, .len = 192u + 16u * k,
@@ -175,7 +184,6 @@ static void recv_16_entries(void)
 	struct tb_send_wr w;
 	struct tb_qp_attr a;
 	struct tb_qp_cap cap = { .max_send_sge = 4, .max_recv_sge = NSGE };
-	uint64_t iova;
 	uint8_t *buf;
 	uint32_t rx = 0;
 	int ok = 1;
@@ -183,9 +191,7 @@ static void recv_16_entries(void)
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_1024;
 	setup(&t, HCA_QPT_RC, &a, &cap, 10);
-	buf = tb_alloc(t.n[1], RV_MR_LEN, &iova);
-	memset(buf, 0, RV_MR_LEN);
-	sl_mr(&t, 1, 911, RV_VA, RV_MR_LEN, iova);
+	buf = sl_zeroed_mr(&t, 1, 911, RV_VA, RV_MR_LEN);
 	for (int k = 0; k < NSGE; k++)	/* entry 9 at +0x13240 (bit 16), 11 at +0x172c0, 13 at +0x1b340 (bit 12) */
 		r[k] = (struct tb_sge){ .addr = RV_VA + 0x2000u * k + 0x1000u + 0x40u * k, .len = ELEN,
 					.lkey = sl_lkey(911) };
@@ -316,18 +322,11 @@ static void read_entries_gap(void)
 	struct tb_send_wr w;
 	struct tb_qp_attr a;
 	struct tb_qp_cap cap = { .max_send_sge = NSGE };
-	const char *saved = rt_options;
-	uint64_t iova;
 	uint8_t *buf;
 
 	tb_qp_attr_default(&a);
-	if (strcmp(engine, "model"))
-		rt_options = strcmp(engine, "lockstep") ? "rd_gap=1" : "dut.rd_gap=1";
-	setup(&t, HCA_QPT_RC, &a, &cap, 10);
-	rt_options = saved;
-	buf = tb_alloc(t.n[0], RD_MR_LEN, &iova);
-	memset(buf, 0, RD_MR_LEN);
-	sl_mr(&t, 0, 911, RD_VA, RD_MR_LEN, iova);
+	setup_harness_opt(&t, &a, &cap, "rd_gap=1");
+	buf = sl_zeroed_mr(&t, 0, 911, RD_VA, RD_MR_LEN);
 	rt_fill(t.mr[1]->buf, NREAD * 0x1000, 62);
 	for (int k = 0; k < NREAD; k++) {
 		uint64_t src = (uint64_t)k * 0x1000;
