@@ -511,6 +511,158 @@ def check(d, mid, mut, mods, dirs, a, deadline):
         del t0
 
 
+# ---- context mode: the mutation in the flattened design up to an ancestor ----------------------
+
+def mutation_parts(m):
+    """mutate command -> (module, cell, port, bit)."""
+    g = lambda k: re.search(r"-%s (\S+)" % k, m).group(1)
+    cell = g("cell")
+    return "\\" + g("module"), cell if cell.startswith("$") else "\\" + cell, g("port"), int(g("portbit"))
+
+
+def find_ancestor(mods, want):
+    """`auto` (the module no other instantiates) or a module name, plain or parametrised."""
+    names = [n for n, _ in mods]
+    if want != "auto":
+        for n in names:
+            if n == "\\" + want or n == want or re.match(r"\$paramod(\$[0-9a-f]+)?\\%s(\\|$)" % re.escape(want), n):
+                return n
+        sys.exit("mutate_equiv: no module %s in prepped.il" % want)
+    used = {m.group(1) for _, ls in mods for l in ls for m in [re.match(r"  cell (\S+) \S+$", l)] if m}
+    tops = [n for n in names if n not in used]
+    if len(tops) != 1:
+        sys.exit("mutate_equiv: --context auto: %d uninstantiated modules (%s); name one" % (len(tops), " ".join(tops)))
+    return tops[0]
+
+
+def under(mods, anc):
+    """The modules instantiated (transitively) by anc, anc included."""
+    src = dict(mods)
+    seen, todo = {anc}, [anc]
+    while todo:
+        for l in src.get(todo.pop(), []):
+            m = re.match(r"  cell (\S+) \S+$", l)
+            if m and m.group(1) in src and m.group(1) not in seen:
+                seen.add(m.group(1))
+                todo.append(m.group(1))
+    return seen
+
+
+def mark_mutations(mods, muts):
+    """Attribute lines that survive flatten: \\mut_<id> on the mutated cell (a Yosys cell), or
+    \\mutw_<id> = bit on the wire a mutated submodule port bit is connected to (the port wire of
+    the submodule when that bit is a constant: every instance then, a superset).
+    muts: {id: mutate command} -> (RTLIL lines of the marked design, {id: why it is not marked})."""
+    src = dict(mods)
+    add, bad = {}, {}            # (module, line index) -> attribute lines
+
+    def before(mod, pat, attr):
+        for k, l in enumerate(src[mod]):
+            if re.match(pat, l):
+                add.setdefault((mod, k), []).append(attr)
+                return True
+        return False
+    for i, m in sorted(muts.items()):
+        mod, cell, port, bit = mutation_parts(m)
+        if mod not in src:
+            bad[i] = "module %s not in prepped.il" % mod
+            continue
+        t = next((x.split()[1] for x in src[mod] if x.startswith("  cell ") and x.split()[2] == cell), None)
+        if t is None:
+            bad[i] = "cell %s not in %s" % (cell, mod)
+        elif t not in src:       # a Yosys cell: marked itself
+            before(mod, r"  cell \S+ %s$" % re.escape(cell), "  attribute \\mut_%d 1" % i)
+        else:                    # a submodule instance: the net on its port bit
+            widths, _, cells, _ = parse_module(src[mod])
+            cc = next(c[2] for c in cells if c[1] == cell)
+            bits = sig_bits(cc.get("\\" + port, ""), widths)
+            if bit < len(bits) and not isinstance(bits[bit], str):
+                w, k = bits[bit]
+                ok = before(mod, r"  wire .*\s%s$" % re.escape(w), "  attribute \\mutw_%d %d" % (i, k))
+            else:
+                ok = before(t, r"  wire .*\s\\%s$" % re.escape(port), "  attribute \\mutw_%d %d" % (i, bit))
+            if not ok:
+                bad[i] = "port %s of %s: no wire to mark" % (port, cell)
+    out = []
+    for n, ls in mods:
+        for k, l in enumerate(ls):
+            out += add.get((n, k), [])
+            out.append(l)
+    return out, bad
+
+
+def attr_int(v):
+    return v if isinstance(v, int) else int(v, 2)
+
+
+class Context:
+    """The design flattened up to an ancestor with every listed mutation marked (one Yosys run per
+    build), and the bit-precise cone of each mutation in it (tools/mutate_coi.py)."""
+
+    def __init__(self, d, outdir, anc, muts, budget):
+        import json
+        from mutate_coi import Netlist
+        tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
+        self.anc = find_ancestor(mods, anc)
+        self.inside = under(mods, self.anc)
+        self.name = re.sub(r"^\$paramod(\$[0-9a-f]+)?\\|^\\", "", self.anc).split("\\")[0]
+        lines, self.bad = mark_mutations(mods, muts)
+        w = os.path.join(outdir, "ctx")
+        os.makedirs(w, exist_ok=True)
+        text, mk, fj = "\n".join(lines + tail), os.path.join(w, "marked.il"), os.path.join(w, "flat.json")
+        same = os.path.exists(fj) and os.path.exists(mk) and open(mk).read() == text and \
+            os.path.getmtime(fj) >= os.path.getmtime(mk) and \
+            os.path.getmtime(fj) >= os.path.getmtime(os.path.join(d, "prepped.il"))
+        if not same:
+            open(mk, "w").write(text)
+        # processes of the modules prep left alone (the unmutated ones) -> netlists, without
+        # opt_expr (it would fold marked cells); the memories as $mem_v2 cells
+        if not same:
+            rc, _ = yosys("read_rtlil {w}/marked.il; hierarchy -top {a}; proc -noopt; flatten; memory_collect; "
+                          "write_json {w}/flat.json".format(w=w, a=self.anc), os.path.join(w, "y-flat.log"), budget)
+            if rc:
+                sys.exit("mutate_equiv: flattening %s failed (%s/y-flat.log)" % (self.anc, w))
+        self.flat_cpu = budget.used
+        mod = json.load(open(os.path.join(w, "flat.json")))["modules"]
+        top = mod[next(iter(mod))] if len(mod) == 1 else mod[self.anc.lstrip("\\")]
+        self.net = Netlist(top)
+        self.marks = {}      # id -> [("cell", name) | ("net", bit)]
+        for name, c in top["cells"].items():
+            for a in c.get("attributes", {}):
+                if a.startswith("mut_"):
+                    self.marks.setdefault(int(a[4:]), []).append(("cell", name))
+        for name, n in top["netnames"].items():
+            for a, v in n.get("attributes", {}).items():
+                if a.startswith("mutw_"):
+                    self.marks.setdefault(int(a[5:]), []).append(("net", n["bits"][attr_int(v)]))
+
+    def check(self, i, m, unobserved):
+        """-> (verdict, note) of the structural stage: proved, or unknown with the ports reached."""
+        mod, cell, port, bit = mutation_parts(m)
+        if i in self.bad:
+            return "unknown", self.bad[i]
+        if mod not in self.inside:
+            return "unknown", "%s is not under %s" % (mod, self.name)
+        if i not in self.marks:
+            return "unknown", "the marked cell is gone after flatten"
+        seeds = []
+        self.net.reset()
+        for kind, x in self.marks[i]:
+            if kind == "net":
+                seeds.append(x)
+            else:
+                seeds += self.net.seed_of_cell(x, port, bit)
+        observed = set(self.net.ports) - set(unobserved)
+        hit, size = self.net.cone(seeds, observed)
+        obs = "observed: every output of %s%s" % (self.name, "" if not unobserved else
+                                                   " but " + ",".join(sorted(unobserved)))
+        n = len(self.marks[i])
+        if not hit:
+            return "proved", "cone of influence: no path to an output (%d instance(s), %d nets in the cone; %s)" % (n, size, obs)
+        return "unknown", "cone of influence reaches %s (%d nets; %s)" % (
+            ",".join("%s[%d]" % (p, min(b)) + ("+%d" % (len(b) - 1) if len(b) > 1 else "") for p, b in sorted(hit.items())), size, obs)
+
+
 def selftest_mutations(mods):
     """Two hand-made mutations of a CRC block (hca_crc32_blk: each output bit the XOR of the data
     and CRC bits a constant mask selects): an AND input bit forced to 1 where the mask bit is 0
@@ -576,6 +728,39 @@ def selftest_seq(d, a):
     return out
 
 
+def context_main(a, d, outdir, ids, lst):
+    """--context: one flatten of the build, then each mutant's cone; DIR/equiv-ctx.txt (or --out)
+    gets "id verdict CPU-seconds key" lines, CPU the mutant's own (the flatten's is printed once)."""
+    unobs = [x for x in a.unobserved.split(",") if x]
+    outf = a.out or os.path.join(outdir, "equiv-ctx.txt")
+    t = resource.getrusage(resource.RUSAGE_SELF)
+    fb = Budget(max(a.timeout, 900))
+    ctx = Context(d, outdir, a.context, {i: lst[i][1] for i in ids}, fb)
+    t2 = resource.getrusage(resource.RUSAGE_SELF)
+    print("# context %s: flatten %.1f CPU s (Yosys), netlist %.1f CPU s; %s" % (
+        ctx.name, fb.used, t2.ru_utime + t2.ru_stime - t.ru_utime - t.ru_stime,
+        "observed: every output" + (" but " + ",".join(unobs) if unobs else "")), flush=True)
+    old = {}
+    if os.path.exists(outf):
+        for l in open(outf):
+            p = l.split()
+            if p and p[0].isdigit():
+                old[int(p[0])] = l.rstrip("\n")
+    for i in ids:
+        src, m = lst[i]
+        t0 = resource.getrusage(resource.RUSAGE_SELF)
+        v, note = ctx.check(i, m, unobs)
+        t1 = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = t1.ru_utime + t1.ru_stime - t0.ru_utime - t0.ru_stime
+        line = "%d %s %.1f %s" % (i, v, cpu, answer_keys(src, m)[0])
+        print("%s  # %s" % (line, note), flush=True)
+        old[i] = line
+    with open(outf + ".tmp", "w") as f:
+        f.write("".join(old[k] + "\n" for k in sorted(old)))
+    os.replace(outf + ".tmp", outf)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -592,6 +777,11 @@ def main():
     ap.add_argument("--resume", action="store_true", help="skip the ids the result file has already")
     ap.add_argument("--selftest", action="store_true",
                     help="hand-made CRC mask mutations (DIR holds hca_crc32_blk): proved, differs")
+    ap.add_argument("--context", metavar="ANCESTOR",
+                    help="check in the design flattened up to ANCESTOR (a module name, or auto: the top)")
+    ap.add_argument("--unobserved", default="", metavar="PORTS",
+                    help="with --context: output ports of ANCESTOR not taken as observations (comma list)")
+    ap.add_argument("--outdir", help="write results and work files here instead of DIR (DIR stays read-only)")
     a = ap.parse_args()
     d = a.dir
     if a.compare:
@@ -624,6 +814,9 @@ def main():
     else:       # covered survivors (activated.txt, when the judge wrote it) and pending mutants
         act = read_activated(d) if os.path.exists(os.path.join(d, "activated.txt")) else set(res)
         ids = sorted(i for i in res if res[i] == "pending" or (res[i] == "survived" and i in act))
+    outdir = a.outdir or d
+    if a.context:
+        return context_main(a, d, outdir, ids, lst)
     tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
     dirs = port_directions(mods)
     outf = a.out or os.path.join(d, "equiv.txt")
