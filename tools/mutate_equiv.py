@@ -517,7 +517,8 @@ def mutation_parts(m):
     """mutate command -> (module, cell, port, bit)."""
     g = lambda k: re.search(r"-%s (\S+)" % k, m).group(1)
     cell = g("cell")
-    return "\\" + g("module"), cell if cell.startswith("$") else "\\" + cell, g("port"), int(g("portbit"))
+    mod = g("module")
+    return mod if mod.startswith("$") else "\\" + mod, cell if cell.startswith("$") else "\\" + cell, g("port"), int(g("portbit"))
 
 
 def find_ancestor(mods, want):
@@ -591,6 +592,18 @@ def mark_mutations(mods, muts):
     return out, bad
 
 
+def procd(d, w, budget):
+    """DIR/prepped.il with the processes of the modules prep left alone (the unmutated ones) made
+    netlists (proc -noopt: no opt_expr, which could fold a mutated cell) -> W/procd.il (cached)."""
+    out, src = os.path.join(w, "procd.il"), os.path.join(d, "prepped.il")
+    if not (os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src)):
+        rc, _ = yosys("read_rtlil %s; proc -noopt; write_rtlil %s.tmp" % (src, out), os.path.join(w, "y-proc.log"), budget)
+        if rc:
+            sys.exit("mutate_equiv: proc of %s failed (%s/y-proc.log)" % (src, w))
+        os.replace(out + ".tmp", out)
+    return out
+
+
 def attr_int(v):
     return v if isinstance(v, int) else int(v, 2)
 
@@ -602,23 +615,19 @@ class Context:
     def __init__(self, d, outdir, anc, muts, budget):
         import json
         from mutate_coi import Netlist
-        tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
+        w = os.path.join(outdir, "ctx")
+        os.makedirs(w, exist_ok=True)
+        tail, mods = split_modules(open(procd(d, w, budget)).read())
         self.anc = find_ancestor(mods, anc)
         self.inside = under(mods, self.anc)
         self.name = re.sub(r"^\$paramod(\$[0-9a-f]+)?\\|^\\", "", self.anc).split("\\")[0]
         lines, self.bad = mark_mutations(mods, muts)
-        w = os.path.join(outdir, "ctx")
-        os.makedirs(w, exist_ok=True)
         text, mk, fj = "\n".join(lines + tail), os.path.join(w, "marked.il"), os.path.join(w, "flat.json")
         same = os.path.exists(fj) and os.path.exists(mk) and open(mk).read() == text and \
-            os.path.getmtime(fj) >= os.path.getmtime(mk) and \
-            os.path.getmtime(fj) >= os.path.getmtime(os.path.join(d, "prepped.il"))
+            os.path.getmtime(fj) >= os.path.getmtime(mk)
         if not same:
             open(mk, "w").write(text)
-        # processes of the modules prep left alone (the unmutated ones) -> netlists, without
-        # opt_expr (it would fold marked cells); the memories as $mem_v2 cells
-        if not same:
-            rc, _ = yosys("read_rtlil {w}/marked.il; hierarchy -top {a}; proc -noopt; flatten; memory_collect; "
+            rc, _ = yosys("read_rtlil {w}/marked.il; hierarchy -top {a}; flatten; memory_collect; "
                           "write_json {w}/flat.json".format(w=w, a=self.anc), os.path.join(w, "y-flat.log"), budget)
             if rc:
                 sys.exit("mutate_equiv: flattening %s failed (%s/y-flat.log)" % (self.anc, w))
@@ -761,6 +770,38 @@ def context_main(a, d, outdir, ids, lst):
     return 0
 
 
+def selftest_context(d, outdir, a):
+    """Hand-made mutations of hca_ctx's QPC RAM (u_qpc), the engine port's read register b_rdata,
+    checked in the design flattened up to the top: a bit of the QPC's FLOW_LABEL (an IPv6 field
+    that no engine module reads: proved; the module-level check cannot, b_rdata is a port there)
+    and a bit of DEST_QPN (read into every request header: not proved).  The offsets come from
+    rtl/include/hca_spec.vh.  -> [(mutation, verdict, want, note, CPU s)]"""
+    spec = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rtl", "include", "hca_spec.vh")).read()
+    off = lambda f: int(re.search(r"`define HCA_QPC_%s_OFF (\d+)" % f, spec).group(1))
+    b = Budget(max(a.timeout, 900))
+    w = os.path.join(outdir, "ctx")
+    os.makedirs(w, exist_ok=True)
+    _, mods = split_modules(open(procd(d, w, b)).read())
+    src = dict(mods)
+    ctx = next((ls for n, ls in mods if re.search(r"(^\\|\\)hca_ctx(__d\d+)?$", n)), None)
+    if ctx is None:
+        return [("-", "no hca_ctx", "proved", "DIR has no hca_ctx module", 0)]
+    qpc = next(l.split()[1] for l in ctx if re.match(r"  cell \S+ \\u_qpc$", l))
+    _, _, cells, _ = parse_module(src[qpc])
+    reg = next(c[1] for c in cells if c[0] in FF_TYPES and c[2].get("\\Q") == "\\b_rdata")
+    tests = [("proved", "mutate -mode inv -module %s -cell %s -port Q -portbit %d" % (qpc, reg, 8 * off("FLOW_LABEL") + 3)),
+             ("unknown", "mutate -mode inv -module %s -cell %s -port Q -portbit %d" % (qpc, reg, 8 * off("DEST_QPN") + 1))]
+    muts = {900001 + k: m for k, (_, m) in enumerate(tests)}
+    ctx = Context(d, outdir, "auto", muts, b)
+    out = []
+    for k, (want, m) in enumerate(tests):
+        t0 = time.process_time()
+        v, note = ctx.check(900001 + k, m, [])
+        out.append((m, v, want, note, time.process_time() - t0))
+    print("# context %s: proc and flatten %.1f CPU s (Yosys)" % (ctx.name, b.used))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -786,6 +827,12 @@ def main():
     d = a.dir
     if a.compare:
         return compare(d, a.out or os.path.join(d, "equiv.txt"), a.compare)
+    if a.selftest and a.context:
+        bad = 0
+        for m, v, want, note, used in selftest_context(d, a.outdir or d, a):
+            bad += v != want
+            print("%s %s: %s (want %s; %.1f CPU s; %s)" % ("ok  " if v == want else "FAIL", m, v, want, used, note))
+        return 1 if bad else 0
     if a.selftest:
         tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
         bad = 0
