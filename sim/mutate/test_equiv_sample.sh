@@ -6,10 +6,16 @@
 #   (c) the same AND's input bit inverted where the mask bit is 1 (a different
 #       CRC) is differs; the same pair on a small sequential module (a register
 #       fed through a masked AND, asynchronous reset: proved only by induction);
+#   context mode (--context auto: the design flattened up to hca_top, the
+#   mutation's structural cone of influence; hand-made mutations of hca_ctx's
+#   QPC RAM engine-port read register b_rdata, offsets from hca_spec.vh):
+#   (b) a bit of the QPC's FLOW_LABEL, which no rtl/*.sv reads, is proved;
+#   (c) a bit of DEST_QPN, read into every request header, is not proved;
 #   (a) no mutant the judge killed in the make-test sample
 #       (mutate_rtl_sample, SAMPLE/sample/<id>.txt, when newer than its
 #       list.txt) is proved.  Without such results (run mutate_rtl_sample
-#       first: make test runs it just before) that check says so and is skipped.
+#       first: make test runs it just before) that check says so and is skipped;
+#       the same in context mode.
 #   sim/mutate/test_equiv_sample.sh DIR SAMPLE
 # DIR: a mutant build netlisting hca_crc32_blk (prepped.il); SAMPLE: the
 # make-test sample's build (build/mutate/rtl-sample).
@@ -33,6 +39,16 @@ else fail "(b) the sequential equivalent mutation is not proved"; fi
 if echo "$out" | grep -q "^ok .*-module seq_toy.*portbit 2: differs (want differs"; then
   ok "(c) an unmasked bit into the register: differs"
 else fail "(c) the sequential different mutation is not differs"; fi
+out=$("$py" tools/mutate_equiv.py --selftest --context auto --dir "$dir" --timeout 60 2>&1)
+echo "$out"
+if grep -q HCA_QPC_FLOW_LABEL rtl/*.sv; then
+  fail "(b) premise: some rtl/*.sv reads HCA_QPC_FLOW_LABEL now; pick another unread QPC bit"
+elif echo "$out" | grep -q "^ok .*hca_ram_tdp .*-port Q -portbit [0-9]*: proved (want proved"; then
+  ok "(b) context: an unread QPC bit (FLOW_LABEL) of the engine read register: proved"
+else fail "(b) context: the unread QPC FLOW_LABEL bit is not proved"; fi
+if echo "$out" | grep -q "^ok .*hca_ram_tdp .*-port Q -portbit [0-9]*: unknown (want unknown.*reaches .*m_axis_tx_tdata"; then
+  ok "(c) context: a DEST_QPN bit of the same register reaches the transmit port: not proved"
+else fail "(c) context: the DEST_QPN bit is not found to reach m_axis_tx_tdata"; fi
 killed=""
 if [ -f "$sample/list.txt" ] && [ -d "$sample/sample" ]; then
   for r in "$sample"/sample/*.txt; do
@@ -48,6 +64,12 @@ if [ -n "$killed" ]; then
   d=$(grep -c " differs " "$sample/equiv-killed.txt")
   if [ "$pr" -eq 0 ] && [ "$n" -gt 0 ]; then ok "(a) none of the $n killed mutants of the sample is proved ($d differs, the rest unknown)"
   else fail "(a) $pr killed mutants proved equivalent: the tool is unsound"; fi
+  "$py" tools/mutate_equiv.py --dir "$sample" --results sample --ids "${killed#,}" --context auto \
+    --out "$sample/equiv-ctx-killed.txt" || true
+  n=$(grep -c . "$sample/equiv-ctx-killed.txt")
+  pr=$(grep -c " proved " "$sample/equiv-ctx-killed.txt")
+  if [ "$pr" -eq 0 ] && [ "$n" -gt 0 ]; then ok "(a) context: none of the $n killed mutants of the sample is proved"
+  else fail "(a) context: $pr killed mutants proved equivalent: the context mode is unsound"; fi
 else
   echo "     (a) skipped: no judge results of mutate_rtl_sample newer than $sample/list.txt"
 fi
