@@ -10,7 +10,10 @@ bit to the output bits it can change:
   - $mux: A[i], B[i] -> Y[i], S -> every Y bit; $pmux: A[i], B[j*W+i] -> Y[i], S -> every Y bit;
   - $not/$pos/$and/$or/$xor/$xnor: bit i -> Y[i] (the sign-extension bit -> the extended Y bits);
     an $and input bit whose other operand bit is the constant 0 (an $or's: 1) reaches nothing;
-  - $shl/$shr/$sshl/$sshr/$shift/$shiftx with a constant shift amount: the bit it moves to;
+  - $shl/$shr/$sshl/$sshr/$shift/$shiftx: the bits it can move to, for every shift amount in the
+    range an interval analysis of the amount allows (constants, zero extension, $add, $sub, $mul,
+    constant shifts, $mux/$pmux as the union of their inputs, the rest any value of its width;
+    with the known power-of-two factor, e.g. a byte offset 8*x moves a bit only by multiples of 8);
   - $mem_v2, column by column: a WR_DATA bit -> its column unless its WR_EN bit is the constant 0,
     a WR_EN bit -> its column, a write port's address/clock -> the columns that port can write;
     a column -> that bit of every read port; a read port's address/enable/clock/reset -> its data;
@@ -67,6 +70,64 @@ class Netlist:
             if v["direction"] in ("output", "inout"):
                 self.ports[p] = v["bits"]
         self.mem_cols = {}              # $mem_v2 cell -> columns in the cone (of one query)
+        self.driver = {}                # net -> (cell name, output port, bit)
+        for name, c in self.cells.items():
+            for p, sig in c["connections"].items():
+                if c.get("port_directions", {}).get(p) == "output":
+                    for k, b in enumerate(sig):
+                        if isinstance(b, int):
+                            self.driver[b] = (name, p, k)
+        self.ranges = {}                # tuple(sig) -> (lo, hi, tz)
+
+    def value_range(self, sig, depth=0):
+        """Unsigned value of sig -> (lo, hi, tz): lo <= value <= hi, value a multiple of 2**tz."""
+        key = tuple(sig)
+        if key in self.ranges:
+            return self.ranges[key]
+        w = len(sig)
+        lo = sum(1 << i for i, b in enumerate(sig) if b == "1")
+        hi = lo + sum(1 << i for i, b in enumerate(sig) if isinstance(b, int) or b not in ("0", "1"))
+        tz = next((i for i, b in enumerate(sig) if b != "0"), 64)
+        r = (lo, hi, tz)
+        d = self.driver.get(sig[0]) if sig and isinstance(sig[0], int) else None
+        if d and depth < 24:
+            name, port, _ = d
+            c = self.cells[name]
+            y = c["connections"][port]
+            if sig[:len(y)] == y and all(b == "0" for b in sig[len(y):]):
+                q = self.cell_range(c, len(y), depth + 1)
+                if q:
+                    r = (max(r[0], q[0]), min(r[1], q[1]), max(r[2], q[2]))
+        self.ranges[key] = r
+        return r
+
+    def cell_range(self, c, yw, depth):
+        t, con = c["type"], c["connections"]
+        full = (1 << yw) - 1
+        if t in ("$add", "$sub", "$mul", "$mux", "$pmux", "$pos") or \
+                (t in ("$shl", "$shr") and all(b in ("0", "1") for b in con["B"])):
+            if any(par(c, x + "_SIGNED") for x in ("A", "B") if x + "_SIGNED" in c["parameters"]):
+                return None
+            a = self.value_range(con["A"], depth)
+            if t == "$pos":
+                return a if a[1] <= full else None
+            if t in ("$mux", "$pmux"):
+                rs = [a] + [self.value_range(con["B"][k:k + yw], depth) for k in range(0, len(con["B"]), yw)]
+                return (min(x[0] for x in rs), max(x[1] for x in rs), min(x[2] for x in rs))
+            b = self.value_range(con["B"], depth)
+            if t == "$add":
+                r = (a[0] + b[0], a[1] + b[1], min(a[2], b[2]))
+            elif t == "$sub":
+                if a[0] < b[1]:
+                    return None
+                r = (a[0] - b[1], a[1] - b[0], min(a[2], b[2]))
+            elif t == "$mul":
+                r = (a[0] * b[0], a[1] * b[1], a[2] + b[2])
+            else:
+                sh = b[0]
+                r = (a[0] << sh, a[1] << sh, a[2] + sh) if t == "$shl" else (a[0] >> sh, a[1] >> sh, max(0, a[2] - sh))
+            return r if r[1] <= full else None
+        return None
 
     def reset(self):
         """Start a new query (before its seeds: seed_of_cell may taint memory columns)."""
@@ -133,17 +194,21 @@ class Netlist:
                 kill = "0" if t == "$and" else "1"
                 pos = [i for i in pos if ext_bit(osig, osigned, i) != kill]
             return self.nets_of(c, "Y", pos)
-        if t in SHIFTS and port == "A" and all(b in ("0", "1") for b in con["B"]):
-            bs = "".join(reversed(con["B"]))
-            s = int(bs, 2) if bs else 0
-            if par(c, "B_SIGNED") and bs and bs[0] == "1" and t in ("$shift", "$shiftx"):
-                s -= 1 << len(bs)
-            if t in ("$shl", "$sshl"):
-                s = -s
+        if t in SHIFTS and port == "A":
+            bsig = con["B"]
+            lo, hi, tz = self.value_range(bsig)
+            if par(c, "B_SIGNED") and bsig and hi >= 1 << (len(bsig) - 1):
+                if not all(b in ("0", "1") for b in bsig) or t not in ("$shift", "$shiftx"):
+                    return self.outs[name]
+                lo = hi = lo - (1 << len(bsig))      # a negative constant: a left shift
             yw, aw, signed = len(con["Y"]), len(con["A"]), par(c, "A_SIGNED")
-            pos = [k - s] if 0 <= k - s < yw else []       # Y[i] = A[i + s]
+            if t in ("$shl", "$sshl"):
+                lo, hi = -hi, -lo
+            step = 1 << min(tz, 62)
+            # Y[i] = A[i + s] for s in [lo, hi], s a multiple of step: A[k] -> Y[k - s]
+            pos = [i for i in range(max(0, k - hi), min(yw, k - lo + 1)) if (k - i) % step == 0]
             if signed and k == aw - 1 and t != "$shiftx":  # the sign fills every position past A
-                pos += [i for i in range(yw) if i + s >= aw]
+                pos = list(range(yw))
             return self.nets_of(c, "Y", pos)
         if t == "$mem_v2":
             return self.mem_fanout(name, c, port, k)
