@@ -39,6 +39,17 @@ def par(c, name, default=0):
     return int(v, 2) if v and set(v) <= {"0", "1"} else default
 
 
+MAXSET = 4096
+
+
+def summary(vals):
+    """A set of values -> (lo, hi, tz, vals); vals dropped (None) when larger than MAXSET."""
+    if not vals:
+        return (0, 0, 64, set())
+    tz = min(((v & -v).bit_length() - 1 if v else 64) for v in vals)
+    return (min(vals), max(vals), tz, set(vals) if len(vals) <= MAXSET else None)
+
+
 def ext_bit(sig, signed, i):
     """Bit i of sig extended (sign or zero) -> net id or constant string."""
     if i < len(sig):
@@ -80,54 +91,88 @@ class Netlist:
         self.ranges = {}                # tuple(sig) -> (lo, hi, tz)
 
     def value_range(self, sig, depth=0):
-        """Unsigned value of sig -> (lo, hi, tz): lo <= value <= hi, value a multiple of 2**tz."""
+        """Unsigned value of sig -> (lo, hi, tz, vals): lo <= value <= hi, value a multiple of
+        2**tz, and value in vals when vals is not None (a set of at most MAXSET values)."""
         key = tuple(sig)
         if key in self.ranges:
             return self.ranges[key]
-        w = len(sig)
-        lo = sum(1 << i for i, b in enumerate(sig) if b == "1")
-        hi = lo + sum(1 << i for i, b in enumerate(sig) if isinstance(b, int) or b not in ("0", "1"))
-        tz = next((i for i, b in enumerate(sig) if b != "0"), 64)
-        r = (lo, hi, tz)
+        var = [i for i, b in enumerate(sig) if b not in ("0", "1")]
+        base = sum(1 << i for i, b in enumerate(sig) if b == "1")
+        if len(var) <= 8:
+            vals = {base + sum(1 << var[j] for j in range(len(var)) if m >> j & 1) for m in range(1 << len(var))}
+            r = summary(vals)
+        else:
+            r = (base, base + sum(1 << i for i in var), next((i for i, b in enumerate(sig) if b != "0"), 64), None)
         d = self.driver.get(sig[0]) if sig and isinstance(sig[0], int) else None
         if d and depth < 24:
             name, port, _ = d
             c = self.cells[name]
             y = c["connections"][port]
-            if sig[:len(y)] == y and all(b == "0" for b in sig[len(y):]):
+            if sig[:len(y)] == y and all(b in ("0", "1") for b in sig[len(y):]):
                 q = self.cell_range(c, len(y), depth + 1)
+                hc = sum(1 << i for i, b in enumerate(sig) if b == "1")     # constant high bits
+                if q and hc:
+                    q = summary({v + hc for v in q[3]}) if q[3] is not None else (
+                        q[0] + hc, q[1] + hc, min(q[2], (hc & -hc).bit_length() - 1), None)
                 if q:
-                    r = (max(r[0], q[0]), min(r[1], q[1]), max(r[2], q[2]))
+                    vals = q[3] if q[3] is not None else (
+                        {v for v in r[3] if q[0] <= v <= q[1] and v % (1 << min(q[2], 62)) == 0} if r[3] is not None else None)
+                    r = summary(vals) if vals is not None else (max(r[0], q[0]), min(r[1], q[1]), max(r[2], q[2]), None)
         self.ranges[key] = r
         return r
 
+    def operand(self, c, x, depth):
+        """The range of operand x as the cell reads it: unsigned, or two's complement when
+        x_SIGNED (then None unless its values are known or all non-negative)."""
+        sig = c["connections"][x]
+        r = self.value_range(sig, depth)
+        if not par(c, x + "_SIGNED") or not sig:
+            return r
+        half = 1 << (len(sig) - 1)
+        if r[3] is not None:
+            vals = {v - 2 * half if v >= half else v for v in r[3]}
+            return (min(vals), max(vals), r[2], vals)
+        return r if r[1] < half else None
+
     def cell_range(self, c, yw, depth):
+        """The value range of a cell's whole output Y (unsigned), or None (any value)."""
         t, con = c["type"], c["connections"]
         full = (1 << yw) - 1
-        if t in ("$add", "$sub", "$mul", "$mux", "$pmux", "$pos") or \
-                (t in ("$shl", "$shr") and all(b in ("0", "1") for b in con["B"])):
-            if any(par(c, x + "_SIGNED") for x in ("A", "B") if x + "_SIGNED" in c["parameters"]):
+        if t not in ("$add", "$sub", "$mul", "$mux", "$pmux", "$pos", "$shl", "$shr"):
+            return None
+        a = self.operand(c, "A", depth)
+        if a is None:
+            return None
+        if t == "$pos":
+            return a if a[1] <= full else None
+        if t in ("$mux", "$pmux"):
+            rs = [a] + [self.value_range(con["B"][k:k + yw], depth) for k in range(0, len(con["B"]), yw)]
+            if all(x[3] is not None for x in rs) and sum(len(x[3]) for x in rs) <= MAXSET:
+                return summary(set().union(*(x[3] for x in rs)))
+            return (min(x[0] for x in rs), max(x[1] for x in rs), min(x[2] for x in rs), None)
+        b = self.operand(c, "B", depth)
+        if b is None:
+            return None
+        if t in ("$shl", "$shr") and (b[0] != b[1] or b[0] < 0):
+            return None
+        if a[3] is not None and b[3] is not None and len(a[3]) * len(b[3]) <= MAXSET:
+            op = {"$add": lambda x, y: x + y, "$sub": lambda x, y: x - y, "$mul": lambda x, y: x * y,
+                  "$shl": lambda x, y: x << y, "$shr": lambda x, y: x >> y}[t]
+            return summary({op(x, y) & full for x in a[3] for y in b[3]})      # Y = (A op B) mod 2**yw
+        if min(a[0], b[0]) < 0:
+            return None
+        if t == "$add":
+            r = (a[0] + b[0], a[1] + b[1], min(a[2], b[2]))
+        elif t == "$sub":
+            if a[0] < b[1]:
                 return None
-            a = self.value_range(con["A"], depth)
-            if t == "$pos":
-                return a if a[1] <= full else None
-            if t in ("$mux", "$pmux"):
-                rs = [a] + [self.value_range(con["B"][k:k + yw], depth) for k in range(0, len(con["B"]), yw)]
-                return (min(x[0] for x in rs), max(x[1] for x in rs), min(x[2] for x in rs))
-            b = self.value_range(con["B"], depth)
-            if t == "$add":
-                r = (a[0] + b[0], a[1] + b[1], min(a[2], b[2]))
-            elif t == "$sub":
-                if a[0] < b[1]:
-                    return None
-                r = (a[0] - b[1], a[1] - b[0], min(a[2], b[2]))
-            elif t == "$mul":
-                r = (a[0] * b[0], a[1] * b[1], a[2] + b[2])
-            else:
-                sh = b[0]
-                r = (a[0] << sh, a[1] << sh, a[2] + sh) if t == "$shl" else (a[0] >> sh, a[1] >> sh, max(0, a[2] - sh))
-            return r if r[1] <= full else None
-        return None
+            r = (a[0] - b[1], a[1] - b[0], min(a[2], b[2]))
+        elif t == "$mul":
+            r = (a[0] * b[0], a[1] * b[1], a[2] + b[2])
+        else:
+            sh = b[0]
+            r = (a[0] << sh, a[1] << sh, a[2] + sh) if t == "$shl" else (a[0] >> sh, a[1] >> sh, max(0, a[2] - sh))
+        return r + (None,) if r[1] <= full else None
 
     def reset(self):
         """Start a new query (before its seeds: seed_of_cell may taint memory columns)."""
@@ -196,17 +241,22 @@ class Netlist:
             return self.nets_of(c, "Y", pos)
         if t in SHIFTS and port == "A":
             bsig = con["B"]
-            lo, hi, tz = self.value_range(bsig)
+            lo, hi, tz, vals = self.value_range(bsig)
             if par(c, "B_SIGNED") and bsig and hi >= 1 << (len(bsig) - 1):
                 if not all(b in ("0", "1") for b in bsig) or t not in ("$shift", "$shiftx"):
                     return self.outs[name]
                 lo = hi = lo - (1 << len(bsig))      # a negative constant: a left shift
+                vals = {lo}
             yw, aw, signed = len(con["Y"]), len(con["A"]), par(c, "A_SIGNED")
             if t in ("$shl", "$sshl"):
                 lo, hi = -hi, -lo
+                vals = {-v for v in vals} if vals is not None else None
             step = 1 << min(tz, 62)
-            # Y[i] = A[i + s] for s in [lo, hi], s a multiple of step: A[k] -> Y[k - s]
-            pos = [i for i in range(max(0, k - hi), min(yw, k - lo + 1)) if (k - i) % step == 0]
+            # Y[i] = A[i + s] for every shift amount s: A[k] -> Y[k - s]
+            if vals is not None:
+                pos = sorted({k - v for v in vals if 0 <= k - v < yw})
+            else:
+                pos = [i for i in range(max(0, k - hi), min(yw, k - lo + 1)) if (k - i) % step == 0]
             if signed and k == aw - 1 and t != "$shiftx":  # the sign fills every position past A
                 pos = list(range(yw))
             return self.nets_of(c, "Y", pos)

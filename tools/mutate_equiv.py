@@ -5,6 +5,15 @@
                           [--out FILE] [--results SUBDIR] [--resume]
     tools/mutate_equiv.py --dir DIR --compare sim/mutate/answers_rtl.txt   (verdicts beside the answers)
     tools/mutate_equiv.py --dir DIR --selftest   (DIR netlists hca_crc32_blk: the make-test checks)
+    tools/mutate_equiv.py --dir DIR --context auto|MODULE [--unobserved PORTS] [--outdir OUT] [ids]
+    tools/mutate_equiv.py --dir DIR --context auto --selftest   (hca_ctx's QPC RAM: the make-test checks)
+
+--context (docs/sim.md 11.3.1, "In context"): the design flattened from the mutated module up to
+an ancestor (auto: the top, hca_top), the mutation marked in every instance of its derivation; a
+mutant is proved when its bit-precise structural cone of influence (tools/mutate_coi.py) reaches
+no output port of the ancestor (all of them, or all but --unobserved).  One Yosys flatten per
+build (OUT/ctx/), then milliseconds to seconds per mutant; verdicts proved or unknown (the ports
+reached), in OUT/equiv-ctx.txt.  --outdir OUT keeps DIR read-only (module mode too).
 
 DIR is a mutant build of tools/mutate_rtl.py (prepped.il: the mutated modules after prep's
 coarse passes; list.txt: "id src mutate ..." per mutant).  Default ids: every mutant whose
@@ -866,7 +875,7 @@ def main():
         return context_main(a, d, outdir, ids, lst)
     tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
     dirs = port_directions(mods)
-    outf = a.out or os.path.join(d, "equiv.txt")
+    outf = a.out or os.path.join(outdir, "equiv.txt")
     def lines():
         old = {}
         if os.path.exists(outf):
@@ -879,14 +888,14 @@ def main():
         if a.resume:        # several runs may share a build: each mutant is claimed by one
             if i in lines():
                 continue
-            os.makedirs(os.path.join(d, "equiv"), exist_ok=True)
+            os.makedirs(os.path.join(outdir, "equiv"), exist_ok=True)
             try:
-                os.close(os.open(os.path.join(d, "equiv", "%d.claim" % i), os.O_CREAT | os.O_EXCL))
+                os.close(os.open(os.path.join(outdir, "equiv", "%d.claim" % i), os.O_CREAT | os.O_EXCL))
             except FileExistsError:
                 continue
         src, m = lst[i]
         b = Budget(a.timeout)
-        v, note = check(d, i, m, mods, dirs, a, b)
+        v, note = check(outdir, i, m, mods, dirs, a, b)
         line = "%d %s %.1f %s" % (i, v, b.used, answer_keys(src, m)[0])
         print("%s  # %s" % (line, note), flush=True)
         old = lines()
