@@ -9,17 +9,18 @@ bit to the output bits it can change:
   - flops: D[i] -> Q[i] (SET[i]/CLR[i]/AD[i] likewise); clock, enables and resets -> every Q bit;
   - $mux: A[i], B[i] -> Y[i], S -> every Y bit; $pmux: A[i], B[j*W+i] -> Y[i], S -> every Y bit;
   - $not/$pos/$and/$or/$xor/$xnor: bit i -> Y[i] (the sign-extension bit -> the extended Y bits);
-    an $and input bit whose other operand bit is the constant 0 (an $or's: 1) reaches nothing;
+    an $and input bit whose other operand bit is always 0 (an $or's: 1) reaches nothing;
   - $shl/$shr/$sshl/$sshr/$shift/$shiftx: the bits it can move to, for every shift amount in the
     range an interval analysis of the amount allows (constants, zero extension, $add, $sub, $mul,
     constant shifts, $mux/$pmux as the union of their inputs, the rest any value of its width;
     with the known power-of-two factor, e.g. a byte offset 8*x moves a bit only by multiples of 8);
-  - $mem_v2, column by column: a WR_DATA bit -> its column unless its WR_EN bit is the constant 0,
+  - $mem_v2, column by column: a WR_DATA bit -> its column unless its WR_EN bit is always 0,
     a WR_EN bit -> its column, a write port's address/clock -> the columns that port can write;
     a column -> that bit of every read port; a read port's address/enable/clock/reset -> its data;
   - every other cell (arithmetic, comparisons, reductions, variable shifts, unknown types): every
     input bit -> every output bit.
-This over-approximates each cell's dependence (Yosys's cell semantics, techlibs/common/simlib.v), so
+("Always 0": the value analysis of the shift amounts finds the bit's only value 0.)  This
+over-approximates each cell's dependence (Yosys's cell semantics, techlibs/common/simlib.v), so
 a bit outside the cone has the same value in the original and in any design that differs from it
 only in the seed bits: if no observed output is in the cone, the change is unobservable.
 """
@@ -103,12 +104,24 @@ class Netlist:
             r = summary(vals)
         else:
             r = (base, base + sum(1 << i for i in var), next((i for i, b in enumerate(sig) if b != "0"), 64), None)
-        d = self.driver.get(sig[0]) if sig and isinstance(sig[0], int) else None
+        first = next((b for b in sig if isinstance(b, int)), None)
+        d = self.driver.get(first) if first is not None else None
         if d and depth < 24:
             name, port, _ = d
             c = self.cells[name]
             y = c["connections"][port]
-            if sig[:len(y)] == y and all(b in ("0", "1") for b in sig[len(y):]):
+            at = {b: i for i, b in enumerate(y) if isinstance(b, int)}
+            if c["type"] in ("$mux", "$pmux") and sig != y and all(b in at or b in ("0", "1") for b in sig):
+                # some bits of a mux's output: the union over its inputs' same bits
+                yw = len(y)
+                words = [c["connections"]["A"]] + [c["connections"]["B"][k:k + yw] for k in range(0, len(c["connections"]["B"]), yw)]
+                rs = [self.value_range([wd[at[b]] if b in at else b for b in sig], depth + 1) for wd in words]
+                if all(x[3] is not None for x in rs) and sum(len(x[3]) for x in rs) <= MAXSET:
+                    q = summary(set().union(*(x[3] for x in rs)))
+                else:
+                    q = (min(x[0] for x in rs), max(x[1] for x in rs), min(x[2] for x in rs), None)
+                r = q if r[3] is None or q[3] is None else summary(r[3] & q[3])
+            elif sig[:len(y)] == y and all(b in ("0", "1") for b in sig[len(y):]):
                 q = self.cell_range(c, len(y), depth + 1)
                 hc = sum(1 << i for i, b in enumerate(sig) if b == "1")     # constant high bits
                 if q and hc:
@@ -174,6 +187,10 @@ class Netlist:
             r = (a[0] << sh, a[1] << sh, a[2] + sh) if t == "$shl" else (a[0] >> sh, a[1] >> sh, max(0, a[2] - sh))
         return r + (None,) if r[1] <= full else None
 
+    def zero(self, b):
+        """Bit b is 0 in every state (a constant, or e.g. a mux of constant 0s)."""
+        return self.value_range([b])[3] == {0}
+
     def reset(self):
         """Start a new query (before its seeds: seed_of_cell may taint memory columns)."""
         self.mem_cols = {}
@@ -193,13 +210,13 @@ class Netlist:
         en = con.get("WR_EN", [])
         cols = set()
         if port == "WR_DATA":
-            if ext_bit(en, False, k) != "0":
+            if not self.zero(ext_bit(en, False, k)):
                 cols.add(k % w)
         elif port == "WR_EN":
             cols.add(k % w)
         elif port.startswith("WR_"):
             p = k // ab if port == "WR_ADDR" else k
-            cols |= {i for i in range(w) if ext_bit(en, False, p * w + i) != "0"}
+            cols |= {i for i in range(w) if not self.zero(ext_bit(en, False, p * w + i))}
         else:                           # RD_ADDR, RD_EN, RD_CLK, RD_ARST, RD_SRST: that port's data
             p = k // ab if port == "RD_ADDR" else k
             return self.nets_of(c, "RD_DATA", range(p * w, (p + 1) * w))
@@ -236,8 +253,8 @@ class Netlist:
             if t in ("$and", "$or"):
                 o = "B" if port == "A" else "A"
                 osig, osigned = con.get(o, []), par(c, o + "_SIGNED")
-                kill = "0" if t == "$and" else "1"
-                pos = [i for i in pos if ext_bit(osig, osigned, i) != kill]
+                kill = 0 if t == "$and" else 1
+                pos = [i for i in pos if self.value_range([ext_bit(osig, osigned, i)])[3] != {kill}]
             return self.nets_of(c, "Y", pos)
         if t in SHIFTS and port == "A":
             bsig = con["B"]

@@ -779,6 +779,43 @@ def context_main(a, d, outdir, ids, lst):
     return 0
 
 
+# A byte picked from 6 at offset 2 or 4 (a shift by a variable amount of two values), and a memory
+# whose write port enables bits 3:0 only: a bit of byte 3, or a data bit 7:4, reaches no output.
+CTX_TOY = """module ctx_toy(input clk, input sel, input we, input [3:0] wa, input [3:0] ra, input [7:0] wd,
+               input [47:0] bytes, output [7:0] y, output reg [7:0] q);
+  wire [2:0] o = sel ? 3'd2 : 3'd4;
+  assign y = bytes[8*o +: 8];
+  reg [7:0] mem [0:15];
+  always @(posedge clk) begin
+    if (we) mem[wa][3:0] <= wd[3:0];
+    q <= mem[ra];
+  end
+endmodule
+"""
+
+
+def selftest_ctx_toy(outdir):
+    """CTX_TOY's four context checks -> [(mutation, verdict, want, note, CPU s)]."""
+    w = os.path.join(outdir, "selftest-ctx-toy")
+    os.makedirs(w, exist_ok=True)
+    open(os.path.join(w, "ctx_toy.v"), "w").write(CTX_TOY)
+    b = Budget(120)
+    yosys("read_verilog {w}/ctx_toy.v; proc; opt_clean; memory_collect; rename ctx_toy ctx_toy__d0; "
+          "write_rtlil {w}/prepped.il".format(w=w), os.path.join(w, "y-toy.log"), b)
+    _, mods = split_modules(open(os.path.join(w, "prepped.il")).read())
+    sh = next(c[1] for c in parse_module(dict(mods)["\\ctx_toy__d0"])[2] if c[0] == "$shiftx")
+    base = "mutate -mode inv -module ctx_toy__d0 -cell %s -port %s -portbit %d"
+    tests = [("proved", base % ("mem", "WR_DATA", 6)), ("unknown", base % ("mem", "WR_DATA", 2)),
+             ("proved", base % (sh, "A", 25)), ("unknown", base % (sh, "A", 17))]
+    ctx = Context(w, w, "auto", {k + 1: m for k, (_, m) in enumerate(tests)}, b)
+    out = []
+    for k, (want, m) in enumerate(tests):
+        t0 = time.process_time()
+        v, note = ctx.check(k + 1, m, [])
+        out.append((m, v, want, note, time.process_time() - t0))
+    return out
+
+
 def selftest_context(d, outdir, a):
     """Hand-made mutations of hca_ctx's QPC RAM (u_qpc), the engine port's read register b_rdata,
     checked in the design flattened up to the top: a bit of the QPC's FLOW_LABEL (an IPv6 field
@@ -808,7 +845,7 @@ def selftest_context(d, outdir, a):
         v, note = ctx.check(900001 + k, m, [])
         out.append((m, v, want, note, time.process_time() - t0))
     print("# context %s: proc and flatten %.1f CPU s (Yosys)" % (ctx.name, b.used))
-    return out
+    return selftest_ctx_toy(outdir) + out
 
 
 def main():

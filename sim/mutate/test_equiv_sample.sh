@@ -11,6 +11,9 @@
 #   QPC RAM engine-port read register b_rdata, offsets from hca_spec.vh):
 #   (b) a bit of the QPC's FLOW_LABEL, which no rtl/*.sv reads, is proved;
 #   (c) a bit of DEST_QPN, read into every request header, is not proved;
+#   the same on a toy (CTX_TOY in the tool): a byte picked at offset 2 or 4
+#   (a bit of byte 3 proved, of byte 2 not) and a memory written in bits
+#   3:0 only (data bit 6 proved, bit 2 not);
 #   (a) no mutant the judge killed in the make-test sample
 #       (mutate_rtl_sample, SAMPLE/sample/<id>.txt, when newer than its
 #       list.txt) is proved.  Without such results (run mutate_rtl_sample
@@ -41,6 +44,13 @@ if echo "$out" | grep -q "^ok .*-module seq_toy.*portbit 2: differs (want differ
 else fail "(c) the sequential different mutation is not differs"; fi
 out=$("$py" tools/mutate_equiv.py --selftest --context auto --dir "$dir" --timeout 60 2>&1)
 echo "$out"
+for t in "WR_DATA -portbit 6: proved|a memory data bit whose write enable is constant 0: proved" \
+         "WR_DATA -portbit 2: unknown|a written memory data bit: not proved" \
+         "-port A -portbit 25: proved|a bit of a byte a two-valued variable shift never picks: proved" \
+         "-port A -portbit 17: unknown|a bit of a byte it picks: not proved"; do
+  if echo "$out" | grep -q "^ok .*-module ctx_toy__d0 .*${t%%|*} (want"; then ok "(b/c) context toy: ${t#*|}"
+  else fail "(b/c) context toy: ${t#*|}"; fi
+done
 if grep -q HCA_QPC_FLOW_LABEL rtl/*.sv; then
   fail "(b) premise: some rtl/*.sv reads HCA_QPC_FLOW_LABEL now; pick another unread QPC bit"
 elif echo "$out" | grep -q "^ok .*hca_ram_tdp .*-port Q -portbit [0-9]*: proved (want proved"; then
