@@ -281,8 +281,9 @@ class Netlist:
             return self.mem_fanout(name, c, port, k)
         return self.outs[name]
 
-    def cone(self, seeds, observed=None):
-        """seeds: net ids -> ({output port: [bit indices reached]}, cone size in nets)."""
+    def cone(self, seeds, observed=None, first=False):
+        """seeds: net ids -> ({output port: [bit indices reached]}, cone size in nets); with
+        first, the search ends at the first observed bit it reaches."""
         obs = {}
         for p, bits in self.ports.items():
             if observed is None or p in observed:
@@ -291,13 +292,15 @@ class Netlist:
                         obs.setdefault(b, []).append((p, i))
         seen = set(b for b in seeds if isinstance(b, int))
         todo = list(seen)
-        while todo:
+        found = any(b in obs for b in seen)
+        while todo and not (first and found):
             b = todo.pop()
             for name, port, k in self.readers.get(b, ()):
                 for n in self.fanout(name, port, k):
                     if n not in seen:
                         seen.add(n)
                         todo.append(n)
+                        found = found or n in obs
         hit = {}
         for b in seen:
             for p, i in obs.get(b, ()):

@@ -644,6 +644,7 @@ class Context:
         mod = json.load(open(os.path.join(w, "flat.json")))["modules"]
         top = mod[next(iter(mod))] if len(mod) == 1 else mod[self.anc.lstrip("\\")]
         self.net = Netlist(top)
+        self.all_hits = False        # list every output port reached (slower: the whole cone)
         self.marks = {}      # id -> [("cell", name) | ("net", bit)]
         for name, c in top["cells"].items():
             for a in c.get("attributes", {}):
@@ -671,13 +672,14 @@ class Context:
             else:
                 seeds += self.net.seed_of_cell(x, port, bit)
         observed = set(self.net.ports) - set(unobserved)
-        hit, size = self.net.cone(seeds, observed)
+        hit, size = self.net.cone(seeds, observed, first=not self.all_hits)
         obs = "observed: every output of %s%s" % (self.name, "" if not unobserved else
                                                    " but " + ",".join(sorted(unobserved)))
         n = len(self.marks[i])
         if not hit:
             return "proved", "cone of influence: no path to an output (%d instance(s), %d nets in the cone; %s)" % (n, size, obs)
-        return "unknown", "cone of influence reaches %s (%d nets; %s)" % (
+        return "unknown", "cone of influence reaches %s%s (%d nets; %s)" % (
+            "" if self.all_hits else "first ", 
             ",".join("%s[%d]" % (p, min(b)) + ("+%d" % (len(b) - 1) if len(b) > 1 else "") for p, b in sorted(hit.items())), size, obs)
 
 
@@ -754,6 +756,7 @@ def context_main(a, d, outdir, ids, lst):
     t = resource.getrusage(resource.RUSAGE_SELF)
     fb = Budget(max(a.timeout, 900))
     ctx = Context(d, outdir, a.context, {i: lst[i][1] for i in ids}, fb)
+    ctx.all_hits = a.all_ports
     t2 = resource.getrusage(resource.RUSAGE_SELF)
     print("# context %s: flatten %.1f CPU s (Yosys), netlist %.1f CPU s; %s" % (
         ctx.name, fb.used, t2.ru_utime + t2.ru_stime - t.ru_utime - t.ru_stime,
@@ -868,6 +871,8 @@ def main():
                     help="check in the design flattened up to ANCESTOR (a module name, or auto: the top)")
     ap.add_argument("--unobserved", default="", metavar="PORTS",
                     help="with --context: output ports of ANCESTOR not taken as observations (comma list)")
+    ap.add_argument("--all-ports", action="store_true",
+                    help="with --context: list every output an unproved mutant reaches (else the first found)")
     ap.add_argument("--outdir", help="write results and work files here instead of DIR (DIR stays read-only)")
     a = ap.parse_args()
     d = a.dir
