@@ -82,6 +82,7 @@ class Netlist:
             if v["direction"] in ("output", "inout"):
                 self.ports[p] = v["bits"]
         self.mem_cols = {}              # $mem_v2 cell -> columns in the cone (of one query)
+        self.seen = set()               # nets in the cone (of one query)
         self.driver = {}                # net -> (cell name, output port, bit)
         for name, c in self.cells.items():
             for p, sig in c["connections"].items():
@@ -135,11 +136,15 @@ class Netlist:
         return r
 
     def operand(self, c, x, depth):
-        """The range of operand x as the cell reads it: unsigned, or two's complement when
-        x_SIGNED (then None unless its values are known or all non-negative)."""
+        """The range of operand x as the cell reads it: unsigned, or two's complement when it is
+        signed (x_SIGNED; for the two-operand arithmetic cells only when both are, as in
+        simlib.v) -- then None unless its values are known or all non-negative."""
         sig = c["connections"][x]
         r = self.value_range(sig, depth)
-        if not par(c, x + "_SIGNED") or not sig:
+        signed = par(c, x + "_SIGNED")
+        if c["type"] in ("$add", "$sub", "$mul"):
+            signed = par(c, "A_SIGNED") and par(c, "B_SIGNED")
+        if not signed or not sig:
             return r
         half = 1 << (len(sig) - 1)
         if r[3] is not None:
@@ -157,7 +162,9 @@ class Netlist:
         if a is None:
             return None
         if t == "$pos":
-            return a if a[1] <= full else None
+            return summary({v & full for v in a[3]}) if a[3] is not None else (a if 0 <= a[0] and a[1] <= full else None)
+        if t == "$shr" and par(c, "A_SIGNED"):
+            return None
         if t in ("$mux", "$pmux"):
             rs = [a] + [self.value_range(con["B"][k:k + yw], depth) for k in range(0, len(con["B"]), yw)]
             if all(x[3] is not None for x in rs) and sum(len(x[3]) for x in rs) <= MAXSET:
@@ -194,6 +201,7 @@ class Netlist:
     def reset(self):
         """Start a new query (before its seeds: seed_of_cell may taint memory columns)."""
         self.mem_cols = {}
+        self.seen = set()
 
     def nets_of(self, c, port, idx):
         sig = c["connections"].get(port, [])
@@ -209,7 +217,7 @@ class Netlist:
             return self.outs[name]      # wide ports: every bit (conservative)
         en = con.get("WR_EN", [])
         cols = set()
-        if port == "WR_DATA":
+        if port == "WR_DATA":                       # (an enable bit in the cone taints the column itself)
             if not self.zero(ext_bit(en, False, k)):
                 cols.add(k % w)
         elif port == "WR_EN":
@@ -253,8 +261,12 @@ class Netlist:
             if t in ("$and", "$or"):
                 o = "B" if port == "A" else "A"
                 osig, osigned = con.get(o, []), par(c, o + "_SIGNED")
+                # killed by the other operand's bit when that is always 0 (1) in the original and
+                # not in the cone (else it may differ; and when it joins the cone later, its own
+                # fan-out finds this bit in the cone and does not kill)
                 kill = 0 if t == "$and" else 1
-                pos = [i for i in pos if self.value_range([ext_bit(osig, osigned, i)])[3] != {kill}]
+                pos = [i for i in pos if ext_bit(osig, osigned, i) in self.seen or
+                       self.value_range([ext_bit(osig, osigned, i)])[3] != {kill}]
             return self.nets_of(c, "Y", pos)
         if t in SHIFTS and port == "A":
             bsig = con["B"]
@@ -290,7 +302,8 @@ class Netlist:
                 for i, b in enumerate(bits):
                     if isinstance(b, int):
                         obs.setdefault(b, []).append((p, i))
-        seen = set(b for b in seeds if isinstance(b, int))
+        seen = self.seen
+        seen |= set(b for b in seeds if isinstance(b, int))
         todo = list(seen)
         found = any(b in obs for b in seen)
         while todo and not (first and found):
