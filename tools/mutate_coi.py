@@ -112,7 +112,9 @@ class Netlist:
             c = self.cells[name]
             y = c["connections"][port]
             at = {b: i for i, b in enumerate(y) if isinstance(b, int)}
-            if c["type"] in ("$mux", "$pmux") and sig != y and all(b in at or b in ("0", "1") for b in sig):
+            if c["type"] in ("$adff", "$adffe") and port == "Q" and all(b in at for b in sig):
+                r = self.flop_range(key, c, [at[b] for b in sig], r, depth)
+            elif c["type"] in ("$mux", "$pmux") and sig != y and all(b in at or b in ("0", "1") for b in sig):
                 # some bits of a mux's output: the union over its inputs' same bits
                 yw = len(y)
                 words = [c["connections"]["A"]] + [c["connections"]["B"][k:k + yw] for k in range(0, len(c["connections"]["B"]), yw)]
@@ -151,6 +153,26 @@ class Netlist:
             vals = {v - 2 * half if v >= half else v for v in r[3]}
             return (min(vals), max(vals), r[2], vals)
         return r if r[1] < half else None
+
+    def flop_range(self, key, c, idx, r, depth):
+        """Bits idx of an asynchronously reset flop's Q: their reset value in every reachable state
+        when that is inductive -- the harness holds rst_n low for its first clocks before it
+        observes anything (sim/rtl/rtl_engine.c), and D's bits are the reset value whenever Q's
+        are (checked with Q assumed at it; the assumption and what was derived from it are
+        dropped when the check fails).  Else r (what the bits alone say)."""
+        rv = c["parameters"].get("ARST_VALUE", "")
+        rv = rv[::-1] if isinstance(rv, str) else ""     # LSB first
+        if len(rv) < len(c["connections"]["Q"]) or any(rv[i] not in "01" for i in idx):
+            return r
+        v0 = sum(1 << j for j, i in enumerate(idx) if rv[i] == "1")
+        mark = len(self.ranges)
+        self.ranges[key] = summary({v0})
+        d = self.value_range([c["connections"]["D"][i] for i in idx], depth + 1)
+        if d[3] is not None and d[3] <= {v0}:
+            return summary({v0})
+        while len(self.ranges) > mark:
+            self.ranges.popitem()
+        return r
 
     def cell_range(self, c, yw, depth):
         """The value range of a cell's whole output Y (unsigned), or None (any value)."""
@@ -193,6 +215,14 @@ class Netlist:
             sh = b[0]
             r = (a[0] << sh, a[1] << sh, a[2] + sh) if t == "$shl" else (a[0] >> sh, a[1] >> sh, max(0, a[2] - sh))
         return r + (None,) if r[1] <= full else None
+
+    def same_const(self, a, b):
+        """Bits a and b hold one and the same constant value in every reachable state of the
+        original (both outside the cone: the callers' select bit is what changed)."""
+        if a in self.seen or b in self.seen:
+            return False
+        va, vb = self.value_range([a])[3], self.value_range([b])[3]
+        return va is not None and len(va) == 1 and va == vb
 
     def zero(self, b):
         """Bit b is 0 in every state (a constant, or e.g. a mux of constant 0s)."""
@@ -244,8 +274,9 @@ class Netlist:
                 return self.nets_of(c, q, [k])
             return self.nets_of(c, q, range(len(con.get(q, []))))
         if t == "$mux":
-            if port == "S":
-                return self.outs[name]
+            if port == "S":     # not the bits whose two inputs are one and the same constant value
+                a, b = con["A"], con["B"]
+                return self.nets_of(c, "Y", [i for i in range(len(a)) if not self.same_const(a[i], b[i])])
             return self.nets_of(c, "Y", [k])
         if t == "$pmux":
             w = len(con["Y"])

@@ -784,8 +784,11 @@ def context_main(a, d, outdir, ids, lst):
 
 # A byte picked from 6 at offset 2 or 4 (a shift by a variable amount of two values), and a memory
 # whose write port enables bits 3:0 only: a bit of byte 3, or a data bit 7:4, reaches no output.
-CTX_TOY = """module ctx_toy(input clk, input sel, input we, input [3:0] wa, input [3:0] ra, input [7:0] wd,
-               input [47:0] bytes, output [7:0] y, output reg [7:0] q);
+# Two registers with an asynchronous reset to 0 and a soft reset (sz, sr): z is only ever loaded
+# with 0, so its soft-reset mux's select does not matter; r loads wd, so it does.
+CTX_TOY = """module ctx_toy(input clk, input rst_n, input sel, input we, input sz, input sr, input [3:0] wa,
+               input [3:0] ra, input [7:0] wd, input [47:0] bytes, output [7:0] y, output reg [7:0] q,
+               output reg [3:0] z, output reg [3:0] r);
   wire [2:0] o = sel ? 3'd2 : 3'd4;
   assign y = bytes[8*o +: 8];
   reg [7:0] mem [0:15];
@@ -793,6 +796,12 @@ CTX_TOY = """module ctx_toy(input clk, input sel, input we, input [3:0] wa, inpu
     if (we) mem[wa][3:0] <= wd[3:0];
     q <= mem[ra];
   end
+  always @(posedge clk or negedge rst_n)
+    if (!rst_n) begin z <= 4'd0; r <= 4'd0; end
+    else begin
+      z <= sz ? 4'd0 : (we ? 4'd0 : z);
+      r <= sr ? 4'd0 : (we ? wd[3:0] : r);
+    end
 endmodule
 """
 
@@ -806,10 +815,13 @@ def selftest_ctx_toy(outdir):
     yosys("read_verilog {w}/ctx_toy.v; proc; opt_clean; memory_collect; rename ctx_toy ctx_toy__d0; "
           "write_rtlil {w}/prepped.il".format(w=w), os.path.join(w, "y-toy.log"), b)
     _, mods = split_modules(open(os.path.join(w, "prepped.il")).read())
-    sh = next(c[1] for c in parse_module(dict(mods)["\\ctx_toy__d0"])[2] if c[0] == "$shiftx")
+    cells = parse_module(dict(mods)["\\ctx_toy__d0"])[2]
+    sh = next(c[1] for c in cells if c[0] == "$shiftx")
+    sz, sr = (next(c[1] for c in cells if c[0] == "$mux" and c[2].get("\\S") == x) for x in ("\\sz", "\\sr"))
     base = "mutate -mode inv -module ctx_toy__d0 -cell %s -port %s -portbit %d"
     tests = [("proved", base % ("mem", "WR_DATA", 6)), ("unknown", base % ("mem", "WR_DATA", 2)),
-             ("proved", base % (sh, "A", 25)), ("unknown", base % (sh, "A", 17))]
+             ("proved", base % (sh, "A", 25)), ("unknown", base % (sh, "A", 17)),
+             ("proved", base % (sz, "S", 0)), ("unknown", base % (sr, "S", 0))]
     ctx = Context(w, w, "auto", {k + 1: m for k, (_, m) in enumerate(tests)}, b)
     out = []
     for k, (want, m) in enumerate(tests):

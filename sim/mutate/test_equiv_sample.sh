@@ -13,7 +13,9 @@
 #   (c) a bit of DEST_QPN, read into every request header, is not proved;
 #   the same on a toy (CTX_TOY in the tool): a byte picked at offset 2 or 4
 #   (a bit of byte 3 proved, of byte 2 not) and a memory written in bits
-#   3:0 only (data bit 6 proved, bit 2 not);
+#   3:0 only (data bit 6 proved, bit 2 not); the soft-reset select of a
+#   register that only ever holds its reset value 0 (proved) and of one
+#   that loads data (not proved);
 #   (a) no mutant the judge killed in the make-test sample
 #       (mutate_rtl_sample, SAMPLE/sample/<id>.txt, when newer than its
 #       list.txt) is proved.  Without such results (run mutate_rtl_sample
@@ -47,7 +49,9 @@ echo "$out"
 for t in "WR_DATA -portbit 6: proved|a memory data bit whose write enable is constant 0: proved" \
          "WR_DATA -portbit 2: unknown|a written memory data bit: not proved" \
          "-port A -portbit 25: proved|a bit of a byte a two-valued variable shift never picks: proved" \
-         "-port A -portbit 17: unknown|a bit of a byte it picks: not proved"; do
+         "-port A -portbit 17: unknown|a bit of a byte it picks: not proved" \
+         "-port S -portbit 0: proved|the soft-reset select of a register only ever loaded with its reset value 0: proved" \
+         "-port S -portbit 0: unknown|the soft-reset select of a register that loads data: not proved"; do
   if echo "$out" | grep -q "^ok .*-module ctx_toy__d0 .*${t%%|*} (want"; then ok "(b/c) context toy: ${t#*|}"
   else fail "(b/c) context toy: ${t#*|}"; fi
 done
