@@ -229,7 +229,8 @@ TEST_DEPS_mutate_rtl_sample := $(MUT_SAMPLE_BINS)
 TEST_CMD_mutate_rtl_sample = sim/mutate/test_rtl_sample.sh $(MUT_SAMPLE_BUILD) $(MUT_SAMPLE_N)
 # The formal equivalence filter (tools/mutate_equiv.py, docs/sim.md 11.3.1):
 # its soundness checks on hand-made hca_crc32_blk mutations (a netlist-only
-# build: Yosys, no Verilator) and on the sample's killed mutants.
+# build: Yosys, no Verilator) and on the sample's killed mutants; the same
+# for the context mode (--context: a toy, hca_ctx's QPC RAM in hca_top).
 MUT_EQ_BUILD := $(BUILD)/mutate/equiv-sample
 $(eval $(call mut_rtl_build,$(MUT_EQ_BUILD),--count 4 --seed 1 --modules hca_crc32_blk))
 TESTS += mutate_equiv_sample
