@@ -155,16 +155,19 @@ class Netlist:
         return r if r[1] < half else None
 
     def flop_range(self, key, c, idx, r, depth):
-        """Bits idx of an asynchronously reset flop's Q: their reset value in every reachable state
-        when that is inductive -- the harness holds rst_n low for its first clocks before it
-        observes anything (sim/rtl/rtl_engine.c), and D's bits are the reset value whenever Q's
-        are (checked with Q assumed at it; the assumption and what was derived from it are
-        dropped when the check fails).  Else r (what the bits alone say)."""
+        """Bits idx of an asynchronously reset flop's Q whose reset value is 0: 0 in every reachable
+        state when that is inductive -- the registers start at 0 (Verilator's initial state under
+        the harness's --x-initial fast, rtl/rtl.mk), the harness holds rst_n low for its first
+        clocks (sim/rtl/rtl_engine.c), and D's bits are 0 whenever Q's are (checked with Q assumed
+        0; the assumption and what was derived from it are dropped when the check fails).  Else r
+        (what the bits alone say)."""
         rv = c["parameters"].get("ARST_VALUE", "")
         rv = rv[::-1] if isinstance(rv, str) else ""     # LSB first
         if len(rv) < len(c["connections"]["Q"]) or any(rv[i] not in "01" for i in idx):
             return r
         v0 = sum(1 << j for j, i in enumerate(idx) if rv[i] == "1")
+        if v0:              # a reset value 0 only: also the value before the first clock
+            return r
         mark = len(self.ranges)
         self.ranges[key] = summary({v0})
         d = self.value_range([c["connections"]["D"][i] for i in idx], depth + 1)
