@@ -244,6 +244,13 @@ mutate-equiv:
 	@for d in $(BUILD)/mutate/rtl-g*/; do [ -f $$d/report.txt ] || continue; \
 	  $(PYTHON) tools/mutate_equiv.py --dir $$d --timeout $(MUT_EQ_TIMEOUT) || exit 1; done
 HELP += "mutate-equiv|formal equivalence (Yosys equiv_*) of the RTL survivors of every group build, build/mutate/rtl-g*/equiv.txt"
+# make mutate-equiv-ctx: the context mode (the design flattened up to
+# hca_top) over the survivors of every group build, their equiv-ctx.txt.
+.PHONY: mutate-equiv-ctx
+mutate-equiv-ctx:
+	@for d in $(BUILD)/mutate/rtl-g*/; do [ -f $$d/report.txt ] || continue; \
+	  $(PYTHON) tools/mutate_equiv.py --dir $$d --context auto || exit 1; done
+HELP += "mutate-equiv-ctx|equivalence of the RTL survivors of every group build in context (flattened hca_top, cone of influence), build/mutate/rtl-g*/equiv-ctx.txt"
 # The survivor list over the groups' measurements (tools/mutate_rtl.py
 # survivors, sim/mutate/measured_rtl.txt) on made-up measurements.
 TESTS += mutate_rtl_survivors
