@@ -535,7 +535,8 @@ def find_ancestor(mods, want):
     names = [n for n, _ in mods]
     if want != "auto":
         for n in names:
-            if n == "\\" + want or n == want or re.match(r"\$paramod(\$[0-9a-f]+)?\\%s(\\|$)" % re.escape(want), n):
+            if n == "\\" + want or n == want or re.match(r"\\%s__d\d+$" % re.escape(want), n) or \
+                    re.match(r"\$paramod(\$[0-9a-f]+)?\\%s(\\|$)" % re.escape(want), n):
                 return n
         sys.exit("mutate_equiv: no module %s in prepped.il" % want)
     used = {m.group(1) for _, ls in mods for l in ls for m in [re.match(r"  cell (\S+) \S+$", l)] if m}
