@@ -28,7 +28,10 @@
  * memory against the source -- for atomics, the original values returned and
  * the targets written --, the number of data frames -- no retransmissions --
  * with consecutive PSNs, MigReq and the peer's QPN, and every frame decodes
- * with the packet codec); a failed check makes the exit status non-zero.  The cycle numbers are deterministic; the wall-clock line is not.
+ * with the packet codec; a paced line never busier than the line; rtl WRITE
+ * streams of 4 KiB and up whose MAC held nothing back send some frame in the
+ * cycle after the previous one's last beat); a failed check makes the exit
+ * status non-zero.  The cycle numbers are deterministic; the wall-clock line is not.
  * The same runs go through the model engine for the checks only: the model
  * is untimed, so its cycle numbers mean nothing and are not printed.
  *
