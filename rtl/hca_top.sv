@@ -293,7 +293,7 @@ module hca_top #(
   logic [WB-1:0] tb_be;
   logic        rb_en;
   logic [BUF_AW:0] rb_addr;
-  logic        t_go, t_drop, t_busy, t_free, t_sent, f_go, f_busy, f_reading, s_busy;
+  logic        t_go, t_drop, t_busy, t_free, t_sent, f_go, f_busy, f_reading, f_ready, s_busy;
   logic [TSW-1:0] t_wslot, f_slot, d_g_done_slot;
   logic [HDR*8-1:0] f_hdr;
   logic [7:0]  f_hdr_len;
@@ -377,7 +377,7 @@ module hca_top #(
       .free(t_free), .wslot(t_wslot), .busy(s_busy),
       .g_done(d_g_done), .g_slot(d_g_done_slot), .g_fault(d_g_fault), .g_fault_iova(d_g_fault_iova),
       .f_go(f_go), .f_slot(f_slot), .f_hdr(f_hdr), .f_hdr_len(f_hdr_len), .f_pay_len(f_pay_len),
-      .f_pad(f_pad), .f_reading(f_reading));
+      .f_pad(f_pad), .f_ready(f_ready), .f_reading(f_reading));
   assign t_busy = s_busy || f_busy || pf_busy;
 
   hca_tx_faults #(.TX_SLOTS(TX_SLOTS), .QW(LOG_MAX_QP)) u_tx_faults (
@@ -391,7 +391,7 @@ module hca_top #(
       .clk(clk), .rst_n(rst_n), .ce(ce),
       .tb_we(tb_we), .tb_addr(tb_addr), .tb_wdata(tb_wdata), .tb_be(tb_be),
       .go(f_go), .slot(f_slot), .hdr(f_hdr), .hdr_len(f_hdr_len), .pay_len(f_pay_len), .pad(f_pad),
-      .busy(f_busy), .reading(f_reading),
+      .ready(f_ready), .busy(f_busy), .reading(f_reading),
       .sent(t_sent), .sent_len(t_sent_len),
       .tdata(m_axis_tx_tdata), .tkeep(m_axis_tx_tkeep), .tlast(m_axis_tx_tlast),
       .tvalid(m_axis_tx_tvalid), .tready(m_axis_tx_tready));

@@ -9,9 +9,25 @@
 // computing the ICRC on the way (hca_icrc_beat) and inserting it right after
 // the pad, in the same beat when it fits, else in the next one.  Frames carry
 // no FCS (docs/wire.md 1).  Two-stage pipeline: buffer read, then compose
-// into the output register; one beat per cycle while tready.  `reading` is
-// high while the frame's slot is still being read (a new frame may start
-// once it drops, while the last beat waits for the MAC).
+// into the output register; one beat per cycle while tready.
+//
+// Frames follow each other without an idle beat: `ready` (go is taken) is
+// high once the last word of the frame in hand has been read and the compose
+// stage frees up in this cycle, and a `go` reads the new frame's first word
+// in its own cycle (the frame's header, lengths and slot come straight from
+// the command, which also loads the compose stage's frame registers: the
+// beat still in the compose stage is the old frame's last and is emitted in
+// this cycle).  `reading` is high while the frame's slot still has words to
+// be read; it drops in the cycle of the last read, so the slot can be
+// released then and the next slot offered in the next cycle.
+//
+// Header beat: a go that finds the pipeline empty and the frame's first beat
+// all header (hdr_len >= the beat: always at 64 bits, requests with a RETH
+// at 512) composes that beat from the command's header straight into the
+// output register and reads word 1 in the same cycle, so the first beat is
+// on the MAC in the cycle after the go.  The frame still starts only once
+// its whole payload is in the buffer (store and forward: a packet whose
+// payload read faults never reaches the MAC).
 module hca_tx_frame #(
     parameter int DATA_W   = 64,
     parameter int HDR_MAX  = 96,
@@ -35,6 +51,7 @@ module hca_tx_frame #(
     input  logic [7:0]        hdr_len,
     input  logic [15:0]       pay_len,
     input  logic [1:0]        pad,
+    output logic              ready,         // go is taken this cycle
     output logic              busy,
     output logic              reading,
     output logic              sent,          // one cycle per frame, with its length
@@ -58,15 +75,31 @@ module hca_tx_frame #(
   logic [31:0]       crc_q, icrc_q;
 
   // buffer
-  logic rd_en, adv2, adv1;
+  logic rd_en, adv2, adv1, adv1_go, hb, s1_free, last_rd;
+  logic [TXBUF_AW-1:0] rd_addr;
   hca_ram_sdp #(.W(DATA_W), .DEPTH(1 << TXBUF_AW)) u_buf (
       .clk(clk), .wr_en(tb_we && ce), .wr_addr(tb_addr), .wr_data(tb_wdata), .wr_be(tb_be),
-      .rd_en(rd_en), .rd_addr({slot_q, SLOT_AW'(rd_b)}), .rd_data(rd_data));
+      .rd_en(rd_en), .rd_addr(rd_addr), .rd_data(rd_data));
 
-  // stage 2 (output register) takes stage 1 when free or draining
-  assign adv2  = ce && s1_v && (!tvalid || tready);
-  assign adv1  = ce && act && rd_b < nbeats && (!s1_v || adv2);
-  assign rd_en = adv1;
+  // stage 2 (output register) takes stage 1 when free or draining; stage 1
+  // reads the frame in hand's next word, or a new frame's first at its go
+  assign adv2    = ce && s1_v && (!tvalid || tready);
+  assign s1_free = !s1_v || adv2;
+  assign adv1    = ce && act && s1_free;
+  assign last_rd = rd_b + 16'd1 == nbeats;
+  assign ready   = !act && s1_free;
+  assign adv1_go = ce && go && ready;
+  // the header beat: pipeline empty, output register free, beat 0 all header
+  assign hb      = adv1_go && !s1_v && (!tvalid || tready) && {8'b0, hdr_len} >= 16'(WB);
+  assign rd_en   = adv1 || adv1_go;
+  assign rd_addr = adv1_go ? {slot, SLOT_AW'(hb ? 1 : 0)} : {slot_q, SLOT_AW'(rd_b)};
+
+  // the new frame's lengths (its go loads them)
+  logic [15:0] n_total, n_flen, n_crc_end, n_beats;
+  assign n_total   = {8'b0, hdr_len} + pay_len + {14'b0, pad} + 16'(`HCA_WIRE_ICRC_LEN);
+  assign n_flen    = (n_total < 16'(MIN_FRAME)) ? 16'(MIN_FRAME) : n_total;
+  assign n_crc_end = {8'b0, hdr_len} + pay_len + {14'b0, pad};
+  assign n_beats   = (n_flen + 16'(WB - 1)) >> LW;
 
   // compose beat s1_b
   logic [15:0]       boff;
@@ -88,8 +121,10 @@ module hca_tx_frame #(
         comp[8*i +: 8] = 8'h00;
     end
   end
-  hca_icrc_beat #(.DATA_W(DATA_W)) u_icrc (.crc_in(crc_q), .data(comp), .beat_off(boff),
-                                           .crc_end(crc_end), .crc_out(crc_n));
+  // the CRC of the beat emitted now: the compose stage's, or the header beat's
+  hca_icrc_beat #(.DATA_W(DATA_W)) u_icrc (.crc_in(hb ? 32'h0 : crc_q), .data(hb ? hdr[DATA_W-1:0] : comp),
+                                           .beat_off(hb ? 16'd0 : boff), .crc_end(hb ? n_crc_end : crc_end),
+                                           .crc_out(crc_n));
   assign icrc_n = ~crc_n;
   always_comb begin : insert
     integer i;
@@ -113,27 +148,14 @@ module hca_tx_frame #(
     end else begin
       if (ce) begin
         sent <= 1'b0;       // pulse: cleared on engine cycles only
-        if (go && !act) begin : start
-          logic [15:0] total;
-          total = {8'b0, hdr_len} + pay_len + {14'b0, pad} + 16'(`HCA_WIRE_ICRC_LEN);
-          act      <= 1'b1;
-          slot_q   <= slot;
-          hdr_q    <= hdr;
-          hlen     <= {8'b0, hdr_len};
-          plen_end <= {8'b0, hdr_len} + pay_len;
-          crc_end  <= {8'b0, hdr_len} + pay_len + {14'b0, pad};
-          flen     <= (total < 16'(MIN_FRAME)) ? 16'(MIN_FRAME) : total;
-          nbeats   <= (((total < 16'(MIN_FRAME)) ? 16'(MIN_FRAME) : total) + 16'(WB - 1)) >> LW;
-          rd_b     <= '0;
-          crc_q    <= '0;
-          sent     <= 1'b1;
-          sent_len <= (total < 16'(MIN_FRAME)) ? 16'(MIN_FRAME) : total;
-        end
         if (tvalid && tready) tvalid <= 1'b0;
-        if (adv1) rd_b <= rd_b + 16'd1;
         if (adv1) begin
+          rd_b <= rd_b + 16'd1;
+          if (last_rd) act <= 1'b0;
+        end
+        if (adv1 || adv1_go) begin
           s1_v <= 1'b1;
-          s1_b <= rd_b;
+          s1_b <= adv1_go ? (hb ? 16'd1 : 16'd0) : rd_b;
         end else if (adv2)
           s1_v <= 1'b0;
         if (adv2) begin : emit
@@ -145,11 +167,31 @@ module hca_tx_frame #(
             tkeep[i] <= (boff + 16'(i)) < flen;
           crc_q <= crc_n;
           if (crc_end > boff && crc_end <= boff + 16'(WB)) icrc_q <= icrc_n;
-          if (s1_b + 16'd1 == nbeats) act <= 1'b0;
+        end else if (hb) begin
+          // beat 0, all header: never the last beat, no ICRC byte in it
+          tdata  <= hdr[DATA_W-1:0];
+          tvalid <= 1'b1;
+          tlast  <= 1'b0;
+          tkeep  <= '1;
+        end
+        // after emit: the beat emitted now is the old frame's last
+        if (adv1_go) begin : start
+          act      <= n_beats > (hb ? 16'd2 : 16'd1);   // more than the words done now
+          slot_q   <= slot;
+          hdr_q    <= hdr;
+          hlen     <= {8'b0, hdr_len};
+          plen_end <= {8'b0, hdr_len} + pay_len;
+          crc_end  <= n_crc_end;
+          flen     <= n_flen;
+          nbeats   <= n_beats;
+          rd_b     <= hb ? 16'd2 : 16'd1;
+          crc_q    <= hb ? crc_n : 32'h0;
+          sent     <= 1'b1;
+          sent_len <= n_flen;
         end
       end
     end
   end
-  assign busy = act || tvalid;
-  assign reading = act;
+  assign busy = act || s1_v || tvalid;
+  assign reading = act && !(adv1 && last_rd);
 endmodule

@@ -13,10 +13,11 @@
 //   Gather (hca_dma_rd): `g_done` with `g_slot` once every piece of a slot
 //   has landed, `g_fault` if one faulted.
 //   Framer (hca_tx_frame): the oldest committed slot goes out (`f_go`,
-//   f_slot, its header) once its gather is done and the framer is not
-//   reading another slot (`f_reading`); a dropped or faulted slot is
-//   released without a frame; a framed slot is released once the framer has
-//   read its last word.
+//   f_slot, its header) once its gather is done and the framer takes it
+//   (`f_ready`); a dropped or faulted slot is released without a frame; a
+//   framed slot is released in the cycle the framer reads its last word
+//   (`f_reading` drops), so the next slot goes out in the next cycle and its
+//   first beat follows the last one without a gap.
 // The slot ring is wr (next to fill) and rd (oldest committed); a soft reset
 // drops every committed slot except one the framer is reading.
 //
@@ -86,6 +87,7 @@ module hca_tx_slots #(
     output logic [7:0]        f_hdr_len,
     output logic [15:0]       f_pay_len,
     output logic [1:0]        f_pad,
+    input  logic              f_ready,
     input  logic              f_reading
 );
   logic [SW:0]          wr, rd;
@@ -140,7 +142,7 @@ module hca_tx_slots #(
   // framer in the same cycle (it is registered done with it)
   logic fast;
   assign fast    = head_v && !sending && !s_gdone[head] && g_done && g_slot == head && !g_fault && !s_drop[head];
-  assign f_go    = ((ready && !discard) || fast) && !f_reading;
+  assign f_go    = ((ready && !discard) || fast) && f_ready;
   assign release_now = (ready && discard) || (sending && !f_reading);
   assign f_slot    = head;
   assign f_hdr     = s_hdr[head];
