@@ -18,6 +18,13 @@
  *                     cycle of the expiry, as docs/rtl.md "Ports of
  *                     hca_top" says dbg[7:0] shows the working job, and the
  *                     SEND completes after the resend.
+ *   mr_index_64    -- a SEND gathered from node 0's MR 64 into a receive entry
+ *                     of node 1's MR 64 (index 0x40: only bit 6 set; the
+ *                     one MR of setup() has a low index): both key checks
+ *                     pass, the bytes land (a key names its MR by bits 31:8,
+ *                     docs/rtl.md; only index 0 is no MR, model/dma.c
+ *                     model_mr_check), and a key of index 0 whose MRC row
+ *                     0 is written valid is refused with LKEY all the same.
  *
  *   rtl_comp_corners [--width 64|512] [--engine rtl|lockstep|model] [--options K=V,...] [CASE...]
  */
@@ -27,6 +34,29 @@
  * hca_comp_timer works (docs/rtl.md "Ports of hca_top": dbg). */
 #define JOB_COMP_TIMER 19
 
+/* Node `i`'s MR `idx` (key `key`, at `va`, `length` bytes, `access`) whose
+ * first page, zeroed, is mapped (returned); nothing past it. */
+static uint8_t *mr_first_page(struct rt *t, int i, uint32_t idx, uint8_t key, uint64_t va, uint64_t length,
+			      uint32_t access)
+{
+	struct hca_mrc m;
+	uint64_t iova;
+	uint8_t *buf;
+
+	buf = tb_alloc(t->n[i], 4096, &iova);
+	memset(buf, 0, 4096);
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = key;
+	m.access = access;
+	m.pdn = t->pd[i];
+	m.va = va;
+	m.length = length;
+	m.dma_addr = iova;
+	tb_ctx_write(t->n[i], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
+	return buf;
+}
+
 /* A 300-byte SEND into one receive entry of 2^29 bytes (MR 905 at va
  * 0x10000000, 2^29 + 4 KiB long, its first page mapped). */
 static void recv_total_512m(void)
@@ -35,24 +65,12 @@ static void recv_total_512m(void)
 	const uint64_t va = 0x10000000;
 	struct rt t;
 	struct hca_cqe c;
-	struct hca_mrc m;
 	struct tb_sge r, s;
 	struct tb_send_wr w;
-	uint64_t iova;
 	uint8_t *buf;
 
 	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
-	buf = tb_alloc(t.n[1], 4096, &iova);
-	memset(buf, 0, 4096);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x07;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t.pd[1];
-	m.va = va;
-	m.length = (1ull << 29) + 4096;
-	m.dma_addr = iova;
-	tb_ctx_write(t.n[1], HCA_CTX_TYPE_MRC, 905, &m, sizeof(m));
+	buf = mr_first_page(&t, 1, 905, 0x07, va, (1ull << 29) + 4096, HCA_ACCESS_LOCAL_WRITE);
 	r = (struct tb_sge){ .addr = va, .len = 1u << 29, .lkey = 905u << 8 | 0x07 };
 	tb_post_recv(t.qp[1], &r, 1);
 	rt_fill(t.mr[0]->buf, LEN, 31);
@@ -129,6 +147,44 @@ static void timer_job_seen(void)
 	finish(&t, "ACK timeout, the dbg port");
 }
 
+/* A SEND from node 0's MR 64 into node 1's MR 64 (both key 0x64, 4 KiB at
+ * va 0x6400000); then one whose gather names index 0 (key 0x00 | 0x64,
+ * node 0's MRC row 0 written valid with that key): LOC_PROT_ERR, LKEY. */
+static void mr_index_64(void)
+{
+	enum { LEN = 300, IDX = 64, KEY = 0x64 };
+	const uint64_t va = 0x6400000;
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge r, s;
+	struct tb_send_wr w;
+	uint8_t *src, *dst;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	src = mr_first_page(&t, 0, IDX, KEY, va, 4096, HCA_ACCESS_LOCAL_WRITE);
+	dst = mr_first_page(&t, 1, IDX, KEY, va, 4096, HCA_ACCESS_LOCAL_WRITE);
+	r = (struct tb_sge){ .addr = va, .len = 4096, .lkey = IDX << 8 | KEY };
+	tb_post_recv(t.qp[1], &r, 1);
+	rt_fill(src, LEN, 64);
+	s = (struct tb_sge){ .addr = va, .len = LEN, .lkey = IDX << 8 | KEY };
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS,
+	      "a SEND gathered from MR 64 (lkey 0x%x) completes (%s, vendor 0x%x)", s.lkey,
+	      hca_wc_status_name(c.status), c.vendor_err);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == LEN,
+	      "it lands in a receive entry of MR 64 (%s, vendor 0x%x, %u bytes)", hca_wc_status_name(c.status),
+	      c.vendor_err, c.byte_len);
+	CHECK(rt_check(dst, LEN, 64) && dst[LEN] == 0, "its bytes at the entry's start, nothing past them");
+	mr_first_page(&t, 0, 0, KEY, va, 4096, HCA_ACCESS_LOCAL_WRITE);
+	s.lkey = KEY;
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_LOC_PROT_ERR && c.vendor_err == HCA_VENDOR_ERR_LKEY,
+	      "a SEND gathered with lkey 0x%x (index 0) fails with LKEY (%s, vendor 0x%x)", s.lkey,
+	      hca_wc_status_name(c.status), c.vendor_err);
+	finish(&t, "MR index 64");
+}
+
 int main(int argc, char **argv)
 {
 	rt_ls_start(argc, argv);
@@ -138,5 +194,7 @@ int main(int argc, char **argv)
 		rq_iova_bit60();
 	if (rt_ls_want("timer_job_seen"))
 		timer_job_seen();
+	if (rt_ls_want("mr_index_64"))
+		mr_index_64();
 	return check_done();
 }
