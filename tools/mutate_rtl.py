@@ -459,6 +459,14 @@ def report(a):
 
 
 KINDS = ("equivalent", "unreachable", "open", "killed", "other", "none")
+PROVED = re.compile(r"\(proved: mutate_equiv[^)]*\)")
+
+
+def proved_equivalent(ans):
+    """An `equivalent` answer carrying a formal proof (tools/mutate_equiv.py, module or context mode:
+    "(proved: mutate_equiv ...)"); such a survivor leaves the score's denominator, as MCY leaves out
+    the equivalents its formal check proves.  An argued equivalent stays in."""
+    return answer_kind(ans) == "equivalent" and PROVED.search(ans) is not None
 
 
 def survivors(a):
@@ -468,13 +476,14 @@ def survivors(a):
     killed it: a key that matches another mutation, or a test that no longer kills)."""
     answers = read_answers(a.answers)
     rows, table, noans, contra, nocov_rows = [], [], [], [], []
-    tot = [0] * 6 + [0] * len(KINDS)
+    tot = [0] * 6 + [0] * len(KINDS) + [0]
     for d in a.dirs:
         if not os.path.exists(os.path.join(d, "list.txt")):
             sys.exit("mutate_rtl survivors: %s is no measured mutant build (no list.txt)" % d)
         g = re.sub(r"^rtl-", "", os.path.basename(os.path.normpath(d)))
         lst, res, killed, surv, nocov, pending = classify(d)
         kinds = dict.fromkeys(KINDS, 0)
+        nproved = 0
         for i in surv + pending:
             src, m = lst[i]
             k = answer_keys(src, m)[0]      # the exact key only: a shorter key may name another mutation
@@ -483,6 +492,7 @@ def survivors(a):
             st = "survived" if i in surv else "pending"
             if st == "survived":
                 kinds[kind] += 1
+                nproved += proved_equivalent(ans)
             rows.append("%s #%d %s %s %s" % (g, i, k, st, kind))
             if a.verbose:
                 rows.append("    %s" % m)
@@ -492,19 +502,24 @@ def survivors(a):
                 contra.append("%s #%d %s (%s): %s" % (g, i, k, st, ans))
         nocov_rows.append("%s: %s" % (g, " ".join("#%d(%s)" % (i, lst[i][0]) for i in nocov) or "none"))
         n = [len(lst), len(killed) + len(surv) + len(pending), len(killed), len(surv), len(pending), len(nocov)]
-        n += [kinds[x] for x in KINDS]
+        n += [kinds[x] for x in KINDS] + [nproved]
         tot = [x + y for x, y in zip(tot, n)]
         table.append((g, n))
     table.append(("all", tot))
-    head = "%-5s %7s %7s %6s %8s %7s %7s | %5s %5s %5s %6s %5s %5s %6s" % (
+    head = "%-5s %7s %7s %6s %8s %7s %7s | %5s %5s %5s %6s %5s %5s %6s | %6s %6s" % (
         "group", "mutants", "covered", "killed", "survived", "pending", "notcov",
-        "equiv", "unrch", "open", "killed", "other", "none", "score")
+        "equiv", "unrch", "open", "killed", "other", "none", "score", "proved", "score")
     out = ["RTL mutation survivors (answers: %s)" % a.answers, "",
            "counts per group (covered: activated, pending included; score: killed of killed + survived,",
-           "pending not counted); the survivors' answers by kind (killed = a contradiction)", head]
+           "pending not counted); the survivors' answers by kind (killed = a contradiction); proved: the",
+           "equivalent answers marked (proved: mutate_equiv ...), and the score without them in the",
+           "denominator: killed of killed + survived - proved (MCY's rule)", head]
+
+    def pct(k, c):
+        return 100.0 * k / c if c else 0
     for g, n in table:
-        out.append("%-5s %7d %7d %6d %8d %7d %7d | %5d %5d %5d %6d %5d %5d %5.1f%%" % (
-            (g,) + tuple(n) + (100.0 * n[2] / (n[2] + n[3]) if n[2] + n[3] else 0,)))
+        out.append("%-5s %7d %7d %6d %8d %7d %7d | %5d %5d %5d %6d %5d %5d %5.1f%% | %6d %5.1f%%" % (
+            (g,) + tuple(n[:-1]) + (pct(n[2], n[2] + n[3]), n[-1], pct(n[2], n[2] + n[3] - n[-1]))))
     out += ["", "survivors and pending (group #id key result answer-kind):"] + ["  " + r for r in rows]
     out += ["", "survivors with no answer (%d):" % len(noans)] + ["  " + r for r in noans]
     out += ["", "contradictions: a survivor or pending mutant whose answer says killed (%d):" % len(contra)]

@@ -7,7 +7,9 @@ writes them) and an answers file; the expected rows are written here from the
 rules of docs/sim.md 11.3, not from the tool's output:
 1. the counts per group: covered = every activated mutant (killed, survived,
    pending), a survivor never activated is "not covered", score = killed of
-   killed + survived (pending not counted);
+   killed + survived (pending not counted); an `equivalent` answer marked
+   "(proved: mutate_equiv ...)" counts as proved and leaves the second
+   score's denominator (an unmarked one, or a mark on another kind, does not);
 2. every survivor and pending mutant with its key SRC:MODE:PORT:BIT and the
    kind of the answer keyed exactly so;
 3. a survivor with no answer is listed as such; an answer keyed on another
@@ -55,17 +57,19 @@ def main():
                      (b, "-mode const1 -module b__d0 -cell $y -port A -portbit 1"),   # 4 survived, answer
                      (b, "-mode cnot0 -module b__d0 -cell $y -port A -portbit 2"),    # 5 survived, no answer
                      (b, "-mode inv -module b__d0 -cell $y -port Q -portbit 3"),      # 6 pending, killed: answer
-                     (b, "-mode inv -module b__d0 -cell $y -port Q -portbit 4")],     # 7 not covered
+                     (b, "-mode inv -module b__d0 -cell $y -port Q -portbit 4"),      # 7 not covered
+                     (a, "-mode inv -module a__d0 -cell $x -port B -portbit 11")],    # 8 survived, proved
                 {1: "killed plan1: FAIL", 2: "survived judge passed (3 programs)",
                  3: "survived judge passed (1 programs)", 4: "survived judge passed (2 programs)",
                  5: "survived judge passed (2 programs)", 6: "pending 2 programs passed, 1 slower ones not run yet",
-                 7: "survived not activated"}, [1, 2, 3, 4, 5, 6])
+                 7: "survived not activated", 8: "survived judge passed (3 programs)"}, [1, 2, 3, 4, 5, 6, 8])
     measurement(g2, [(a, "-mode inv -module a__d1 -cell $z -port B -portbit 9")],   # 1 survived, killed: answer
                 {1: "survived judge passed (4 programs)"}, [1])
     ans = os.path.join(tmp, "answers.txt")
     open(ans, "w").write("# comment\n"
                          "%s:inv:B:8 equivalent: bit 8 holds no field\n" % a +
-                         "%s:const0:Y:0 unreachable: never written\n" % a +
+                         "%s:const0:Y:0 unreachable: never written (proved: mutate_equiv)\n" % a +
+                         "%s:inv:B:11 equivalent: bit 11 is read by nothing (proved: mutate_equiv --context top)\n" % a +
                          "%s:const1:A:1 open: needs a test\n" % b +
                          "%s equivalent: a key without mode and bit, must not match\n" % b +
                          "%s:cnot0 equivalent: a key without the bit, must not match\n" % b +
@@ -83,13 +87,16 @@ def main():
 
     def row(g):
         return next((l.split() for l in lines if l.split()[:1] == [g]), [])
-    # group mutants covered killed survived pending notcov | equiv unrch open killed other none score
-    ok(row("g1")[:7] == ["g1", "7", "6", "1", "4", "1", "1"], "g1 counts", " ".join(row("g1")))
-    ok(row("g1")[8:14] == ["1", "1", "1", "0", "0", "1"], "g1 survivors by answer kind", " ".join(row("g1")))
-    ok(row("g1")[14:] == ["20.0%"], "g1 score 1 of 5", " ".join(row("g1")))
+    # group mutants covered killed survived pending notcov | equiv unrch open killed other none score | proved score
+    ok(row("g1")[:7] == ["g1", "8", "7", "1", "5", "1", "1"], "g1 counts", " ".join(row("g1")))
+    ok(row("g1")[8:14] == ["2", "1", "1", "0", "0", "1"], "g1 survivors by answer kind", " ".join(row("g1")))
+    ok(row("g1")[14:15] == ["16.7%"], "g1 score 1 of 6", " ".join(row("g1")))
+    ok(row("g1")[16:] == ["1", "20.0%"], "g1: one proved equivalent (not the marked unreachable), 1 of 6 - 1",
+       " ".join(row("g1")))
     ok(row("g2")[:7] == ["g2", "1", "1", "0", "1", "0", "0"] and row("g2")[11] == "1", "g2 counts, one killed: answer",
        " ".join(row("g2")))
-    ok(row("all")[:7] == ["all", "8", "7", "1", "5", "1", "1"], "sum over groups", " ".join(row("all")))
+    ok(row("all")[:7] == ["all", "9", "8", "1", "6", "1", "1"] and row("all")[16:] == ["1", "16.7%"],
+       "sum over groups", " ".join(row("all")))
     want = ["g1 #2 %s:inv:B:8 survived equivalent" % a,
             "g1 #3 %s:const0:Y:0 survived unreachable" % a,
             "g1 #4 %s:const1:A:1 survived open" % b,

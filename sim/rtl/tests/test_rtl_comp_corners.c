@@ -18,6 +18,10 @@
  *                     cycle of the expiry, as docs/rtl.md "Ports of
  *                     hca_top" says dbg[7:0] shows the working job, and the
  *                     SEND completes after the resend.
+ *   resp_job_seen  -- a SEND received: node 1's dbg port names the
+ *                     responder (JOB_RESP) in a cycle of its work, the same
+ *                     dbg[7:0] rule for the job that takes a request packet
+ *                     (hca_resp; no RESP job before the SEND).
  *   mr_index_64    -- a SEND gathered from node 0's MR 64 into a receive entry
  *                     of node 1's MR 64 (index 0x40: only bit 6 set; the
  *                     one MR of setup() has a low index): both key checks
@@ -33,6 +37,8 @@
 /* rtl/hca_defs.vh JOB_COMP_TIMER: the job id dbg[7:0] shows while
  * hca_comp_timer works (docs/rtl.md "Ports of hca_top": dbg). */
 #define JOB_COMP_TIMER 19
+/* JOB_RESP: the responder (hca_resp), the same table. */
+#define JOB_RESP 4
 
 /* Node `i`'s MR `idx` (key `key`, at `va`, `length` bytes, `access`) whose
  * first page, zeroed, is mapped (returned); nothing past it. */
@@ -147,6 +153,35 @@ static void timer_job_seen(void)
 	finish(&t, "ACK timeout, the dbg port");
 }
 
+/* A 100-byte SEND from node 0 to node 1: node 1's dbg port named the
+ * responder job while it took the packet, and not before. */
+static void resp_job_seen(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+	struct tb_sge r, s;
+	struct tb_send_wr w;
+	uint32_t before, after;
+	int rtl;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	r = rt_sge(t.mr[1], 0, 100);
+	tb_post_recv(t.qp[1], &r, 1);
+	before = jobs_seen(&t, 1, &rtl);
+	s = rt_sge(t.mr[0], 0, 100);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[0], &w);
+	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 100, "the SEND lands (%s)",
+	      hca_wc_status_name(c.status));
+	after = jobs_seen(&t, 1, &rtl);
+	if (rtl) {
+		CHECK(!(before >> JOB_RESP & 1), "no responder job on node 1 before the SEND (jobs 0x%08x)", before);
+		CHECK(after >> JOB_RESP & 1, "node 1's dbg named the responder job while the SEND came in (jobs 0x%08x)",
+		      after);
+	}
+	finish(&t, "the responder on the dbg port");
+}
+
 /* A SEND from node 0's MR 64 into node 1's MR 64 (both key 0x64, 4 KiB at
  * va 0x6400000); then one whose gather names index 0 (key 0x00 | 0x64,
  * node 0's MRC row 0 written valid with that key): LOC_PROT_ERR, LKEY. */
@@ -194,6 +229,8 @@ int main(int argc, char **argv)
 		rq_iova_bit60();
 	if (rt_ls_want("timer_job_seen"))
 		timer_job_seen();
+	if (rt_ls_want("resp_job_seen"))
+		resp_job_seen();
 	if (rt_ls_want("mr_index_64"))
 		mr_index_64();
 	return check_done();
