@@ -49,6 +49,7 @@ module hca_req #(
     parameter int LOG_MAX_QP = 8,
     parameter int LOG_OUTS   = 5,
     parameter int FB_BYTES   = 320,
+    parameter int YIELD_PLEN = 32,       // give way only after request packets of at most this many bytes
     localparam int OUTS = 1 << LOG_OUTS
 ) (
     input  logic        clk,
@@ -57,6 +58,7 @@ module hca_req #(
     input  logic        srst,
     input  logic        req,
     output logic        done,
+    input  logic        yield,           // hca_dispatch: other work waits (REQST_FETCH_WQE gives way)
     output logic        step_end,        // the item's last cycle (hca_ctx interlock)
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -290,6 +292,16 @@ module hca_req #(
   logic [LOG_MAX_QP-1:0] tw_qn;
   logic [15:0] tw_idx, tw_gen;
   logic        wp_got, wp_bad;       // the WQE comes from the prefetch (faulted)
+  logic        yq_v;                 // the last step gave way in REQST_FETCH_WQE, on QP yq_qn
+  logic [LOG_MAX_QP-1:0] yq_qn;
+  // Give the engine to waiting work while a WQE read is in flight: only
+  // when request packets are short on the line (the last one built: at most
+  // YIELD_PLEN bytes, hca_transport: 4 beats), where the engine, not the
+  // line, bounds the rate; behind a longer packet the line is busy for
+  // longer than the waiting item, and the step coming back after the item
+  // would only delay the next packet.
+  logic        give_way;
+  assign give_way = yield && pk_plen <= 16'(YIELD_PLEN);
   assign wp_qkey = {qn, t_sq_head, qpc_gen};
 
   assign sc_ow    = ow;
@@ -396,7 +408,7 @@ module hca_req #(
       gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
       wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
-      wp_got <= 1'b0; wp_bad <= 1'b0;
+      wp_got <= 1'b0; wp_bad <= 1'b0; yq_v <= 1'b0; yq_qn <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
       ow_we <= 1'b0; ow_waddr <= '0; ow_wdata <= '0;
@@ -413,7 +425,7 @@ module hca_req #(
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0; wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_got <= 1'b0;
+      tm_set <= 1'b0; wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_got <= 1'b0; yq_v <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0;
@@ -423,7 +435,8 @@ module hca_req #(
       state_q <= state;
       case (state)
         REQST_CHECK_STATE: begin
-          did <= 1'b0;
+          did  <= 1'b0;
+          yq_v <= 1'b0;
           if (pf_hit)
             state_q <= REQST_ASYNC_FAULT;
           else if (qp_st == QPS_ERR || qp_st == QPS_SQE) begin
@@ -432,8 +445,12 @@ module hca_req #(
           end
           else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
             state_q <= REQST_END;
-          else if (qp_st == QPS_RTS && t_sq_ci == t_sq_head)
-            state_q <= cursor_next;          // no WQE to retire (hca_comp_retire: no hit), no drain
+          else if (qp_st == QPS_RTS && (t_sq_ci == t_sq_head ||
+                   (yq_v && yq_qn == qn && wp_hit && cursor_next == REQST_FETCH_WQE)))
+            // no WQE to retire (hca_comp_retire: no hit), no drain; or back
+            // for the WQE whose read it gave way to (its step checked them:
+            // the items run since retire what they complete or fail)
+            state_q <= cursor_next;
           else
             state_q <= REQST_WAIT_RETIRE;
         end
@@ -461,7 +478,25 @@ module hca_req #(
             ow[`OW_FLAGS_O +: 4] <= w_flags[3:0];
             ow[`OW_LEN_O +: 32]  <= v_total;
             state_q <= REQST_GATE;
-          end else if (!wp_hit || wp_ready) begin : fetch   // (a prefetch of it in flight: wait)
+          end else if (wp_hit && !wp_ready) begin
+            // its read in flight: wait here, or give the engine to the other
+            // work waiting and come back (the QP stays busy; nothing changed)
+            if (give_way) begin
+              did     <= 1'b1;
+              yq_v    <= 1'b1;
+              yq_qn   <= qn;
+              state_q <= REQST_END;
+            end
+          end else if (!wp_hit && wp_free && give_way) begin
+            // other work waits: the WQE is read through the prefetch entry
+            // (not into fetch buffer 0, which other QPs' steps use), so that
+            // the step can give way while the read is in flight; taken from
+            // there when the QP's step comes back
+            wp_issue <= 1'b1;
+            wp_ikey  <= {qn, t_sq_head, qpc_gen};
+            wp_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
+            wp_len   <= 16'd1 << log_sq_stride;
+          end else begin : fetch
             logic [15:0] nx, ahead;
             nx    = t_sq_head + 16'd1;
             ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on

@@ -352,7 +352,7 @@ module hca_transport #(
   logic        req_rt_req, comp_rt_req, rt_req, rt_done, rt_hit;
   logic        fl_req, fl_done, fl_did;
   logic        rx_chk_req, rx_chk_done, rx_chk_accept, rx_qpc_en, rx_req, rx_done, rx_wb, rx_end, frame_valid;
-  logic        step_req, step_done, step_end;
+  logic        step_req, step_done, step_end, step_yield;
   logic        resp_req, resp_done, comp_req, comp_done;
   logic        ack_req, ack_done, ack_pay_fault, resp_ack_req, rda_ak_req, resp_ack_owe, a_owed;
   logic [23:0] ack_psn, ack_msn, resp_ack_psn, rda_ak_psn, rda_ak_msn;
@@ -616,7 +616,7 @@ module hca_transport #(
       .frame_valid(frame_valid), .rx_chk_req(rx_chk_req), .rx_chk_done(rx_chk_done), .rx_chk_accept(rx_chk_accept),
       .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
       .rx_end(rx_end), .tmr_req(tmr_req), .tmr_done(tmr_done),
-      .step_req(step_req), .step_done(step_done), .step_end(step_end));
+      .step_req(step_req), .step_done(step_done), .step_end(step_end), .step_yield(step_yield));
 
   hca_recv #(.LOG_MAX_QP(LOG_MAX_QP)) u_recv (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up), .port_mac(port_mac),
@@ -630,9 +630,9 @@ module hca_transport #(
       .comp_done(comp_done), .s_busy_set(recv_busy_set), .s_stat(recv_stat), .s_rx_bytes(stat_rx_bytes),
       .s_evt(recv_evt), .s_evt_type(recv_evt_type), .s_evt_elem(recv_evt_elem));
 
-  hca_req #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS), .FB_BYTES(FB_BYTES)) u_req (
+  hca_req #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS), .FB_BYTES(FB_BYTES), .YIELD_PLEN(4 * WB)) u_req (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(step_req), .done(step_done), .step_end(step_end),
-      .dbg_act(req_act), .dbg_st(req_st), .port_up(port_up), .port_mac(port_mac),
+      .yield(step_yield), .dbg_act(req_act), .dbg_st(req_st), .port_up(port_up), .port_mac(port_mac),
       .qn(qn), .txs(txs), .qp_st(qp_st), .qpc_gen(qpc_gen), .qp_type(c_type), .is_rc(c_rc), .is_ud(c_ud),
       .qp_flags(c_flags), .pdn(c_pdn), .qkey(c_qkey), .log_sq_stride(c_lss), .log_sq_size(c_lsq),
       .pmtu_log(c_pmtu_log), .pmtu(c_pmtu), .sq_base(c_sq_base), .dmac(c_dmac), .dip(c_dip), .hop_limit(c_hop),

@@ -1,7 +1,9 @@
 // WQE prefetch: the send WQE after the one the requester is starting, read
 // ahead into hca_dma_rd's prefetch buffer (pb) while the current WQE's
 // packets are gathered and framed (issue 12, the next WQE's fetch out of the
-// per-message series).
+// per-message series); and a QP's WQE read here rather than into fetch
+// buffer 0 when other work waits, so that the requester's step can give the
+// engine to it while the read is in flight (hca_req REQST_FETCH_WQE).
 //
 // One entry for the whole engine, keyed by {QPN, WQE index, qpc_gen}: a
 // QPC write (modify, reset) moves qpc_gen, so a prefetch made before it
