@@ -124,11 +124,11 @@ module hca_req #(
     input  logic        d_f_done,
     input  logic        d_f_err,
     // hca_wqe_prefetch: the WQE after the one starting, read ahead
-    output logic        wp_issue, wp_take, wp_inv,
+    output logic        wp_issue, wp_now, wp_take, wp_inv,
     output logic [LOG_MAX_QP+31:0] wp_ikey, wp_qkey,
     output logic [63:0] wp_addr,
     output logic [15:0] wp_len,
-    input  logic        wp_free, wp_hit, wp_ready, wp_err,
+    input  logic        wp_free, wp_free_now, wp_hit, wp_ready, wp_err,
     /* verilator lint_off UNUSEDSIGNAL */
     input  logic [FB_BYTES*8-1:0] fb,    // header, SGEs or inline data
     input  logic        d_g_full,
@@ -407,7 +407,7 @@ module hca_req #(
       tag_wqe <= '0; tag_k <= '0;
       gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
-      wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
+      wp_issue <= 1'b0; wp_now <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
       wp_got <= 1'b0; wp_bad <= 1'b0; yq_v <= 1'b0; yq_qn <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
@@ -425,10 +425,10 @@ module hca_req #(
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0; wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_got <= 1'b0; yq_v <= 1'b0;
+      tm_set <= 1'b0; wp_issue <= 1'b0; wp_now <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_got <= 1'b0; yq_v <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
-      wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0;
+      wp_issue <= 1'b0; wp_now <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
       tm_set <= 1'b0; async <= 1'b0;
@@ -482,17 +482,17 @@ module hca_req #(
             // its read in flight: wait here, or give the engine to the other
             // work waiting and come back (the QP stays busy; nothing changed)
             if (give_way) begin
-              did     <= 1'b1;
-              yq_v    <= 1'b1;
+              yq_v    <= 1'b1;                 // not busy: the read's completion wakes the QP
               yq_qn   <= qn;
               state_q <= REQST_END;
             end
-          end else if (!wp_hit && wp_free && give_way) begin
+          end else if (!wp_hit && wp_free_now && give_way) begin
             // other work waits: the WQE is read through the prefetch entry
             // (not into fetch buffer 0, which other QPs' steps use), so that
             // the step can give way while the read is in flight; taken from
             // there when the QP's step comes back
             wp_issue <= 1'b1;
+            wp_now   <= 1'b1;                 // may take another QP's unused entry
             wp_ikey  <= {qn, t_sq_head, qpc_gen};
             wp_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
             wp_len   <= 16'd1 << log_sq_stride;
@@ -820,7 +820,7 @@ module hca_req #(
         // ---- end of a QP step: progress keeps it busy, and so do packets
         // committed ahead of their payload (a fault needs a step to record it)
         REQST_END: begin
-          if (did || tx_q_busy || pf_hit || (state_q == REQST_WAIT_FLUSH && fl_did)) s_busy_set <= 1'b1;
+          if (!yq_v && (did || tx_q_busy || pf_hit || (state_q == REQST_WAIT_FLUSH && fl_did))) s_busy_set <= 1'b1;
           done    <= 1'b1;
           state_q <= REQST_IDLE;
         end
