@@ -257,8 +257,13 @@ module hca_dispatch #(
 
   // Other work than the QP in progress (qn) is waiting: hca_req ends a step
   // that waits for its WQE's read (REQST_FETCH_WQE) and comes back later.
-  assign step_yield = frame_valid || e_inj_valid || (|cq_fire_pending) || (|eq_fire_pending) ||
-                      ((qp_work & ~(NQP'(1) << qn)) != '0);
+  // Not a frame of that QP (rx_dqpn: the held frame's destination QP, its
+  // low bits): the model started the WQE when its doorbell rang, so a frame
+  // of the QP received since comes after the start there -- an ACK taken
+  // first would complete a WQE that the start's fault (a WQE read fault:
+  // QP_FATAL, ERR) flushes in the model.
+  assign step_yield = (frame_valid && rx_dqpn != qn) || e_inj_valid || (|cq_fire_pending) ||
+                      (|eq_fire_pending) || ((qp_work & ~(NQP'(1) << qn)) != '0);
 
   // harness view (docs/rtl.md "Ports of hca_top": dbg)
   assign dbg  = {strobes, e_inj_valid, (|eq_fire_pending), (|pba_pend), r_valid, (enabled && (|qp_work)), t_busy,
