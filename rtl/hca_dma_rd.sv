@@ -154,7 +154,7 @@ module hca_dma_rd #(
   logic [63:0] p_addr_q [0:PF_N-1];
   logic [15:0] p_len_q [0:PF_N-1];
   logic [15:0] p_beat [0:PF_N-1];
-  logic [FB_BYTES*8-1:0] pb [0:PF_N-1];
+  logic [FB_BYTES*8-1:0] pb [0:PF_N-1];    // g_pb: each entry's buffer
   assign p_busy = p_pend | p_orphan;
 
   // ------------------------------------------------------------ gather queue
@@ -331,6 +331,21 @@ module hca_dma_rd #(
                                     !(a_act && (a_flush || a_local)) && !(l_pend && !a_act));
   assign rd_cpl_ready = !c_valid || c_take;
 
+  // The prefetch buffers, one register per entry written like a fetch
+  // buffer (kept out of the process below: a memory with a write port per
+  // word is what synthesis would make of one indexed array there).
+  for (genvar pe = 0; pe < PF_N; pe++) begin : g_pb
+    logic [FB_BYTES*8-1:0] q;
+    always_ff @(posedge clk or negedge rst_n) begin : wr
+      integer w;
+      if (!rst_n) q <= '0;
+      else if (ce && c_valid && c_pf && c_pe == PW'(pe) && !p_orphan[pe] && !c_err)
+        for (w = 0; w < FBW; w = w + 1)
+          if (p_beat[pe] == 16'(w)) q[DATA_W*w +: DATA_W] <= c_data;
+    end
+    assign pb[pe] = q;
+  end
+
   // ------------------------------------------------------------ sequential
   integer i;
   always_ff @(posedge clk or negedge rst_n) begin
@@ -340,7 +355,7 @@ module hca_dma_rd #(
       f_done <= 1'b0; f_err <= 1'b0;
       p_pend <= '0; p_issued <= '0; p_orphan <= '0; p_done <= '0; p_err <= 1'b0;
       for (i = 0; i < PF_N; i = i + 1) begin
-        p_addr_q[i] <= '0; p_len_q[i] <= '0; p_beat[i] <= '0; pb[i] <= '0;
+        p_addr_q[i] <= '0; p_len_q[i] <= '0; p_beat[i] <= '0;
       end
       t_busy <= '0; t_orphan <= '0;
       for (i = 0; i < TX_SLOTS; i = i + 1) begin
@@ -369,11 +384,7 @@ module hca_dma_rd #(
           if (p_orphan[c_pe]) begin
             if (c_last) p_orphan[c_pe] <= 1'b0;
           end else begin
-            if (!c_err) begin
-              for (i = 0; i < FBW; i = i + 1)
-                if (p_beat[c_pe] == 16'(i)) pb[c_pe][DATA_W*i +: DATA_W] <= c_data;
-              p_beat[c_pe] <= p_beat[c_pe] + 16'd1;
-            end
+            if (!c_err) p_beat[c_pe] <= p_beat[c_pe] + 16'd1;   // the beat into pb (g_pb)
             if (c_last) begin
               p_pend[c_pe] <= 1'b0;
               p_done[c_pe] <= 1'b1;

@@ -25,7 +25,10 @@
 //   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
 //     (a fault: QP to ERR with QP_FATAL), or take it from the prefetch
 //     (hca_wqe_prefetch: its fault reported here), and read the next posted
-//     WQE ahead into the prefetch; REQST_VALIDATE_WQE checks it
+//     WQE ahead into the prefetch; while other QPs' work waits (yield) and
+//     request packets are short, the WQE is read into a prefetch entry and
+//     the step gives way: it ends without the busy bit, the read's
+//     completion wakes the QP, and its next step takes the WQE (yq_v); REQST_VALIDATE_WQE checks it
 //     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
 //     an atomic's single 8-byte SGE and 8-byte aligned address, message
 //     size, UD payload within the PMTU), REQST_CHECK_LKEY checks every SGE's
