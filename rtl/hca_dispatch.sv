@@ -21,7 +21,8 @@
 //      DISPST_WAIT_TIMER runs hca_comp_timer if the QP's timer is due
 //      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req.
 // One item at a time; the next is picked in the cycle the last job of the
-// previous one reports done.
+// previous one reports done.  A step waiting for its WQE's read gives way to
+// other work (step_yield: hca_req ends it, the QP stays busy and comes back).
 //
 // Item words (docs/rtl.md "Item words"): the QP number qn, the QPC bytes
 // cfg, the requester word TXS, the responder word RXS, the QP state qp_st
@@ -142,7 +143,8 @@ module hca_dispatch #(
     // hca_req
     output logic        step_req,
     input  logic        step_done,
-    input  logic        step_end
+    input  logic        step_end,
+    output logic        step_yield       // other work waits: a step waiting for a WQE read gives way
 );
   typedef enum logic [3:0] {
     DISPST_IDLE, DISPST_WAIT_EQE, DISPST_WAIT_ARM_EQE, DISPST_WAIT_ARM_IRQ,
@@ -252,6 +254,16 @@ module hca_dispatch #(
     for (i = 31; i >= 0; i = i - 1)
       if (pba_pend[i]) pba_pick = 5'(i);
   end
+
+  // Other work than the QP in progress (qn) is waiting: hca_req ends a step
+  // that waits for its WQE's read (REQST_FETCH_WQE) and comes back later.
+  // Not a frame of that QP (rx_dqpn: the held frame's destination QP, its
+  // low bits): the model started the WQE when its doorbell rang, so a frame
+  // of the QP received since comes after the start there -- an ACK taken
+  // first would complete a WQE that the start's fault (a WQE read fault:
+  // QP_FATAL, ERR) flushes in the model.
+  assign step_yield = (frame_valid && rx_dqpn != qn) || e_inj_valid || (|cq_fire_pending) ||
+                      (|eq_fire_pending) || ((qp_work & ~(NQP'(1) << qn)) != '0);
 
   // harness view (docs/rtl.md "Ports of hca_top": dbg)
   assign dbg  = {strobes, e_inj_valid, (|eq_fire_pending), (|pba_pend), r_valid, (enabled && (|qp_work)), t_busy,

@@ -22,9 +22,10 @@
 //    A faulting piece is reported, the first one in piece order wins (that is
 //    the one the model's sequential gather would have stopped at).
 //  * Local copy (inline data): the same aligner fed from the fetch buffer.
-//  * Prefetch (hca_wqe_prefetch): one send WQE read ahead on its own tag
-//    (RD_TAGS + 1) into the prefetch buffer pb, beside whatever the fetch
-//    does; p_load copies pb into fb in one cycle (the requester takes it).
+//  * Prefetch (hca_wqe_prefetch): PF_N send WQEs read ahead, entry e on its
+//    own tag (RD_TAGS + 1 + e) into its prefetch buffer pb[e], beside
+//    whatever the fetch does; p_load copies pb[p_lidx] into fb in one cycle
+//    (the requester takes it).
 //
 // Completion protocol of the channel: dma_rd_cpl_* beats for one tag are
 // contiguous and end with last; a fault is a single beat with err = 1.
@@ -39,6 +40,8 @@ module hca_dma_rd #(
     parameter int TXBUF_AW = 10,        // transmit buffer word address bits
     parameter int TX_SLOTS = 4,         // transmit slots (packets in flight), a power of two >= 2
     parameter int SLOT_LOG = 13,        // bytes per slot: 2^SLOT_LOG
+    parameter int PF_N     = 1,         // prefetch entries (tags RD_TAGS + 1 .. RD_TAGS + PF_N: within TAG_W)
+    localparam int PW = PF_N > 1 ? $clog2(PF_N) : 1,
     localparam int SW = $clog2(TX_SLOTS),
     localparam int WB = DATA_W / 8,
     localparam int TAG_W = $clog2(RD_TAGS + 2)
@@ -60,14 +63,16 @@ module hca_dma_rd #(
     output logic [FB1_BYTES*8-1:0] fb1,
     output logic [FB2_BYTES*8-1:0] fb2,
     output logic [63:0]       f_word,        // the first 8 bytes of the last fetch
-    // prefetch (a send WQE into pb; p_load: fb <= pb)
+    // prefetch (a send WQE into pb[p_sidx]; p_load: fb <= pb[p_lidx])
     input  logic              p_start,
+    input  logic [PW-1:0]     p_sidx,
     input  logic [63:0]       p_addr,
     input  logic [15:0]       p_len,
-    output logic              p_busy,        // in flight (or its orphan's completion still to come)
-    output logic              p_done,        // one cycle
+    output logic [PF_N-1:0]   p_busy,        // in flight (or its orphan's completion still to come)
+    output logic [PF_N-1:0]   p_done,        // one cycle
     output logic              p_err,         // with p_done
     input  logic              p_load,
+    input  logic [PW-1:0]     p_lidx,
     // gather
     input  logic              g_push,
     input  logic [63:0]       g_iova,
@@ -127,9 +132,13 @@ module hca_dma_rd #(
   end
 
   localparam logic [TAG_W-1:0] FETCH_TAG = TAG_W'(RD_TAGS);
-  localparam logic [TAG_W-1:0] PF_TAG = TAG_W'(RD_TAGS + 1);
+  localparam logic [TAG_W-1:0] PF_TAG = TAG_W'(RD_TAGS + 1);   // entry 0's
   logic c_fetch;                                   // the registered beat is a fetch's or prefetch's
-  assign c_fetch = c_tag == FETCH_TAG || c_tag == PF_TAG;
+  logic c_pf;                                      // ... a prefetch's, entry c_pe
+  logic [PW-1:0] c_pe;
+  assign c_pf    = c_tag >= PF_TAG && {1'b0, c_tag} < (TAG_W + 1)'(RD_TAGS + 1 + PF_N);
+  assign c_pe    = PW'(c_tag - PF_TAG);
+  assign c_fetch = c_tag == FETCH_TAG || c_pf;
   localparam int FBW = (FB_BYTES + WB - 1) / WB;   // fetch buffer words
   localparam int FB1W = (FB1_BYTES + WB - 1) / WB;
   localparam int FB2W = (FB2_BYTES + WB - 1) / WB;
@@ -141,11 +150,12 @@ module hca_dma_rd #(
   logic [15:0] f_len_q;
   logic [15:0] f_beat;
   assign f_busy = f_pend;
-  logic        p_pend, p_issued, p_orphan;
-  logic [63:0] p_addr_q;
-  logic [15:0] p_len_q, p_beat;
-  logic [FB_BYTES*8-1:0] pb;
-  assign p_busy = p_pend || p_orphan;
+  logic [PF_N-1:0] p_pend, p_issued, p_orphan;
+  logic [63:0] p_addr_q [0:PF_N-1];
+  logic [15:0] p_len_q [0:PF_N-1];
+  logic [15:0] p_beat [0:PF_N-1];
+  logic [FB_BYTES*8-1:0] pb [0:PF_N-1];    // g_pb: each entry's buffer
+  assign p_busy = p_pend | p_orphan;
 
   // ------------------------------------------------------------ gather queue
   // Deep enough for every slot's gather at once (TX_SLOTS packets of up to
@@ -183,14 +193,19 @@ module hca_dma_rd #(
 
   // request channel: fetch first, then the prefetch, then payload
   logic issue_f, issue_p, issue_g;
-  always_comb begin
+  logic [PW-1:0] ip;                     // the prefetch entry to issue: the lowest waiting
+  always_comb begin : req_pick
+    integer e;
+    ip = '0;
+    for (e = PF_N - 1; e >= 0; e = e - 1)
+      if (p_pend[e] && !p_issued[e]) ip = PW'(e);
     issue_f = f_pend && !f_issued;
-    issue_p = !issue_f && p_pend && !p_issued;
+    issue_p = !issue_f && (|(p_pend & ~p_issued));
     issue_g = !issue_f && !issue_p && !q_empty && free_v;
     rd_req_valid = issue_f || issue_p || issue_g;
-    rd_req_addr  = issue_f ? f_addr_q : issue_p ? p_addr_q : q_dout[37+64-1:37];
-    rd_req_len   = issue_f ? f_len_q : issue_p ? p_len_q : q_dout[36:21];
-    rd_req_tag   = issue_f ? FETCH_TAG : issue_p ? PF_TAG : free_tag;
+    rd_req_addr  = issue_f ? f_addr_q : issue_p ? p_addr_q[ip] : q_dout[37+64-1:37];
+    rd_req_len   = issue_f ? f_len_q : issue_p ? p_len_q[ip] : q_dout[36:21];
+    rd_req_tag   = issue_f ? FETCH_TAG : issue_p ? PF_TAG + TAG_W'(ip) : free_tag;
   end
   assign q_pop = ce && issue_g && rd_req_ready;
 
@@ -294,7 +309,7 @@ module hca_dma_rd #(
 
   // completion-channel ready: fetch beats always; gather beats when the
   // aligner can take them (not during a flush or a local copy)
-  assign busy = c_valid || a_act || f_pend || p_busy || (|t_busy) || l_pend || l_pend_q || !q_empty || (|closed);
+  assign busy = c_valid || a_act || f_pend || (|p_busy) || (|t_busy) || l_pend || l_pend_q || !q_empty || (|closed);
 
   // the slot whose packet is complete this cycle (the lowest; one per cycle)
   logic          sd_v;
@@ -316,6 +331,21 @@ module hca_dma_rd #(
                                     !(a_act && (a_flush || a_local)) && !(l_pend && !a_act));
   assign rd_cpl_ready = !c_valid || c_take;
 
+  // The prefetch buffers, one register per entry written like a fetch
+  // buffer (kept out of the process below: a memory with a write port per
+  // word is what synthesis would make of one indexed array there).
+  for (genvar pe = 0; pe < PF_N; pe++) begin : g_pb
+    logic [FB_BYTES*8-1:0] q;
+    always_ff @(posedge clk or negedge rst_n) begin : wr
+      integer w;
+      if (!rst_n) q <= '0;
+      else if (ce && c_valid && c_pf && c_pe == PW'(pe) && !p_orphan[pe] && !c_err)
+        for (w = 0; w < FBW; w = w + 1)
+          if (p_beat[pe] == 16'(w)) q[DATA_W*w +: DATA_W] <= c_data;
+    end
+    assign pb[pe] = q;
+  end
+
   // ------------------------------------------------------------ sequential
   integer i;
   always_ff @(posedge clk or negedge rst_n) begin
@@ -323,8 +353,10 @@ module hca_dma_rd #(
       f_pend <= 1'b0; f_issued <= 1'b0; f_orphan <= 1'b0; f_addr_q <= '0; f_len_q <= '0; f_beat <= '0;
       f_sel_q <= '0; fb1 <= '0; fb2 <= '0; f_word <= '0;
       f_done <= 1'b0; f_err <= 1'b0;
-      p_pend <= 1'b0; p_issued <= 1'b0; p_orphan <= 1'b0; p_addr_q <= '0; p_len_q <= '0; p_beat <= '0;
-      p_done <= 1'b0; p_err <= 1'b0; pb <= '0;
+      p_pend <= '0; p_issued <= '0; p_orphan <= '0; p_done <= '0; p_err <= 1'b0;
+      for (i = 0; i < PF_N; i = i + 1) begin
+        p_addr_q[i] <= '0; p_len_q[i] <= '0; p_beat[i] <= '0;
+      end
       t_busy <= '0; t_orphan <= '0;
       for (i = 0; i < TX_SLOTS; i = i + 1) begin
         pushed[i] <= '0; finished[i] <= '0; fault_idx[i] <= '0; fault_iova[i] <= '0;
@@ -341,25 +373,22 @@ module hca_dma_rd #(
         // must still see them)
         f_done <= 1'b0;
         g_done <= 1'b0;
-        p_done <= 1'b0;
+        p_done <= '0;
         // ---- prefetch
-        if (p_start && !p_busy) begin
-          p_pend <= 1'b1; p_issued <= 1'b0; p_addr_q <= p_addr; p_len_q <= p_len; p_beat <= '0;
+        if (p_start && !p_busy[p_sidx]) begin
+          p_pend[p_sidx] <= 1'b1; p_issued[p_sidx] <= 1'b0; p_addr_q[p_sidx] <= p_addr;
+          p_len_q[p_sidx] <= p_len; p_beat[p_sidx] <= '0;
         end
-        if (issue_p && rd_req_ready) p_issued <= 1'b1;
-        if (c_valid && c_tag == PF_TAG) begin
-          if (p_orphan) begin
-            if (c_last) p_orphan <= 1'b0;
+        if (issue_p && rd_req_ready) p_issued[ip] <= 1'b1;
+        if (c_valid && c_pf) begin
+          if (p_orphan[c_pe]) begin
+            if (c_last) p_orphan[c_pe] <= 1'b0;
           end else begin
-            if (!c_err) begin
-              for (i = 0; i < FBW; i = i + 1)
-                if (p_beat == 16'(i)) pb[DATA_W*i +: DATA_W] <= c_data;
-              p_beat <= p_beat + 16'd1;
-            end
+            if (!c_err) p_beat[c_pe] <= p_beat[c_pe] + 16'd1;   // the beat into pb (g_pb)
             if (c_last) begin
-              p_pend <= 1'b0;
-              p_done <= 1'b1;
-              p_err  <= c_err;
+              p_pend[c_pe] <= 1'b0;
+              p_done[c_pe] <= 1'b1;
+              p_err        <= c_err;
             end
           end
         end
@@ -369,7 +398,7 @@ module hca_dma_rd #(
           f_sel_q <= f_sel;
         end
         if (issue_f && rd_req_ready) f_issued <= 1'b1;
-        if (p_load) fb <= pb;                // the requester takes the prefetched WQE
+        if (p_load) fb <= pb[p_lidx];        // the requester takes the prefetched WQE
         if (c_valid && c_tag == FETCH_TAG) begin
           if (f_orphan) begin
             if (c_last) f_orphan <= 1'b0;
@@ -479,8 +508,8 @@ module hca_dma_rd #(
         t_orphan <= t_busy;
         f_orphan <= f_pend && f_issued;
         f_pend <= 1'b0;
-        p_orphan <= p_orphan || (p_pend && p_issued);
-        p_pend <= 1'b0;
+        p_orphan <= p_orphan | (p_pend & p_issued);
+        p_pend <= '0;
         for (i = 0; i < TX_SLOTS; i = i + 1) begin
           pushed[i] <= '0; finished[i] <= '0;
         end

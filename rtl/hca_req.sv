@@ -25,7 +25,10 @@
 //   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
 //     (a fault: QP to ERR with QP_FATAL), or take it from the prefetch
 //     (hca_wqe_prefetch: its fault reported here), and read the next posted
-//     WQE ahead into the prefetch; REQST_VALIDATE_WQE checks it
+//     WQE ahead into the prefetch; while other QPs' work waits (yield) and
+//     request packets are short, the WQE is read into a prefetch entry and
+//     the step gives way: it ends without the busy bit, the read's
+//     completion wakes the QP, and its next step takes the WQE (yq_v); REQST_VALIDATE_WQE checks it
 //     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
 //     an atomic's single 8-byte SGE and 8-byte aligned address, message
 //     size, UD payload within the PMTU), REQST_CHECK_LKEY checks every SGE's
@@ -49,6 +52,7 @@ module hca_req #(
     parameter int LOG_MAX_QP = 8,
     parameter int LOG_OUTS   = 5,
     parameter int FB_BYTES   = 320,
+    parameter int YIELD_PLEN = 32,       // give way only after request packets of at most this many bytes
     localparam int OUTS = 1 << LOG_OUTS
 ) (
     input  logic        clk,
@@ -57,6 +61,7 @@ module hca_req #(
     input  logic        srst,
     input  logic        req,
     output logic        done,
+    input  logic        yield,           // hca_dispatch: other work waits (REQST_FETCH_WQE gives way)
     output logic        step_end,        // the item's last cycle (hca_ctx interlock)
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -122,11 +127,11 @@ module hca_req #(
     input  logic        d_f_done,
     input  logic        d_f_err,
     // hca_wqe_prefetch: the WQE after the one starting, read ahead
-    output logic        wp_issue, wp_take, wp_inv,
+    output logic        wp_issue, wp_now, wp_take, wp_inv,
     output logic [LOG_MAX_QP+31:0] wp_ikey, wp_qkey,
     output logic [63:0] wp_addr,
     output logic [15:0] wp_len,
-    input  logic        wp_free, wp_hit, wp_ready, wp_err,
+    input  logic        wp_free, wp_free_now, wp_hit, wp_ready, wp_err,
     /* verilator lint_off UNUSEDSIGNAL */
     input  logic [FB_BYTES*8-1:0] fb,    // header, SGEs or inline data
     input  logic        d_g_full,
@@ -215,7 +220,6 @@ module hca_req #(
   `include "hca_funcs.vh"
   localparam logic [2:0] QPS_RTS = 3'(`HCA_QPS_RTS), QPS_SQD = 3'(`HCA_QPS_SQD), QPS_SQE = 3'(`HCA_QPS_SQE),
                          QPS_ERR = 3'(`HCA_QPS_ERR);
-  localparam logic [7:0] QPT_UC = 8'(`HCA_QPT_UC), QPT_UD = 8'(`HCA_QPT_UD);
 
   typedef enum logic [5:0] {
     REQST_IDLE, REQST_CHECK_STATE, REQST_WAIT_FLUSH, REQST_WAIT_RETIRE, REQST_DRAIN, REQST_CURSOR,
@@ -291,6 +295,16 @@ module hca_req #(
   logic [LOG_MAX_QP-1:0] tw_qn;
   logic [15:0] tw_idx, tw_gen;
   logic        wp_got, wp_bad;       // the WQE comes from the prefetch (faulted)
+  logic        yq_v;                 // the last step gave way in REQST_FETCH_WQE, on QP yq_qn
+  logic [LOG_MAX_QP-1:0] yq_qn;
+  // Give the engine to waiting work while a WQE read is in flight: only
+  // when request packets are short on the line (the last one built: at most
+  // YIELD_PLEN bytes, hca_transport: 4 beats), where the engine, not the
+  // line, bounds the rate; behind a longer packet the line is busy for
+  // longer than the waiting item, and the step coming back after the item
+  // would only delay the next packet.
+  logic        give_way;
+  assign give_way = yield && pk_plen <= 16'(YIELD_PLEN);
   assign wp_qkey = {qn, t_sq_head, qpc_gen};
 
   assign sc_ow    = ow;
@@ -301,29 +315,9 @@ module hca_req #(
   // send WQE (fetch buffer 0)
   logic [2:0]  w_op;                 // (WR opcodes fit in 3 bits: hca_wqe_check checks the byte)
   logic [7:0]  w_flags, w_nsge;
-  logic [31:0] w_imm, w_rkey, w_udqkey;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [31:0] w_udqpn;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [63:0] w_raddr, w_cmp_add, w_swap;
-  logic [47:0] w_uddmac;
-  logic [7:0]  w_udsgid, w_udhop, w_udtc;
-  logic [31:0] w_uddip;
   assign w_op     = fb[8*`HCA_WQE_CTRL_SEG_OPCODE_OFF +: 3];
   assign w_flags  = fb[8*`HCA_WQE_CTRL_SEG_SEND_FLAGS_OFF +: 8];
   assign w_nsge   = fb[8*`HCA_WQE_CTRL_SEG_NUM_SGE_OFF +: 8];
-  assign w_imm    = fb[8*`HCA_WQE_CTRL_SEG_IMM_DATA_OFF +: 32];
-  assign w_raddr  = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_REMOTE_ADDR_OFF) +: 64];
-  assign w_rkey   = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_RKEY_OFF) +: 32];
-  assign w_cmp_add = fb[8*(`HCA_WQE_ATOMIC_OFF + `HCA_WQE_ATOMIC_SEG_COMPARE_ADD_OFF) +: 64];
-  assign w_swap    = fb[8*(`HCA_WQE_ATOMIC_OFF + `HCA_WQE_ATOMIC_SEG_SWAP_OFF) +: 64];
-  assign w_udqpn  = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_REMOTE_QPN_OFF) +: 32];
-  assign w_udqkey = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_REMOTE_QKEY_OFF) +: 32];
-  assign w_uddmac = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_DMAC_OFF) +: 48];
-  assign w_udsgid = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_SGID_INDEX_OFF) +: 8];
-  assign w_udhop  = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_HOP_LIMIT_OFF) +: 8];
-  assign w_uddip  = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_DGID_OFF + 12) +: 32];
-  assign w_udtc   = fb[8*(`HCA_WQE_UD_OFF + `HCA_WQE_UD_SEG_TRAFFIC_CLASS_OFF) +: 8];
   // SGE fields at the indices the walks are on (kept outside the FSM
   // process: variable selects of the wide fetch buffer are built once)
   logic [31:0] sk_len, sk_key, gw_len;
@@ -341,31 +335,27 @@ module hca_req #(
       .v_rdat(v_rdat), .v_atomic(v_atomic), .v_inline(v_inline), .v_bad(v_bad), .v_toolong(v_toolong),
       .v_udlong(v_udlong), .v_len(v_total));
 
-  // RC requester window: a packet goes out only while its PSN is fewer than
-  // HCA_WIRE_MAX_UNACKED_PSNS past the oldest unacknowledged one.
-  function automatic logic win_closed(input [23:0] psn);
-    logic [23:0] d;
-    d = psn - t_una;
-    win_closed = is_rc && !d[23] && d >= 24'(`HCA_WIRE_MAX_UNACKED_PSNS);
-  endfunction
-
-  // BTH opcode of a request packet (model/req.c send_opcode).
-  function automatic [7:0] send_opcode(input [7:0] qpt, input [2:0] wr, input first, input last);
-    logic imm, snd;
-    logic [7:0] base;
-    imm = wr == 3'(`HCA_WR_SEND_WITH_IMM) || wr == 3'(`HCA_WR_RDMA_WRITE_WITH_IMM);
-    snd = wr == 3'(`HCA_WR_SEND) || wr == 3'(`HCA_WR_SEND_WITH_IMM);
-    if (qpt == QPT_UD)
-      send_opcode = imm ? 8'(`HCA_BTH_OP_UD_SEND_ONLY_WITH_IMMEDIATE) : 8'(`HCA_BTH_OP_UD_SEND_ONLY);
-    else begin
-      base = snd ? 8'(`HCA_BTH_OP_RC_SEND_FIRST) : 8'(`HCA_BTH_OP_RC_RDMA_WRITE_FIRST);
-      if (qpt == QPT_UC) base = base | 8'h20;
-      if (first && last)      send_opcode = base + (imm ? 8'd5 : 8'd4);
-      else if (first)         send_opcode = base;
-      else if (!last)         send_opcode = base + 8'd1;
-      else                    send_opcode = base + (imm ? 8'd3 : 8'd2);
-    end
-  endfunction
+  // The cursor WQE's next packet and its header fields (hca_req_pkt),
+  // registered in REQST_BUILD_HDR.
+  logic        p_closed, p_closed_next, p_last, p_ackreq, p_se, p_gid_ok;
+  logic [23:0] p_k, p_psn, p_dqpn, p_sqp;
+  logic [31:0] p_off, p_rkey, p_rlen, p_imm, p_qkey, p_dip;
+  logic [15:0] p_plen, p_sport;
+  logic [7:0]  p_opcode, p_hop, p_tclass;
+  logic [63:0] p_va, p_swap_add, p_compare;
+  logic [47:0] p_dmac;
+  logic [3:0]  p_gid_i;
+  hca_req_pkt #(.LOG_MAX_QP(LOG_MAX_QP), .FB_BYTES(FB_BYTES)) u_pkt (
+      .fb(fb), .wop(ow[`OW_OP_O +: 3]), .wflags(ow[`OW_FLAGS_O +: 4]), .fpsn(ow[`OW_FPSN_O +: 24]),
+      .npsn(ow[`OW_NPSN_O +: 24]), .len(ow[`OW_LEN_O +: 32]), .qn(qn), .tx_wqe(t_tx_wqe), .sq_ci(t_sq_ci),
+      .tx_pkt(t_tx_pkt), .una(t_una), .rcvd(t_rcvd), .psn_next(t_psn_next), .qp_type(qp_type), .is_rc(is_rc),
+      .is_ud(is_ud), .pmtu_log(pmtu_log), .pmtu(pmtu), .qkey(qkey), .dmac(dmac), .dip(dip), .hop_limit(hop_limit),
+      .tclass(tclass), .dest_qpn(dest_qpn), .sgid_index(sgid_index), .closed(p_closed),
+      .closed_next(p_closed_next), .k(p_k), .off(p_off), .plen(p_plen), .last(p_last), .opcode(p_opcode),
+      .psn(p_psn), .ackreq(p_ackreq), .se(p_se), .sport(p_sport), .va(p_va), .rkey(p_rkey), .rlen(p_rlen),
+      .imm(p_imm), .swap_add(p_swap_add), .compare(p_compare), .h_dmac(p_dmac), .h_dip(p_dip), .h_hop(p_hop),
+      .h_tclass(p_tclass), .h_dqpn(p_dqpn), .h_qkey(p_qkey), .deth_sqp(p_sqp), .gid_i(p_gid_i),
+      .gid_ok(p_gid_ok));
 
   // Translated SGE addresses of the cached send WQE (a small register file
   // written by index, kept out of the FSM process).
@@ -420,8 +410,8 @@ module hca_req #(
       tag_wqe <= '0; tag_k <= '0;
       gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
-      wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
-      wp_got <= 1'b0; wp_bad <= 1'b0;
+      wp_issue <= 1'b0; wp_now <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
+      wp_got <= 1'b0; wp_bad <= 1'b0; yq_v <= 1'b0; yq_qn <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
       ow_we <= 1'b0; ow_waddr <= '0; ow_wdata <= '0;
@@ -438,17 +428,18 @@ module hca_req #(
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0; wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_got <= 1'b0;
+      tm_set <= 1'b0; wp_issue <= 1'b0; wp_now <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_got <= 1'b0; yq_v <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
-      wp_issue <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0;
+      wp_issue <= 1'b0; wp_now <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
       tm_set <= 1'b0; async <= 1'b0;
       state_q <= state;
       case (state)
         REQST_CHECK_STATE: begin
-          did <= 1'b0;
+          did  <= 1'b0;
+          yq_v <= 1'b0;
           if (pf_hit)
             state_q <= REQST_ASYNC_FAULT;
           else if (qp_st == QPS_ERR || qp_st == QPS_SQE) begin
@@ -457,8 +448,12 @@ module hca_req #(
           end
           else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
             state_q <= REQST_END;
-          else if (qp_st == QPS_RTS && t_sq_ci == t_sq_head)
-            state_q <= cursor_next;          // no WQE to retire (hca_comp_retire: no hit), no drain
+          else if (qp_st == QPS_RTS && (t_sq_ci == t_sq_head ||
+                   (yq_v && yq_qn == qn && wp_hit && cursor_next == REQST_FETCH_WQE)))
+            // no WQE to retire (hca_comp_retire: no hit), no drain; or back
+            // for the WQE whose read it gave way to (its step checked them:
+            // the items run since retire what they complete or fail)
+            state_q <= cursor_next;
           else
             state_q <= REQST_WAIT_RETIRE;
         end
@@ -486,7 +481,25 @@ module hca_req #(
             ow[`OW_FLAGS_O +: 4] <= w_flags[3:0];
             ow[`OW_LEN_O +: 32]  <= v_total;
             state_q <= REQST_GATE;
-          end else if (!wp_hit || wp_ready) begin : fetch   // (a prefetch of it in flight: wait)
+          end else if (wp_hit && !wp_ready) begin
+            // its read in flight: wait here, or give the engine to the other
+            // work waiting and come back (the QP stays busy; nothing changed)
+            if (give_way) begin
+              yq_v    <= 1'b1;                 // not busy: the read's completion wakes the QP
+              yq_qn   <= qn;
+              state_q <= REQST_END;
+            end
+          end else if (!wp_hit && wp_free_now && give_way) begin
+            // other work waits: the WQE is read through the prefetch entry
+            // (not into fetch buffer 0, which other QPs' steps use), so that
+            // the step can give way while the read is in flight; taken from
+            // there when the QP's step comes back
+            wp_issue <= 1'b1;
+            wp_now   <= 1'b1;                 // may take another QP's unused entry
+            wp_ikey  <= {qn, t_sq_head, qpc_gen};
+            wp_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
+            wp_len   <= 16'd1 << log_sq_stride;
+          end else begin : fetch
             logic [15:0] nx, ahead;
             nx    = t_sq_head + 16'd1;
             ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
@@ -578,7 +591,7 @@ module hca_req #(
           if (((w_flags & 8'(`HCA_SEND_FENCE)) != 0 && t_rd_out != 5'd0) ||
               (v_rdat && {3'b0, t_rd_out} >= ((max_rd_atomic == 8'd0) ? 8'd1 : max_rd_atomic)) ||
               (v_rdat && tx_q_busy) ||      // a READ/atomic starts behind no read-ahead packet
-              win_closed(t_psn_next))
+              p_closed_next)
             state_q <= REQST_END;            // gated: waits for acknowledgements
           else begin : start
             /* verilator lint_off UNUSEDSIGNAL */
@@ -643,84 +656,34 @@ module hca_req #(
           ow_wdata <= ow;
           state_q  <= REQST_WAIT_RETIRE_ERR;
         end
-        REQST_BUILD_HDR: begin : pkt
-          logic [23:0] k, psn, fpsn, npsn;
-          /* verilator lint_off UNUSEDSIGNAL */
-          logic [31:0] off, rem, plen, len;
-          /* verilator lint_on UNUSEDSIGNAL */
-          logic        first, last, se, rd, atm;
-          logic [2:0]  wop;
-          logic [15:0] sport;
-          fpsn = ow[`OW_FPSN_O +: 24];
-          npsn = ow[`OW_NPSN_O +: 24];
-          len  = ow[`OW_LEN_O +: 32];
-          wop  = ow[`OW_OP_O +: 3];
-          rd   = wop == 3'(`HCA_WR_RDMA_READ);
-          atm  = wop == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP) || wop == 3'(`HCA_WR_ATOMIC_FETCH_AND_ADD);
-          k    = t_tx_pkt;
-          if (rd)
-            k = (t_tx_wqe == t_sq_ci) ? t_rcvd : 24'd0;   // the responses still missing
-          else if (atm)
-            k = 24'd0;
-          else if (is_rc && t_tx_wqe == t_sq_ci && psn_lt(fpsn + k, t_una))
-            k = t_una - fpsn;                              // never resend what is acknowledged
-          psn  = fpsn + k;
-          off  = {8'b0, k} << pmtu_log;
-          rem  = len - off;
-          plen = (rem > pmtu) ? pmtu : rem;
-          if (rd || atm) plen = 32'h0;                     // requests without payload
-          first = (k == 24'd0);
-          last  = rd || atm || (k + 24'd1 == npsn);
-          pk_k <= k; pk_off <= off; pk_plen <= plen[15:0]; pk_last <= last;
-          if (win_closed(psn))
+        REQST_BUILD_HDR: begin
+          pk_k <= p_k; pk_off <= p_off; pk_plen <= p_plen; pk_last <= p_last;
+          if (p_closed)
             state_q <= REQST_END;                                   // window closed
           else begin
-            se    = last && (ow[`OW_FLAGS_O +: 4] & 4'(`HCA_SEND_SOLICITED)) != 0 &&
-                    (wop == 3'(`HCA_WR_SEND) || wop == 3'(`HCA_WR_SEND_WITH_IMM) ||
-                     wop == 3'(`HCA_WR_RDMA_WRITE_WITH_IMM));
-            sport = 16'(`HCA_WIRE_UDP_SPORT_BASE) | ({{(16-LOG_MAX_QP){1'b0}}, qn} & 16'(`HCA_WIRE_UDP_SPORT_MASK));
-            if (rd)
-              h_opcode <= 8'(`HCA_BTH_OP_RC_RDMA_READ_REQUEST);
-            else if (atm)
-              h_opcode <= (wop == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP)) ? 8'(`HCA_BTH_OP_RC_COMPARE_SWAP) :
-                                                                   8'(`HCA_BTH_OP_RC_FETCH_ADD);
-            else
-              h_opcode <= send_opcode(qp_type, wop, first, last);
-            h_psn     <= psn;
-            h_ackreq  <= is_rc && (last || k[4:0] == 5'(`HCA_WIRE_ACKREQ_INTERVAL - 1));
-            h_se      <= `HCA_BUG(hdr_se, se, !se);
-            h_pay_len <= plen[15:0];
-            h_va      <= rd ? w_raddr + {32'b0, off} : w_raddr;
-            h_rkey    <= w_rkey;
-            h_rlen    <= rd ? rem : len;
-            // AtomicETH: CMP_SWP swap / compare, FETCH_ADD add / 0
-            h_swap_add <= (wop == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP)) ? w_swap : w_cmp_add;
-            h_compare  <= (wop == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP)) ? w_cmp_add : 64'h0;
-            h_imm     <= w_imm;
-            h_smac    <= port_mac;
-            h_sport   <= `HCA_BUG(udp_sport, sport, sport ^ 16'h0001);
-            if (is_ud) begin
-              h_dmac     <= w_uddmac;
-              h_dip      <= w_uddip;
-              h_hop      <= w_udhop;
-              h_tclass   <= w_udtc;
-              h_dqpn     <= w_udqpn[23:0];
-              h_qkey     <= w_udqkey[31] ? qkey : w_udqkey;
-              h_deth_sqp <= {{(24-LOG_MAX_QP){1'b0}}, qn};
-              gid_i      <= w_udsgid[3:0];
-              h_sip      <= (w_udsgid < 8'(`HCA_CAP_GID_TBL_LEN)) ? 32'h1 : 32'h0;   // resolved in REQST_WAIT_TX
-            end else begin
-              h_dmac     <= dmac;
-              h_dip      <= dip;
-              h_hop      <= hop_limit;
-              h_tclass   <= tclass;
-              h_dqpn     <= dest_qpn;
-              h_qkey     <= '0;
-              h_deth_sqp <= '0;
-              gid_i      <= sgid_index[3:0];
-              h_sip      <= (sgid_index < 8'(`HCA_CAP_GID_TBL_LEN)) ? 32'h1 : 32'h0;
-            end
-            state_q <= REQST_WAIT_TX;
+            h_opcode   <= p_opcode;
+            h_psn      <= p_psn;
+            h_ackreq   <= p_ackreq;
+            h_se       <= `HCA_BUG(hdr_se, p_se, !p_se);
+            h_pay_len  <= p_plen;
+            h_va       <= p_va;
+            h_rkey     <= p_rkey;
+            h_rlen     <= p_rlen;
+            h_swap_add <= p_swap_add;
+            h_compare  <= p_compare;
+            h_imm      <= p_imm;
+            h_smac     <= port_mac;
+            h_sport    <= `HCA_BUG(udp_sport, p_sport, p_sport ^ 16'h0001);
+            h_dmac     <= p_dmac;
+            h_dip      <= p_dip;
+            h_hop      <= p_hop;
+            h_tclass   <= p_tclass;
+            h_dqpn     <= p_dqpn;
+            h_qkey     <= p_qkey;
+            h_deth_sqp <= p_sqp;
+            gid_i      <= p_gid_i;
+            h_sip      <= p_gid_ok ? 32'h1 : 32'h0;                 // resolved in REQST_WAIT_TX
+            state_q    <= REQST_WAIT_TX;
           end
         end
         REQST_WAIT_TX: begin
@@ -860,7 +823,7 @@ module hca_req #(
         // ---- end of a QP step: progress keeps it busy, and so do packets
         // committed ahead of their payload (a fault needs a step to record it)
         REQST_END: begin
-          if (did || tx_q_busy || pf_hit || (state_q == REQST_WAIT_FLUSH && fl_did)) s_busy_set <= 1'b1;
+          if (!yq_v && (did || tx_q_busy || pf_hit || (state_q == REQST_WAIT_FLUSH && fl_did))) s_busy_set <= 1'b1;
           done    <= 1'b1;
           state_q <= REQST_IDLE;
         end

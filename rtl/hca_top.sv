@@ -252,7 +252,7 @@ module hca_top #(
       .qp_reset(qp_rst), .qp_reset_qn(qp_rst_qn),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
-      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy(qp_busy),
+      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .e_wake(wp_wake), .e_wake_idx(wp_wake_qn), .qp_busy(qp_busy),
       .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx), .e_qpc_rdata(e_qpc_rdata),
       .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx), .e_txs_wdata(e_txs_wdata),
       .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we), .e_rxs_idx(e_rxs_idx),
@@ -312,29 +312,37 @@ module hca_top #(
 
   // WQE prefetch: hca_req's next send WQE, read ahead into hca_dma_rd's pb
   localparam int WPK = LOG_MAX_QP + 32;
-  logic        wp_issue, wp_take, wp_inv, wp_free, wp_hit, wp_ready, wp_err;
-  logic        p_start, p_busy, p_done, p_err, p_load;
+  logic        wp_issue, wp_now, wp_take, wp_inv, wp_free, wp_free_now, wp_hit, wp_ready, wp_err, wp_wake;
+  logic [LOG_MAX_QP-1:0] wp_wake_qn;
+  // WQE prefetch entries: as many as the read tags' width leaves (tags
+  // RD_TAGS + 1 .. RD_TAGS + PF_N), at most 8
+  localparam int PF_FREE = (1 << TAG_W) - RD_TAGS - 1;
+  localparam int PF_N = PF_FREE < 8 ? PF_FREE : 8;
+  localparam int PFW = PF_N > 1 ? $clog2(PF_N) : 1;
+  logic        p_start, p_err, p_load;
+  logic [PF_N-1:0] p_busy, p_done;
+  logic [PFW-1:0] p_sidx, p_lidx;
   logic [WPK-1:0] wp_ikey, wp_qkey;
   logic [63:0] wp_addr, p_addr;
   logic [15:0] wp_len, p_len;
-  hca_wqe_prefetch #(.KEY_W(WPK)) u_wqe_pf (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .issue(wp_issue), .i_key(wp_ikey), .i_addr(wp_addr),
-      .i_len(wp_len), .take(wp_take), .inv(wp_inv), .q_key(wp_qkey), .free(wp_free), .hit(wp_hit),
-      .ready(wp_ready), .err(wp_err), .p_start(p_start), .p_addr(p_addr), .p_len(p_len), .p_busy(p_busy),
-      .p_done(p_done), .p_err(p_err), .p_load(p_load));
+  hca_wqe_prefetch #(.KEY_W(WPK), .PF_N(PF_N)) u_wqe_pf (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .issue(wp_issue), .now(wp_now), .i_key(wp_ikey), .i_addr(wp_addr),
+      .i_len(wp_len), .take(wp_take), .inv(wp_inv), .q_key(wp_qkey), .free(wp_free), .free_now(wp_free_now), .hit(wp_hit),
+      .ready(wp_ready), .err(wp_err), .wake(wp_wake), .wake_qn(wp_wake_qn), .p_start(p_start), .p_sidx(p_sidx), .p_addr(p_addr), .p_len(p_len),
+      .p_busy(p_busy), .p_done(p_done), .p_err(p_err), .p_load(p_load), .p_lidx(p_lidx));
 
   // the jobs address the payload within the slot being filled
   assign d_g_dst_s = d_g_dst | (16'(t_wslot) << LOG_BUF);
   assign d_l_dst_s = d_l_dst | (16'(t_wslot) << LOG_BUF);
 
-  hca_dma_rd #(.DATA_W(DATA_W), .RD_TAGS(RD_TAGS), .FB_BYTES(320), .FB1_BYTES(320), .FB2_BYTES(320),
+  hca_dma_rd #(.DATA_W(DATA_W), .RD_TAGS(RD_TAGS), .PF_N(PF_N), .FB_BYTES(320), .FB1_BYTES(320), .FB2_BYTES(320),
                .TXBUF_AW(BUF_AW + TSW), .TX_SLOTS(TX_SLOTS), .SLOT_LOG(LOG_BUF)) u_dma_rd (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .f_start(d_f_start), .f_sel(d_f_sel), .f_addr(d_f_addr), .f_len(d_f_len), .f_busy(d_f_busy),
       .busy(rd_busy),
       .f_done(d_f_done), .f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .f_word(d_f_word),
-      .p_start(p_start), .p_addr(p_addr), .p_len(p_len), .p_busy(p_busy), .p_done(p_done), .p_err(p_err),
-      .p_load(p_load),
+      .p_start(p_start), .p_sidx(p_sidx), .p_addr(p_addr), .p_len(p_len), .p_busy(p_busy), .p_done(p_done),
+      .p_err(p_err), .p_load(p_load), .p_lidx(p_lidx),
       .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst_s), .g_idx(d_g_idx),
       .g_full(d_g_full), .g_close(d_g_close), .g_slot(t_wslot), .g_done(d_g_done),
       .g_done_slot(d_g_done_slot), .g_fault(d_g_fault),
@@ -441,8 +449,8 @@ module hca_top #(
       .x_fire(x_fire), .x_deliver(x_deliver), .x_vec(x_vec), .x_masked(x_masked), .x_pba(x_pba),
       .d_f_start(d_f_start), .d_f_sel(d_f_sel), .d_f_addr(d_f_addr), .d_f_len(d_f_len),
       .d_f_done(d_f_done), .d_f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .d_f_word(d_f_word),
-      .wp_issue(wp_issue), .wp_take(wp_take), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_qkey(wp_qkey),
-      .wp_addr(wp_addr), .wp_len(wp_len), .wp_free(wp_free), .wp_hit(wp_hit), .wp_ready(wp_ready), .wp_err(wp_err),
+      .wp_issue(wp_issue), .wp_now(wp_now), .wp_take(wp_take), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_qkey(wp_qkey),
+      .wp_addr(wp_addr), .wp_len(wp_len), .wp_free(wp_free), .wp_free_now(wp_free_now), .wp_hit(wp_hit), .wp_ready(wp_ready), .wp_err(wp_err),
       .d_g_push(d_g_push), .d_g_iova(d_g_iova), .d_g_len(d_g_len), .d_g_dst(d_g_dst),
       .d_g_idx(d_g_idx), .d_g_full(d_g_full), .d_g_close(d_g_close), .d_g_done(d_g_done),
       .d_g_done_slot(d_g_done_slot), .t_wslot(t_wslot),

@@ -161,11 +161,11 @@ module hca_transport #(
     input  logic [FB1_BYTES*8-1:0] fb1,
     input  logic [FB2_BYTES*8-1:0] fb2,
     input  logic [63:0] d_f_word,
-    output logic        wp_issue, wp_take, wp_inv,          // hca_wqe_prefetch (hca_req's next WQE)
+    output logic        wp_issue, wp_take, wp_inv, wp_now,  // hca_wqe_prefetch (hca_req's next WQE)
     output logic [LOG_MAX_QP+31:0] wp_ikey, wp_qkey,
     output logic [63:0] wp_addr,
     output logic [15:0] wp_len,
-    input  logic        wp_free, wp_hit, wp_ready, wp_err,
+    input  logic        wp_free, wp_free_now, wp_hit, wp_ready, wp_err,
     output logic        d_g_push,
     output logic [63:0] d_g_iova,
     output logic [15:0] d_g_len,
@@ -352,7 +352,7 @@ module hca_transport #(
   logic        req_rt_req, comp_rt_req, rt_req, rt_done, rt_hit;
   logic        fl_req, fl_done, fl_did;
   logic        rx_chk_req, rx_chk_done, rx_chk_accept, rx_qpc_en, rx_req, rx_done, rx_wb, rx_end, frame_valid;
-  logic        step_req, step_done, step_end;
+  logic        step_req, step_done, step_end, step_yield;
   logic        resp_req, resp_done, comp_req, comp_done;
   logic        ack_req, ack_done, ack_pay_fault, resp_ack_req, rda_ak_req, resp_ack_owe, a_owed;
   logic [23:0] ack_psn, ack_msn, resp_ack_psn, rda_ak_psn, rda_ak_msn;
@@ -616,7 +616,7 @@ module hca_transport #(
       .frame_valid(frame_valid), .rx_chk_req(rx_chk_req), .rx_chk_done(rx_chk_done), .rx_chk_accept(rx_chk_accept),
       .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
       .rx_end(rx_end), .tmr_req(tmr_req), .tmr_done(tmr_done),
-      .step_req(step_req), .step_done(step_done), .step_end(step_end));
+      .step_req(step_req), .step_done(step_done), .step_end(step_end), .step_yield(step_yield));
 
   hca_recv #(.LOG_MAX_QP(LOG_MAX_QP)) u_recv (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up), .port_mac(port_mac),
@@ -630,9 +630,9 @@ module hca_transport #(
       .comp_done(comp_done), .s_busy_set(recv_busy_set), .s_stat(recv_stat), .s_rx_bytes(stat_rx_bytes),
       .s_evt(recv_evt), .s_evt_type(recv_evt_type), .s_evt_elem(recv_evt_elem));
 
-  hca_req #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS), .FB_BYTES(FB_BYTES)) u_req (
+  hca_req #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS), .FB_BYTES(FB_BYTES), .YIELD_PLEN(4 * WB)) u_req (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(step_req), .done(step_done), .step_end(step_end),
-      .dbg_act(req_act), .dbg_st(req_st), .port_up(port_up), .port_mac(port_mac),
+      .yield(step_yield), .dbg_act(req_act), .dbg_st(req_st), .port_up(port_up), .port_mac(port_mac),
       .qn(qn), .txs(txs), .qp_st(qp_st), .qpc_gen(qpc_gen), .qp_type(c_type), .is_rc(c_rc), .is_ud(c_ud),
       .qp_flags(c_flags), .pdn(c_pdn), .qkey(c_qkey), .log_sq_stride(c_lss), .log_sq_size(c_lsq),
       .pmtu_log(c_pmtu_log), .pmtu(c_pmtu), .sq_base(c_sq_base), .dmac(c_dmac), .dip(c_dip), .hop_limit(c_hop),
@@ -645,8 +645,8 @@ module hca_transport #(
       .ow_re(req_ow_re), .ow_raddr(req_ow_raddr), .ow_rdata(ow_rdata), .ow_we(ow_we), .ow_waddr(ow_waddr),
       .ow_wdata(ow_wdata),
       .d_f_start(req_f_start), .d_f_addr(req_f_addr), .d_f_len(req_f_len), .d_f_done(d_f_done), .d_f_err(d_f_err),
-      .wp_issue(wp_issue), .wp_take(wp_take), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_qkey(wp_qkey),
-      .wp_addr(wp_addr), .wp_len(wp_len), .wp_free(wp_free), .wp_hit(wp_hit), .wp_ready(wp_ready), .wp_err(wp_err),
+      .wp_issue(wp_issue), .wp_now(wp_now), .wp_take(wp_take), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_qkey(wp_qkey),
+      .wp_addr(wp_addr), .wp_len(wp_len), .wp_free(wp_free), .wp_free_now(wp_free_now), .wp_hit(wp_hit), .wp_ready(wp_ready), .wp_err(wp_err),
       .fb(fb), .d_g_full(d_g_full), .d_g_push(req_g_push), .d_g_iova(req_g_iova), .d_g_len(req_g_len),
       .d_g_dst(req_g_dst), .d_g_idx(req_g_idx), .d_g_close(req_g_close), .d_g_done(d_g_done_w), .d_g_fault(d_g_fault),
       .d_g_fault_iova(d_g_fault_iova), .d_l_start(d_l_start), .d_l_src(d_l_src), .d_l_len(d_l_len),

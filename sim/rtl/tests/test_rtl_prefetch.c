@@ -19,7 +19,12 @@
  *   swept);
  *   a QP reset and reused while a prefetch of its slot 1 is held or in
  *   flight: the new WQE 1 (another length, another target) is the one sent
- *   (rtl, swept).
+ *   (rtl, swept);
+ *   32-byte WRITEs, a new one posted as each completes, slow reads: the
+ *   QP's own ACKs arrive while its next WQE is read, which the requester
+ *   does not take before starting that WQE (hca_req REQST_FETCH_WQE gives
+ *   way to other QPs only); all complete in order with their data
+ *   (lockstep).
  *
  *   rtl_prefetch [--width 64|512] [--engine rtl|lockstep] [--options K=V,...]
  */
@@ -242,6 +247,41 @@ static void reset_while_prefetched(void)
 	engine = saved;
 }
 
+/* 32-byte WRITEs (a short packet at either width, where the requester may
+ * give way while a WQE's read is in flight -- never to its own QP's ACKs),
+ * 4 outstanding, a new one posted as each completes, slow reads: the QP's
+ * ACKs arrive while its next WQE is read. */
+static void give_way(unsigned int n)
+{
+	struct tb_qp_attr a;
+	struct rt t;
+	struct hca_cqe c;
+	unsigned int posted = 0, done = 0, mask;
+	bool ok = true;
+
+	tb_qp_attr_default(&a);
+	setup_rd_lat(&t, &a, 60);
+	mask = (1u << t.qp[0]->qpc.log_sq_size) - 1;
+	rt_fill(t.mr[0]->buf, 32 * n, 5);
+	while (done < n) {
+		while (posted < n && posted - done < 4) {
+			post_write(&t, 32 * posted, 32, 65536 + 32 * posted);
+			posted++;
+		}
+		if (!wait_cqe(t.scq[0], &c)) {
+			ok = false;
+			break;
+		}
+		ok = ok && c.wqe_index == (done & mask) && c.status == HCA_WC_SUCCESS;
+		done++;
+	}
+	CHECK(ok && done == n, "give way: %u of %u completions in order, successful", done, n);
+	CHECK(!memcmp(t.mr[1]->buf + 65536, t.mr[0]->buf, 32 * n), "give way: the %u WRITEs' data", n);
+	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == 0 && requests(&t) == n, "give way: %u frames, no fault",
+	      requests(&t));
+	finish(&t, "32-byte WRITEs, ACKs during WQE reads");
+}
+
 int main(int argc, char **argv)
 {
 	rt_ls_start(argc, argv);
@@ -250,5 +290,6 @@ int main(int argc, char **argv)
 	modify_while_prefetched();
 	doorbell_during_prefetch();
 	reset_while_prefetched();
+	give_way(40);
 	return check_done();
 }
