@@ -704,6 +704,17 @@ def selftest_mutations(mods):
     return []
 
 
+def result_lines(outf):
+    """{id: line} of a result file (equiv.txt, equiv-ctx.txt) written so far; {} before the first."""
+    old = {}
+    if os.path.exists(outf):
+        for l in open(outf):
+            p = l.split()
+            if p and p[0].isdigit():
+                old[int(p[0])] = l.rstrip("\n")
+    return old
+
+
 def compare(d, outf, answers_file):
     """Each verdict beside the mutant's answer (looked up as tools/mutate_rtl.py report does)."""
     answers, lst = read_answers(answers_file), read_list(d)
@@ -762,12 +773,7 @@ def context_main(a, d, outdir, ids, lst):
     print("# context %s: flatten %.1f CPU s (Yosys), netlist %.1f CPU s; %s" % (
         ctx.name, fb.used, t2.ru_utime + t2.ru_stime - t.ru_utime - t.ru_stime,
         "observed: every output" + (" but " + ",".join(unobs) if unobs else "")), flush=True)
-    old = {}
-    if os.path.exists(outf):
-        for l in open(outf):
-            p = l.split()
-            if p and p[0].isdigit():
-                old[int(p[0])] = l.rstrip("\n")
+    old = result_lines(outf)
     for i in ids:
         src, m = lst[i]
         t0 = resource.getrusage(resource.RUSAGE_SELF)
@@ -931,17 +937,9 @@ def main():
     tail, mods = split_modules(open(os.path.join(d, "prepped.il")).read())
     dirs = port_directions(mods)
     outf = a.out or os.path.join(outdir, "equiv.txt")
-    def lines():
-        old = {}
-        if os.path.exists(outf):
-            for l in open(outf):
-                p = l.split()
-                if p and p[0].isdigit():
-                    old[int(p[0])] = l.rstrip("\n")
-        return old
     for i in ids:
         if a.resume:        # several runs may share a build: each mutant is claimed by one
-            if i in lines():
+            if i in result_lines(outf):
                 continue
             os.makedirs(os.path.join(outdir, "equiv"), exist_ok=True)
             try:
@@ -953,7 +951,7 @@ def main():
         v, note = check(outdir, i, m, mods, dirs, a, b)
         line = "%d %s %.1f %s" % (i, v, b.used, answer_keys(src, m)[0])
         print("%s  # %s" % (line, note), flush=True)
-        old = lines()
+        old = result_lines(outf)
         old[i] = line
         with open(outf + ".tmp", "w") as f:
             f.write("".join(old[k] + "\n" for k in sorted(old)))

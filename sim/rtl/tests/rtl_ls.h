@@ -139,24 +139,33 @@ static inline int setup_rd_lat(struct rt *t, const struct tb_qp_attr *attr, unsi
 	return setup_rd_lat_cap(t, attr, NULL, rd_lat);
 }
 
+/* Writes node `i`'s MRC `idx`: valid, key byte `key`, `access`, node i's
+ * PD, `length` bytes at `va` translated from IOVA `dma` on. */
+static inline void mrc_write_on(struct rt *t, int i, uint32_t idx, uint8_t key, uint32_t access, uint64_t va,
+				uint64_t length, uint64_t dma)
+{
+	struct hca_mrc m;
+
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = key;
+	m.access = access;
+	m.pdn = t->pd[i];
+	m.va = va;
+	m.length = length;
+	m.dma_addr = dma;
+	tb_ctx_write(t->n[i], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
+}
+
 /* Node `i`'s MR `idx` (key idx << 8 | 0x42, at `va`, 16 KiB, `access`)
  * whose first page is mapped in the IOMMU and the rest not: a DMA past
  * va + 0x1000 faults, at IOVA (the return value) + 0x1000. */
 static inline uint64_t half_mapped_mr_on(struct rt *t, int i, uint32_t idx, uint64_t va, uint32_t access)
 {
-	struct hca_mrc m;
 	uint64_t iova;
 
 	tb_alloc(t->n[i], 4096, &iova);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x42;
-	m.access = access;
-	m.pdn = t->pd[i];
-	m.va = va;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t->n[i], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
+	mrc_write_on(t, i, idx, 0x42, access, va, 16384, iova);
 	return iova;
 }
 

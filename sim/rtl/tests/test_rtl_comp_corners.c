@@ -45,21 +45,12 @@
 static uint8_t *mr_first_page(struct rt *t, int i, uint32_t idx, uint8_t key, uint64_t va, uint64_t length,
 			      uint32_t access)
 {
-	struct hca_mrc m;
 	uint64_t iova;
 	uint8_t *buf;
 
 	buf = tb_alloc(t->n[i], 4096, &iova);
 	memset(buf, 0, 4096);
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = key;
-	m.access = access;
-	m.pdn = t->pd[i];
-	m.va = va;
-	m.length = length;
-	m.dma_addr = iova;
-	tb_ctx_write(t->n[i], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
+	mrc_write_on(t, i, idx, key, access, va, length, iova);
 	return buf;
 }
 

@@ -55,17 +55,7 @@
  * `dma` (mapped or not: the caller decides), LOCAL_WRITE. */
 static void sl_mr(struct rt *t, int i, uint32_t idx, uint64_t va, uint64_t len, uint64_t dma)
 {
-	struct hca_mrc m;
-
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = SL_KEY;
-	m.access = HCA_ACCESS_LOCAL_WRITE;
-	m.pdn = t->pd[i];
-	m.va = va;
-	m.length = len;
-	m.dma_addr = dma;
-	tb_ctx_write(t->n[i], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
+	mrc_write_on(t, i, idx, SL_KEY, HCA_ACCESS_LOCAL_WRITE, va, len, dma);
 }
 
 /* sl_mr over `len` zeroed bytes of node i's host memory, mapped; returns them. */
