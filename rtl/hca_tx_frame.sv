@@ -95,10 +95,11 @@ module hca_tx_frame #(
   assign rd_addr = adv1_go ? {slot, SLOT_AW'(hb ? 1 : 0)} : {slot_q, SLOT_AW'(rd_b)};
 
   // the new frame's lengths (its go loads them)
-  logic [15:0] n_total, n_flen, n_crc_end, n_beats;
-  assign n_total   = {8'b0, hdr_len} + pay_len + {14'b0, pad} + 16'(`HCA_WIRE_ICRC_LEN);
+  logic [15:0] n_plen_end, n_total, n_flen, n_crc_end, n_beats;
+  assign n_plen_end = {8'b0, hdr_len} + pay_len;
+  assign n_crc_end = n_plen_end + {14'b0, pad};
+  assign n_total   = n_crc_end + 16'(`HCA_WIRE_ICRC_LEN);
   assign n_flen    = (n_total < 16'(MIN_FRAME)) ? 16'(MIN_FRAME) : n_total;
-  assign n_crc_end = {8'b0, hdr_len} + pay_len + {14'b0, pad};
   assign n_beats   = (n_flen + 16'(WB - 1)) >> LW;
 
   // compose beat s1_b
@@ -180,7 +181,7 @@ module hca_tx_frame #(
           slot_q   <= slot;
           hdr_q    <= hdr;
           hlen     <= {8'b0, hdr_len};
-          plen_end <= {8'b0, hdr_len} + pay_len;
+          plen_end <= n_plen_end;
           crc_end  <= n_crc_end;
           flen     <= n_flen;
           nbeats   <= n_beats;

@@ -5,7 +5,7 @@
 // buffer 0 when other work waits, so that the requester's step can give the
 // engine to it while the read is in flight (hca_req REQST_FETCH_WQE).
 //
-// PF_N entries (hca_top: 4), each keyed by {QPN, WQE index, qpc_gen}: a QPC
+// PF_N entries (hca_top: as many as the read tags leave, at most 8), each keyed by {QPN, WQE index, qpc_gen}: a QPC
 // write (modify, reset) moves qpc_gen, so a prefetch made before it never
 // hits after it.  hca_req drives it (its REQST_FETCH_WQE), always for the
 // QP of its step (q_key's QPN):
@@ -74,16 +74,16 @@ module hca_wqe_prefetch #(
   // also take the lowest entry another QP holds unused for its next WQE
   // (read again when that QP starts it), never one read for a WQE wanted
   // now (QPs giving way would evict each other's WQE before it is used).
-  logic          q_ok, q_any, i_ok, i_any;
+  logic          q_ok, i_ok, any_now;   // any_now: an entry a WQE wanted now may take
   logic [PW-1:0] i_ai, i_aa;
   always_comb begin : alloc
     integer x;
     logic own;
-    i_ok = 1'b0; own = 1'b0; i_ai = '0; q_ok = 1'b0; q_any = 1'b0; i_any = 1'b0; i_aa = '0;
+    i_ok = 1'b0; own = 1'b0; i_ai = '0; q_ok = 1'b0; any_now = 1'b0; i_aa = '0;
     for (x = PF_N - 1; x >= 0; x = x - 1)
       if (!fl[x] && !p_busy[x]) begin
         if (!v[x] || !nw[x]) begin
-          q_any = 1'b1; i_any = 1'b1; i_aa = PW'(x);
+          any_now = 1'b1; i_aa = PW'(x);
         end
         if (v[x] && key[x][KEY_W-1:32] == i_key[KEY_W-1:32]) begin
           i_ok = 1'b1; own = 1'b1; i_ai = PW'(x);
@@ -94,7 +94,7 @@ module hca_wqe_prefetch #(
           q_ok = 1'b1;
       end
     if (now && !i_ok) i_ai = i_aa;
-    i_ok = i_ok || (now && i_any);
+    i_ok = i_ok || (now && any_now);
   end
 
   // the entry holding q_key
@@ -117,7 +117,7 @@ module hca_wqe_prefetch #(
       end
   end
   assign free    = q_ok;
-  assign free_now = q_any;
+  assign free_now = any_now;
   assign ready   = !fl[h];
   assign err     = e[h];
   assign p_start = ce && issue && i_ok;

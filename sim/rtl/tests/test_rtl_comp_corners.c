@@ -112,6 +112,19 @@ static uint32_t jobs_seen(struct rt *t, int i, int *rtl)
 	return *rtl ? st.jobs_seen : 0;
 }
 
+/* On an RTL node `i` (nothing to check on the model): its dbg port has
+ * named job `job` (`name`) by now, and had not when `before` was read. */
+static void check_job_seen(struct rt *t, int i, uint32_t before, unsigned int job, const char *name)
+{
+	int rtl;
+	uint32_t after = jobs_seen(t, i, &rtl);
+
+	if (!rtl)
+		return;
+	CHECK(!(before >> job & 1), "no %s job on node %d before (jobs 0x%08x)", name, i, before);
+	CHECK(after >> job & 1, "node %d's dbg named the %s job (jobs 0x%08x)", i, name, after);
+}
+
 static void timer_job_seen(void)
 {
 	struct rt t;
@@ -119,7 +132,7 @@ static void timer_job_seen(void)
 	struct hca_cqe c;
 	struct tb_sge r, s;
 	struct tb_send_wr w;
-	uint32_t before, after;
+	uint32_t before;
 	int rtl;
 
 	tb_qp_attr_default(&a);
@@ -135,12 +148,7 @@ static void timer_job_seen(void)
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "the SEND completes after its timeout (%s)",
 	      hca_wc_status_name(c.status));
 	CHECK(t.cap.n >= 3 && t.cap.dropped[0], "the first SEND was lost, then resent (%u frames)", t.cap.n);
-	after = jobs_seen(&t, 0, &rtl);
-	if (rtl) {
-		CHECK(!(before >> JOB_COMP_TIMER & 1), "no timer job before the SEND (jobs 0x%08x)", before);
-		CHECK(after >> JOB_COMP_TIMER & 1, "dbg named the timer job during the ACK timeout (jobs 0x%08x)",
-		      after);
-	}
+	check_job_seen(&t, 0, before, JOB_COMP_TIMER, "ACK timer");
 	finish(&t, "ACK timeout, the dbg port");
 }
 
@@ -152,7 +160,7 @@ static void resp_job_seen(void)
 	struct hca_cqe c;
 	struct tb_sge r, s;
 	struct tb_send_wr w;
-	uint32_t before, after;
+	uint32_t before;
 	int rtl;
 
 	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
@@ -164,12 +172,7 @@ static void resp_job_seen(void)
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.rcq[1], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 100, "the SEND lands (%s)",
 	      hca_wc_status_name(c.status));
-	after = jobs_seen(&t, 1, &rtl);
-	if (rtl) {
-		CHECK(!(before >> JOB_RESP & 1), "no responder job on node 1 before the SEND (jobs 0x%08x)", before);
-		CHECK(after >> JOB_RESP & 1, "node 1's dbg named the responder job while the SEND came in (jobs 0x%08x)",
-		      after);
-	}
+	check_job_seen(&t, 1, before, JOB_RESP, "responder");
 	finish(&t, "the responder on the dbg port");
 }
 
