@@ -9,6 +9,10 @@
 #   count_op PCAP OPCODE [SRC]     BTH opcodes (decimal), from SRC only if given
 #   check_mads PCAP WHAT           every QP1 frame a CM MAD tshark decodes, none malformed
 #   check_rping_lines LOG N WHAT   N "ping data" lines carrying rping's own pattern
+#   cm_seq_ok SEQ CLI SRV          SEQ ("ATTR/SRC ...") is one connection's REQ REP RTU, then its
+#                                  disconnection: a DREQ answered by the other side's DREP, or
+#                                  DREQs crossing (each side sends both, each DREP after the
+#                                  other side's DREQ)
 #   wait_line PATTERN FILE PID     until FILE has a line matching PATTERN (or PID exits)
 
 # mads PCAP: "ATTR SRC" per CM MAD (infiniband.mad.attributeid, IP source), in capture order.
@@ -58,6 +62,27 @@ check_rping_lines() {
            if (c == sprintf("%c", 65 + i % 58)) good[i] = 1 }
          END { n = 0; for (k in good) n++; print n }' "$log")
   [ "$got" -eq "$count" ]; ok $? "$what: $got of $count ping lines with rping's data"
+}
+
+# cm_seq_ok SEQ CLI SRV: the MAD sequence of one connection set up by CLI
+# and torn down by either side.  Both sides may send a DREQ at once (rping
+# disconnects from both ends); a CM that receives a DREQ while its own is
+# outstanding answers it with a DREP and goes to TimeWait (the shim's
+# cm_proto.c CM_DREQ_SENT, as the IB CM state machine and Linux's ib_cm
+# do), so crossing DREQs give two DREQs and two DREPs.
+cm_seq_ok() {
+  local seq=$1 cli=$2 srv=$3 head rest
+  head="0x0010/$cli 0x0013/$srv 0x0014/$cli "
+  [ "${seq#"$head"}" != "$seq" ] || return 1
+  rest=${seq#"$head"}
+  [ "$rest" = "0x0015/$cli 0x0016/$srv " ] && return 0
+  [ "$rest" = "0x0015/$srv 0x0016/$cli " ] && return 0
+  echo "$rest" | awk -v a="$cli" -v b="$srv" '
+    { for (i = 1; i <= NF; i++) { split($i, f, "/"); k = f[1] "/" f[2]
+        if (k in pos) exit 1; pos[k] = i } }
+    END { if (NF != 4) exit 1
+          ok = ("0x0015/" a in pos) && ("0x0015/" b in pos) && ("0x0016/" a in pos) && ("0x0016/" b in pos)
+          exit !(ok && pos["0x0016/" b] > pos["0x0015/" a] && pos["0x0016/" a] > pos["0x0015/" b]) }'
 }
 
 # wait_line PATTERN FILE PID: until FILE has a line matching PATTERN (a
