@@ -18,7 +18,10 @@
 //    Completions come back in any order by tag (each tag's beats contiguous,
 //    data packed from byte 0); every beat is rotated to its byte offset in
 //    the transmit buffer and written with byte enables, one word per cycle,
-//    plus one flush cycle when a piece's tail spills into a further word.
+//    plus one flush cycle when a piece's tail spills into a further word
+//    (the piece counts as finished with its last beat, and a slot's
+//    g_done can come in the next cycle: the framer reads the flush word
+//    later than that).
 //    A faulting piece is reported, the first one in piece order wins (that is
 //    the one the model's sequential gather would have stopped at).
 //  * Local copy (inline data): the same aligner fed from the fetch buffer.

@@ -24,15 +24,19 @@
 //     runs; a UC/UD WQE completes with its last packet (hca_complete_send);
 //   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
 //     (a fault: QP to ERR with QP_FATAL), or take it from the prefetch
-//     (hca_wqe_prefetch: its fault reported here), and read the next posted
-//     WQE ahead into the prefetch; while other QPs' work waits (yield) and
+//     (hca_wqe_prefetch, in this cycle once its read is done: its fault
+//     reported here; the read may have come from the doorbell,
+//     hca_db_wqe_read), and read the next posted WQE ahead into the prefetch; while other QPs' work waits (yield) and
 //     request packets are short, the WQE is read into a prefetch entry and
 //     the step gives way: it ends without the busy bit, the read's
 //     completion wakes the QP, and its next step takes the WQE (yq_v); REQST_VALIDATE_WQE checks it
 //     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
 //     an atomic's single 8-byte SGE and 8-byte aligned address, message
-//     size, UD payload within the PMTU), REQST_CHECK_LKEY checks every SGE's
-//     lkey (hca_mr_check; LOCAL_WRITE for READ/atomics), REQST_GATE waits
+//     size, UD payload within the PMTU; a fetched WQE in the fetch's done
+//     cycle), REQST_CHECK_LKEY checks every SGE's lkey (hca_mr_check;
+//     LOCAL_WRITE for READ/atomics; a SEND/WRITE with one SGE issues its
+//     first packet's payload read with the check's result:
+//     hca_req_pay_early, REQST_WAIT_TX closes that slot), REQST_GATE waits
 //     for the window, the fence and max_rd_atomic (RD_OUT), then reserves its
 //     PSNs in the outstanding table (a READ one per response packet, an
 //     atomic one); a WQE that fails is recorded failed (REQST_WQE_ERR) and
@@ -640,8 +644,9 @@ module hca_req #(
             // the cursor is on it (TX_WQE = SQ_HEAD): its first packet at
             // once, the entry just written being ow, the WQE in fetch buffer
             // 0 (else through REQST_CHECK_OUTS, as a resumed WQE)
-            state_q <= (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head) ? REQST_BUILD_HDR :
-                       REQST_WAIT_OUTS_WRITE;
+            // (with its payload read out, ep_v, always: fetch buffer 0 holds
+            // the WQE this step validated, whatever QPC write moved qpc_gen)
+            state_q <= (ep_v || tw_hit) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
           end
         REQST_WAIT_OUTS_WRITE: state_q <= REQST_READ_OUTS;   // let the table write land
 

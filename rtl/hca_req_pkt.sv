@@ -162,7 +162,9 @@ module hca_req_pkt #(
   logic [`OPI_W-1:0] op0_info;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [5:0] op0_ext;
-  hca_opinfo u_op0 (.opcode(send_opcode(qp_type, wop, 1'b1, len <= pmtu)), .info(op0_info), .ext_len(op0_ext));
+  logic [7:0] op0;
+  assign op0 = send_opcode(qp_type, wop, 1'b1, len <= pmtu);
+  hca_opinfo u_op0 (.opcode(op0), .info(op0_info), .ext_len(op0_ext));
   assign hlen0 = 8'(`HCA_WIRE_ETH_HLEN + `HCA_WIRE_IPV4_HLEN + `HCA_WIRE_UDP_HLEN + `HCA_WIRE_BTH_LEN) +
                  {2'b00, op0_ext};
   assign ackreq = is_rc && (last || k[4:0] == 5'(`HCA_WIRE_ACKREQ_INTERVAL - 1));
