@@ -20,7 +20,8 @@ import sys
 # Issue 12's "now" for the simulator's message rate: the target is 5x it.
 SIM_MSGS_BASELINE = 53.0
 # The rtl harness's DMA read latency when bench-rtl gives no rd_lat option
-# (sim/rtl/rtl_engine.c); the doorbell -> wire target is 2 of them + 12.
+# (sim/rtl/rtl_engine.c); the doorbell -> wire target is the run's own two reads + 12 (the
+# stage table), 2 of these + 12 only when the log has no stage table.
 RTL_RD_LAT_DEFAULT = 24
 
 SIZE_RE = re.compile(r"^\s+(\d+) (B|KiB)\s+(\d+) \|\s+(\d+)\s+(\d+) \|\s+(\d+)\s+([\d.]+)\s+([\d.]+)")
