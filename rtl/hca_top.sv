@@ -127,8 +127,10 @@ module hca_top #(
   localparam int HDR = 96;
 
   // the engine is busy while any unit has work in hand
-  logic tp_busy, rd_busy, rx_busy;
-  assign busy = tp_busy || rd_busy || rx_busy;
+  logic tp_busy, rd_busy, rx_busy, wp_wake;
+  // (wp_wake: a WQE read a step gave way to completed and has yet to set the
+  // QP's busy bit in an engine cycle; hca_dma_rd is idle by then)
+  assign busy = tp_busy || rd_busy || rx_busy || wp_wake;
 
   logic ce;
   assign ce = !eng_hold;
@@ -314,7 +316,7 @@ module hca_top #(
 
   // WQE prefetch: hca_req's next send WQE, read ahead into hca_dma_rd's pb
   localparam int WPK = LOG_MAX_QP + 32;
-  logic        wp_issue, wp_now, wp_take, wp_inv, wp_free, wp_free_now, wp_hit, wp_ready, wp_err, wp_wake;
+  logic        wp_issue, wp_now, wp_take, wp_inv, wp_free, wp_free_now, wp_hit, wp_ready, wp_err;
   logic [LOG_MAX_QP-1:0] wp_wake_qn;
   // WQE prefetch entries: as many as the read tags' width leaves (tags
   // RD_TAGS + 1 .. RD_TAGS + PF_N), at most 8
