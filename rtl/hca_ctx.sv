@@ -53,6 +53,15 @@ module hca_ctx #(
     input  logic [11:0] db_reg,
     input  logic [31:0] db_val,
     output logic        db_ack,
+    // an SQ doorbell taking effect (db_ack cycle): its QP's words as they were
+    // before it (hca_db_wqe_read reads the WQE at SQ_HEAD from here)
+    output logic        db_sq_now,
+    output logic [LOG_MAX_QP-1:0] db_qn,
+    output logic [15:0] db_pi,           // the new SQ producer index
+    output logic [15:0] db_old_pi,
+    output logic [2:0]  db_qp_st,
+    output logic [1023:0] db_cfg,        // QPC
+    output logic [`TXS_W-1:0] db_txs,    // requester word (RAM: the engine's last write-back)
     input  logic        cc_req,
     input  logic [3:0]  cc_op,
     input  logic [3:0]  cc_type,
@@ -406,6 +415,7 @@ module hca_ctx #(
     if (cst == C_IDLE) begin
       if (db_req) begin
         qa_en = db_sq || db_rq;
+        ta_en = db_sq;
         ca_en = db_cq;
       end else if (cc_req && cc_ok) begin
         qa_en = cc_qpc; ta_en = cc_qpc; ra_en = cc_qpc;
@@ -648,6 +658,13 @@ module hca_ctx #(
     if (!enabled) db_ok = 1'b0;
   end
   assign c_stat_db_err = db_ack && !db_ok;
+  assign db_sq_now = db_ack && db_ok && db_sq;
+  assign db_qn     = dq;
+  assign db_pi     = db_idx;
+  assign db_old_pi = qsq(dq);
+  assign db_qp_st  = qst(dq);
+  assign db_cfg    = qa_rdata;
+  assign db_txs    = ta_rdata;
   assign e_eq_db_now = db_ack && db_eq && de == e_eq_idx;
   assign e_cq_db_now = db_ack && db_cq && dc == e_cq_idx;
 

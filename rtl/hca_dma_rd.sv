@@ -18,7 +18,10 @@
 //    Completions come back in any order by tag (each tag's beats contiguous,
 //    data packed from byte 0); every beat is rotated to its byte offset in
 //    the transmit buffer and written with byte enables, one word per cycle,
-//    plus one flush cycle when a piece's tail spills into a further word.
+//    plus one flush cycle when a piece's tail spills into a further word
+//    (the piece counts as finished with its last beat, and a slot's
+//    g_done can come in the next cycle: the framer reads the flush word
+//    later than that).
 //    A faulting piece is reported, the first one in piece order wins (that is
 //    the one the model's sequential gather would have stopped at).
 //  * Local copy (inline data): the same aligner fed from the fetch buffer.
@@ -311,6 +314,17 @@ module hca_dma_rd #(
   // aligner can take them (not during a flush or a local copy)
   assign busy = c_valid || a_act || f_pend || (|p_busy) || (|t_busy) || l_pend || l_pend_q || !q_empty || (|closed);
 
+  // A DMA piece is finished (`finished`) in the cycle its last beat is
+  // written, even when a flush word follows: the framer reads a slot's words
+  // in order, one a cycle, from the cycle after g_done at the earliest, so
+  // the flush word (written in the cycle after the last beat) is in the
+  // buffer before it is read.  fin_v: a piece without fault finishes now, so
+  // its slot can be done in this very cycle (g_done in the next).
+  logic          fin_v;
+  logic [SW-1:0] fin_slot;
+  assign fin_v    = beat_go && in_last && !in_err && !cur_drop && !(a_act ? a_local : l_pend);
+  assign fin_slot = slot_of(cur_dst);
+
   // the slot whose packet is complete this cycle (the lowest; one per cycle)
   logic          sd_v;
   logic [SW-1:0] sd_slot;
@@ -319,7 +333,8 @@ module hca_dma_rd #(
     sd_v = 1'b0;
     sd_slot = '0;
     for (s = TX_SLOTS - 1; s >= 0; s = s - 1)
-      if (closed[s] && finished[s] == pushed[s] && !(l_pend_q && slot_of(l_dst_q) == SW'(s)) &&
+      if (closed[s] && finished[s] + ((fin_v && fin_slot == SW'(s)) ? 6'd1 : 6'd0) == pushed[s] &&
+          !(l_pend_q && slot_of(l_dst_q) == SW'(s)) &&
           !((g_push || g_close) && g_slot == SW'(s))) begin
         sd_v = 1'b1;
         sd_slot = SW'(s);
@@ -446,11 +461,8 @@ module hca_dma_rd #(
           if (a_local) begin
             a_local <= 1'b0;
             l_pend_q <= 1'b0;
-          end else if (!a_drop) begin
-            finished[slot_of(a_dst)] <= finished[slot_of(a_dst)] + 6'd1;
-            t_busy[a_tag[$clog2(RD_TAGS)-1:0]] <= 1'b0;
           end else
-            t_busy[a_tag[$clog2(RD_TAGS)-1:0]] <= 1'b0;
+            t_busy[a_tag[$clog2(RD_TAGS)-1:0]] <= 1'b0;   // (finished with its last beat)
         end else if (beat_go) begin
           if (!a_act) begin
             a_act   <= 1'b1;
@@ -468,6 +480,7 @@ module hca_dma_rd #(
               a_act   <= 1'b1;
               a_flush <= 1'b1;
               a_k     <= k_cur + 16'd1;
+              if (!(a_act ? a_local : l_pend)) finished[slot_of(cur_dst)] <= finished[slot_of(cur_dst)] + 6'd1;
             end else begin
               a_act   <= 1'b0;
               if (a_act ? a_local : l_pend) begin

@@ -24,15 +24,19 @@
 //     runs; a UC/UD WQE completes with its last packet (hca_complete_send);
 //   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
 //     (a fault: QP to ERR with QP_FATAL), or take it from the prefetch
-//     (hca_wqe_prefetch: its fault reported here), and read the next posted
-//     WQE ahead into the prefetch; while other QPs' work waits (yield) and
+//     (hca_wqe_prefetch, in this cycle once its read is done: its fault
+//     reported here; the read may have come from the doorbell,
+//     hca_db_wqe_read), and read the next posted WQE ahead into the prefetch; while other QPs' work waits (yield) and
 //     request packets are short, the WQE is read into a prefetch entry and
 //     the step gives way: it ends without the busy bit, the read's
 //     completion wakes the QP, and its next step takes the WQE (yq_v); REQST_VALIDATE_WQE checks it
 //     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
 //     an atomic's single 8-byte SGE and 8-byte aligned address, message
-//     size, UD payload within the PMTU), REQST_CHECK_LKEY checks every SGE's
-//     lkey (hca_mr_check; LOCAL_WRITE for READ/atomics), REQST_GATE waits
+//     size, UD payload within the PMTU; a fetched WQE in the fetch's done
+//     cycle), REQST_CHECK_LKEY checks every SGE's lkey (hca_mr_check;
+//     LOCAL_WRITE for READ/atomics; a SEND/WRITE with one SGE issues its
+//     first packet's payload read with the check's result:
+//     hca_req_pay_early, REQST_WAIT_TX closes that slot), REQST_GATE waits
 //     for the window, the fence and max_rd_atomic (RD_OUT), then reserves its
 //     PSNs in the outstanding table (a READ one per response packet, an
 //     atomic one); a WQE that fails is recorded failed (REQST_WQE_ERR) and
@@ -127,7 +131,8 @@ module hca_req #(
     input  logic        d_f_done,
     input  logic        d_f_err,
     // hca_wqe_prefetch: the WQE after the one starting, read ahead
-    output logic        wp_issue, wp_now, wp_take, wp_inv,
+    output logic        wp_issue, wp_now, wp_inv,
+    output logic        wp_take,         // combinational: pb into fetch buffer 0 in this cycle
     output logic [LOG_MAX_QP+31:0] wp_ikey, wp_qkey,
     output logic [63:0] wp_addr,
     output logic [15:0] wp_len,
@@ -243,6 +248,7 @@ module hca_req #(
       REQST_WAIT_FLUSH:      if (fl_done) state = REQST_END;
       REQST_WAIT_RETIRE:     if (rt_done) state = REQST_DRAIN;
       REQST_WAIT_QP_ERR:     if (qe_done) state = REQST_END;
+      REQST_WAIT_WQE:        if (d_f_done && !d_f_err) state = REQST_VALIDATE_WQE;   // fb holds it now
       REQST_WAIT_LKEY:       if (mr_done) state = REQST_LKEY_RESULT;
       REQST_WAIT_RETIRE_ERR: if (rt_done) state = REQST_WQE_ERR_DONE;
       REQST_WAIT_PKT_LKEY:   if (mr_done) state = REQST_PKT_LKEY_RESULT;
@@ -294,7 +300,6 @@ module hca_req #(
   logic        tw_v;
   logic [LOG_MAX_QP-1:0] tw_qn;
   logic [15:0] tw_idx, tw_gen;
-  logic        wp_got, wp_bad;       // the WQE comes from the prefetch (faulted)
   logic        yq_v;                 // the last step gave way in REQST_FETCH_WQE, on QP yq_qn
   logic [LOG_MAX_QP-1:0] yq_qn;
   // Give the engine to waiting work while a WQE read is in flight: only
@@ -345,6 +350,7 @@ module hca_req #(
   logic [63:0] p_va, p_swap_add, p_compare;
   logic [47:0] p_dmac;
   logic [3:0]  p_gid_i;
+  logic [7:0]  p_hlen0;              // the header length of the WQE's first packet
   hca_req_pkt #(.LOG_MAX_QP(LOG_MAX_QP), .FB_BYTES(FB_BYTES)) u_pkt (
       .fb(fb), .wop(ow[`OW_OP_O +: 3]), .wflags(ow[`OW_FLAGS_O +: 4]), .fpsn(ow[`OW_FPSN_O +: 24]),
       .npsn(ow[`OW_NPSN_O +: 24]), .len(ow[`OW_LEN_O +: 32]), .qn(qn), .tx_wqe(t_tx_wqe), .sq_ci(t_sq_ci),
@@ -355,7 +361,7 @@ module hca_req #(
       .psn(p_psn), .ackreq(p_ackreq), .se(p_se), .sport(p_sport), .va(p_va), .rkey(p_rkey), .rlen(p_rlen),
       .imm(p_imm), .swap_add(p_swap_add), .compare(p_compare), .h_dmac(p_dmac), .h_dip(p_dip), .h_hop(p_hop),
       .h_tclass(p_tclass), .h_dqpn(p_dqpn), .h_qkey(p_qkey), .deth_sqp(p_sqp), .gid_i(p_gid_i),
-      .gid_ok(p_gid_ok));
+      .gid_ok(p_gid_ok), .hlen0(p_hlen0));
 
   // Translated SGE addresses of the cached send WQE (a small register file
   // written by index, kept out of the FSM process).
@@ -381,6 +387,35 @@ module hca_req #(
       mr_len <= {32'b0, sk_len};
     end
   end
+
+  // REQST_GATE holds the WQE back: the fence, max_rd_atomic, a READ/atomic
+  // behind read-ahead packets, the RC window at PSN_NEXT (the same in
+  // REQST_LKEY_RESULT for a SEND/WRITE: nothing the step does changes it)
+  logic gate_hold;
+  assign gate_hold = ((w_flags & 8'(`HCA_SEND_FENCE)) != 0 && t_rd_out != 5'd0) ||
+                     (v_rdat && {3'b0, t_rd_out} >= ((max_rd_atomic == 8'd0) ? 8'd1 : max_rd_atomic)) ||
+                     (v_rdat && tx_q_busy) ||      // a READ/atomic starts behind no read-ahead packet
+                     p_closed_next;
+
+  // A prefetched WQE is taken in REQST_FETCH_WQE's cycle (its read done):
+  // fetch buffer 0 is loaded by the next cycle, REQST_VALIDATE_WQE.
+  logic tw_hit;                      // fetch buffer 0 holds the WQE at SQ_HEAD (validated before)
+  assign tw_hit  = tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head;
+  assign wp_take = state == REQST_FETCH_WQE && !tw_hit && wp_hit && wp_ready;
+
+  // The first packet's payload read, issued in the lkey check's result
+  // cycle (hca_req_pay_early), not after REQST_GATE, REQST_BUILD_HDR and the
+  // walk: ep_go pushes the piece, ep_v remembers it for REQST_WAIT_TX.
+  logic        ep_go, ep_v;
+  logic        g_push_q;             // the gather walk's pieces (REQST_GATHER)
+  logic [63:0] g_iova_q;
+  logic [15:0] g_len_q, g_dst_q;
+  logic [4:0]  g_idx_q;
+  hca_req_pay_early u_early (
+      .at_result(state == REQST_LKEY_RESULT), .verr(mr_verr), .iova(mr_iova), .nsge(w_nsge), .sk_i(sk_i),
+      .sk_len(sk_len), .v_inline(v_inline), .v_rdat(v_rdat), .pmtu(pmtu), .hlen0(p_hlen0), .tx_free(tx_free),
+      .gate_hold(gate_hold), .go(ep_go), .w_push(g_push_q), .w_iova(g_iova_q), .w_len(g_len_q), .w_dst(g_dst_q),
+      .w_idx(g_idx_q), .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx));
 
   // Where the cursor goes (REQST_CURSOR, or at once from REQST_CHECK_STATE
   // when there is nothing to retire or drain): nothing during an RNR wait,
@@ -410,13 +445,13 @@ module hca_req #(
       tag_wqe <= '0; tag_k <= '0;
       gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
-      wp_issue <= 1'b0; wp_now <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
-      wp_got <= 1'b0; wp_bad <= 1'b0; yq_v <= 1'b0; yq_qn <= '0;
+      wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
+      yq_v <= 1'b0; yq_qn <= '0; ep_v <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
       ow_we <= 1'b0; ow_waddr <= '0; ow_wdata <= '0;
       d_f_start <= 1'b0; d_f_addr <= '0; d_f_len <= '0;
-      d_g_push <= 1'b0; d_g_iova <= '0; d_g_len <= '0; d_g_dst <= '0; d_g_idx <= '0; d_g_close <= 1'b0;
+      g_push_q <= 1'b0; g_iova_q <= '0; g_len_q <= '0; g_dst_q <= '0; g_idx_q <= '0; d_g_close <= 1'b0;
       d_l_start <= 1'b0; d_l_src <= '0; d_l_len <= '0; d_l_dst <= '0;
       go <= 1'b0; drop <= 1'b0; gid_i <= '0; tm_set <= 1'b0;
       h_opcode <= '0; h_se <= 1'b0; h_ackreq <= 1'b0; h_psn <= '0; h_dqpn <= '0; h_pay_len <= '0;
@@ -427,19 +462,20 @@ module hca_req #(
       // ENGINE_CTRL.RESET / CTRL.RESET: back to idle; the cache forgotten
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
-      d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0; wp_issue <= 1'b0; wp_now <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0; wp_got <= 1'b0; yq_v <= 1'b0;
+      d_f_start <= 1'b0; g_push_q <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
+      tm_set <= 1'b0; wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; yq_v <= 1'b0; ep_v <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
-      wp_issue <= 1'b0; wp_now <= 1'b0; wp_take <= 1'b0; wp_inv <= 1'b0;
+      wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
-      d_f_start <= 1'b0; d_g_push <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
+      d_f_start <= 1'b0; g_push_q <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
       tm_set <= 1'b0; async <= 1'b0;
       state_q <= state;
       case (state)
         REQST_CHECK_STATE: begin
           did  <= 1'b0;
           yq_v <= 1'b0;
+          ep_v <= 1'b0;
           if (pf_hit)
             state_q <= REQST_ASYNC_FAULT;
           else if (qp_st == QPS_ERR || qp_st == QPS_SQE) begin
@@ -474,7 +510,7 @@ module hca_req #(
 
         // ---- start the WQE at SQ_HEAD (model/req.c start_wqe)
         REQST_FETCH_WQE:
-          if (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head) begin
+          if (tw_hit) begin
             // validated before (gated): its entry again from fetch buffer 0
             ow <= '0;
             ow[`OW_OP_O +: 3]    <= w_op[2:0];
@@ -506,11 +542,12 @@ module hca_req #(
             tw_v      <= 1'b0;
             sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
             fa        <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
-            if (wp_hit) begin
-              wp_take <= 1'b1;                             // pb into fetch buffer 0 (unless it faulted)
-              wp_got  <= 1'b1;
-              wp_bad  <= wp_err;
-            end else begin
+            if (wp_hit && wp_err) begin                    // a faulted prefetch: what a faulting fetch does
+              s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE);
+              s_fault_iova <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
+              s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+              did <= 1'b1;
+            end else if (!wp_hit) begin
               d_f_start <= 1'b1;
               d_f_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
               d_f_len   <= 16'd1 << log_sq_stride;
@@ -521,17 +558,15 @@ module hca_req #(
               wp_addr  <= slot_addr(sq_base, nx, log_sq_size, log_sq_stride);
               wp_len   <= 16'd1 << log_sq_stride;
             end
-            state_q   <= REQST_WAIT_WQE;
+            // taken (wp_take: fetch buffer 0 loaded in this cycle): validated
+            // next; else the fetch's done cycle validates (the comb state)
+            state_q   <= !wp_hit ? REQST_WAIT_WQE : wp_err ? REQST_WAIT_QP_ERR : REQST_VALIDATE_WQE;
           end
-        REQST_WAIT_WQE: if (d_f_done || wp_got) begin   // (from the prefetch: fb loaded by the next cycle)
-          wp_got <= 1'b0;
-          if ((d_f_done && d_f_err) || (wp_got && wp_bad)) begin
-            s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE); s_fault_iova <= fa;
-            s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
-            did     <= 1'b1;
-            state_q <= REQST_WAIT_QP_ERR;
-          end else
-            state_q <= REQST_VALIDATE_WQE;
+        REQST_WAIT_WQE: if (d_f_done) begin              // (faulted: a good one is REQST_VALIDATE_WQE now)
+          s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE); s_fault_iova <= fa;
+          s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+          did     <= 1'b1;
+          state_q <= REQST_WAIT_QP_ERR;
         end
         REQST_VALIDATE_WQE: begin
           ow <= '0;
@@ -565,6 +600,7 @@ module hca_req #(
             state_q <= (state == REQST_LKEY_RESULT) ? REQST_WQE_ERR : REQST_WQE_FAIL;
           end else begin
             sk_i <= sk_i + 5'd1;
+            if (ep_go) ep_v <= 1'b1;         // the first packet's payload read is issued now
             if (8'(sk_i) + 8'd1 >= w_nsge) begin
               tw_v <= 1'b1; tw_qn <= qn; tw_gen <= qpc_gen;
               tw_idx  <= (state == REQST_LKEY_RESULT) ? t_sq_head : t_tx_wqe;
@@ -588,10 +624,7 @@ module hca_req #(
           state_q <= REQST_END;
         end
         REQST_GATE:
-          if (((w_flags & 8'(`HCA_SEND_FENCE)) != 0 && t_rd_out != 5'd0) ||
-              (v_rdat && {3'b0, t_rd_out} >= ((max_rd_atomic == 8'd0) ? 8'd1 : max_rd_atomic)) ||
-              (v_rdat && tx_q_busy) ||      // a READ/atomic starts behind no read-ahead packet
-              p_closed_next)
+          if (gate_hold)
             state_q <= REQST_END;            // gated: waits for acknowledgements
           else begin : start
             /* verilator lint_off UNUSEDSIGNAL */
@@ -611,8 +644,9 @@ module hca_req #(
             // the cursor is on it (TX_WQE = SQ_HEAD): its first packet at
             // once, the entry just written being ow, the WQE in fetch buffer
             // 0 (else through REQST_CHECK_OUTS, as a resumed WQE)
-            state_q <= (tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head) ? REQST_BUILD_HDR :
-                       REQST_WAIT_OUTS_WRITE;
+            // (with its payload read out, ep_v, always: fetch buffer 0 holds
+            // the WQE this step validated, whatever QPC write moved qpc_gen)
+            state_q <= (ep_v || tw_hit) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
           end
         REQST_WAIT_OUTS_WRITE: state_q <= REQST_READ_OUTS;   // let the table write land
 
@@ -690,7 +724,14 @@ module hca_req #(
           // source IP from the GID table (index < table size, else 0)
           if (h_sip != 32'h0) h_sip <= e_gid[127:96];
           if (tx_free) begin
-            if ((w_flags & 8'(`HCA_SEND_INLINE)) != 0) begin
+            if (ep_v) begin
+              // the payload's one piece was pushed with the lkey check
+              // (hca_req_pay_early): the slot is closed, the walk skipped
+              ep_v      <= 1'b0;
+              d_g_close <= 1'b1;
+              pk_async  <= is_rc && tx_async_ok;
+              state_q   <= REQST_WAIT_PAYLOAD;
+            end else if ((w_flags & 8'(`HCA_SEND_INLINE)) != 0) begin
               if (pk_plen != 16'd0) begin
                 d_l_start <= 1'b1;
                 d_l_src   <= 16'(`HCA_WQE_DATA_OFF) + pk_off[15:0];
@@ -725,11 +766,11 @@ module hca_req #(
           end else begin
             chunk = li - gw_offr;
             if (chunk > {16'b0, gw_rem}) chunk = {16'b0, gw_rem};
-            d_g_push <= 1'b1;
-            d_g_iova <= tx_iova_gw + {32'b0, gw_offr};
-            d_g_len  <= chunk[15:0];
-            d_g_dst  <= gw_dst;
-            d_g_idx  <= gw_i;
+            g_push_q <= 1'b1;
+            g_iova_q <= tx_iova_gw + {32'b0, gw_offr};
+            g_len_q  <= chunk[15:0];
+            g_dst_q  <= gw_dst;
+            g_idx_q  <= gw_i;
             gw_dst   <= gw_dst + chunk[15:0];
             gw_rem   <= gw_rem - chunk[15:0];
             gw_offr  <= '0;

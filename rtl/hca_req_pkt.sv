@@ -72,7 +72,8 @@ module hca_req_pkt #(
     output logic [31:0] h_qkey,
     output logic [23:0] deth_sqp,
     output logic [3:0]  gid_i,           // the source GID's index
-    output logic        gid_ok           // ... within the GID table
+    output logic        gid_ok,          // ... within the GID table
+    output logic [7:0]  hlen0            // header bytes of the entry's first packet (hca_req_pay_early)
 );
   `include "hca_funcs.vh"
   localparam logic [7:0] QPT_UC = 8'(`HCA_QPT_UC), QPT_UD = 8'(`HCA_QPT_UD);
@@ -154,6 +155,18 @@ module hca_req_pkt #(
                   atm ? ((wop == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP)) ? 8'(`HCA_BTH_OP_RC_COMPARE_SWAP) :
                                                                   8'(`HCA_BTH_OP_RC_FETCH_ADD)) :
                         send_opcode(qp_type, wop, first, last);
+  // The first packet's header length, from its opcode (the entry's op and
+  // length, whatever the cursor): the offset of its payload in the slot, as
+  // hca_hdr_gen will make it (same table, hca_opinfo).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [`OPI_W-1:0] op0_info;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [5:0] op0_ext;
+  logic [7:0] op0;
+  assign op0 = send_opcode(qp_type, wop, 1'b1, len <= pmtu);
+  hca_opinfo u_op0 (.opcode(op0), .info(op0_info), .ext_len(op0_ext));
+  assign hlen0 = 8'(`HCA_WIRE_ETH_HLEN + `HCA_WIRE_IPV4_HLEN + `HCA_WIRE_UDP_HLEN + `HCA_WIRE_BTH_LEN) +
+                 {2'b00, op0_ext};
   assign ackreq = is_rc && (last || k[4:0] == 5'(`HCA_WIRE_ACKREQ_INTERVAL - 1));
   assign se     = last && (wflags & 4'(`HCA_SEND_SOLICITED)) != 0 &&
                   (wop == 3'(`HCA_WR_SEND) || wop == 3'(`HCA_WR_SEND_WITH_IMM) ||

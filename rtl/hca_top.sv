@@ -127,8 +127,10 @@ module hca_top #(
   localparam int HDR = 96;
 
   // the engine is busy while any unit has work in hand
-  logic tp_busy, rd_busy, rx_busy;
-  assign busy = tp_busy || rd_busy || rx_busy;
+  logic tp_busy, rd_busy, rx_busy, wp_wake;
+  // (wp_wake: a WQE read a step gave way to completed and has yet to set the
+  // QP's busy bit in an engine cycle; hca_dma_rd is idle by then)
+  assign busy = tp_busy || rd_busy || rx_busy || wp_wake;
 
   logic ce;
   assign ce = !eng_hold;
@@ -242,6 +244,8 @@ module hca_top #(
             .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR)) u_ctx (
       .clk(clk), .rst_n(rst_n), .eng_ce(ce), .srst(srst), .enabled(enabled),
       .db_req(db_req), .db_page(db_page), .db_reg(db_reg), .db_val(db_val), .db_ack(db_ack),
+      .db_sq_now(db_sq_now), .db_qn(db_qn), .db_pi(db_pi), .db_old_pi(db_old_pi), .db_qp_st(db_qp_st),
+      .db_cfg(db_cfg), .db_txs(db_txs),
       .cc_req(cc_req), .cc_op(cc_op), .cc_type(cc_type), .cc_idx(cc_idx), .cc_wdata(cc_wdata),
       .cc_ack(cc_ack), .cc_status(cc_status), .cc_rvalid(cc_rvalid), .cc_rdata(cc_rdata),
       .inj_req(inj_req), .inj_eqn(inj_eqn), .inj_type(inj_type), .inj_element(inj_element),
@@ -312,7 +316,7 @@ module hca_top #(
 
   // WQE prefetch: hca_req's next send WQE, read ahead into hca_dma_rd's pb
   localparam int WPK = LOG_MAX_QP + 32;
-  logic        wp_issue, wp_now, wp_take, wp_inv, wp_free, wp_free_now, wp_hit, wp_ready, wp_err, wp_wake;
+  logic        wp_issue, wp_now, wp_take, wp_inv, wp_free, wp_free_now, wp_hit, wp_ready, wp_err;
   logic [LOG_MAX_QP-1:0] wp_wake_qn;
   // WQE prefetch entries: as many as the read tags' width leaves (tags
   // RD_TAGS + 1 .. RD_TAGS + PF_N), at most 8
@@ -325,9 +329,24 @@ module hca_top #(
   logic [WPK-1:0] wp_ikey, wp_qkey;
   logic [63:0] wp_addr, p_addr;
   logic [15:0] wp_len, p_len;
+  // ... and the WQE an SQ doorbell posts to an idle send queue, read from
+  // the doorbell (hca_db_wqe_read)
+  logic        db_sq_now, dw_issue;
+  logic [LOG_MAX_QP-1:0] db_qn;
+  logic [15:0] db_pi, db_old_pi, qpc_gen, dw_len;
+  logic [2:0]  db_qp_st;
+  logic [1023:0] db_cfg;
+  logic [`TXS_W-1:0] db_txs;
+  logic [WPK-1:0] dw_key;
+  logic [63:0] dw_addr;
+  hca_db_wqe_read #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS)) u_db_wqe (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .db_sq_now(db_sq_now), .db_qn(db_qn), .db_pi(db_pi), .db_old_pi(db_old_pi),
+      .db_qp_st(db_qp_st), .cfg(db_cfg), .txs(db_txs), .e_step_qn(e_step_qn), .e_step_read(e_step_read),
+      .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_gen(qpc_gen), .issue(dw_issue), .key(dw_key),
+      .addr(dw_addr), .len(dw_len));
   hca_wqe_prefetch #(.KEY_W(WPK), .PF_N(PF_N)) u_wqe_pf (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .issue(wp_issue), .now(wp_now), .i_key(wp_ikey), .i_addr(wp_addr),
-      .i_len(wp_len), .take(wp_take), .inv(wp_inv), .q_key(wp_qkey), .free(wp_free), .free_now(wp_free_now), .hit(wp_hit),
+      .i_len(wp_len), .d_issue(dw_issue), .d_key(dw_key), .d_addr(dw_addr), .d_len(dw_len), .take(wp_take), .inv(wp_inv), .q_key(wp_qkey), .free(wp_free), .free_now(wp_free_now), .hit(wp_hit),
       .ready(wp_ready), .err(wp_err), .wake(wp_wake), .wake_qn(wp_wake_qn), .p_start(p_start), .p_sidx(p_sidx), .p_addr(p_addr), .p_len(p_len),
       .p_busy(p_busy), .p_done(p_done), .p_err(p_err), .p_load(p_load), .p_lidx(p_lidx));
 
@@ -443,6 +462,7 @@ module hca_top #(
       .e_mr_en(e_mr_en), .e_mr_idx(e_mr_idx), .e_mr_rdata(e_mr_rdata), .e_mr_live(e_mr_live),
       .e_gid_idx(e_gid_idx), .e_gid(e_gid), .e_ip(e_ip), .e_ip_ours(e_ip_ours),
       .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written),
+      .qpc_gen(qpc_gen),
       .e_evt_valid(e_evt_valid), .e_evt_type(e_evt_type), .e_evt_elem(e_evt_elem),
       .stat_inc(tp_stat), .stat_tx_bytes(stat_tx_bytes), .stat_rx_bytes(stat_rx_bytes),
       .f_valid(f_valid), .f_client(f_client), .f_write(f_write), .f_iova(f_iova),

@@ -134,6 +134,7 @@ module hca_transport #(
     output logic        e_step_mid,            // its words were read, the write-back not yet done
     output logic        e_step_wb,             // write-back now or next cycle
     input  logic        qpc_written,           // hca_ctx: a QPC write is applied this cycle
+    output logic [15:0] qpc_gen,               // QPC writes counted (hca_dispatch): prefetch keys
     // ---- hca_regs
     output logic        e_evt_valid,
     output logic [7:0]  e_evt_type,
@@ -238,7 +239,6 @@ module hca_transport #(
   logic [`TXS_W-1:0] txs;
   logic [`RXS_W-1:0] rxs;
   logic [2:0]  qp_st;
-  logic [15:0] qpc_gen;
   logic [7:0]  c_type, c_flags, c_hop, c_tclass, c_sgid;
   logic        c_rc, c_uc, c_ud, c_srq;
   logic [31:0] c_pdn, c_qkey, c_send_cqn, c_recv_cqn, c_srqn, c_pmtu, c_dip;

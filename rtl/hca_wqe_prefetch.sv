@@ -18,9 +18,9 @@
 //   * q_key is the WQE the requester wants now; `hit` = an entry holds it,
 //     `ready` = its read completed (`err`: it faulted -- reported by the
 //     requester only now, when it starts that WQE, as the model would);
-//   * take (one cycle): the hit entry is used up; unless it faulted, its pb
-//     is copied into fetch buffer 0 (p_load, fb valid in the cycle after
-//     next);
+//   * take (one cycle, with hit and ready): the hit entry is used up; unless
+//     it faulted, its pb is copied into fetch buffer 0 (p_load, fb valid in
+//     the next cycle);
 //   * inv (one cycle): the QP's entries are dropped (flush, a failed WQE, a
 //     rewind); a read still in flight is completed and ignored.
 // The reads themselves are hca_dma_rd's (p_start .. p_done, per entry); a
@@ -43,6 +43,12 @@ module hca_wqe_prefetch #(
     input  logic [KEY_W-1:0] i_key,
     input  logic [63:0]      i_addr,
     input  logic [15:0]      i_len,
+    // hca_db_wqe_read: the WQE at SQ_HEAD read from its doorbell (taken when
+    // no requester issue comes in the same cycle and no entry has the key)
+    input  logic             d_issue,
+    input  logic [KEY_W-1:0] d_key,
+    input  logic [63:0]      d_addr,
+    input  logic [15:0]      d_len,
     input  logic             take,
     input  logic             inv,
     input  logic [KEY_W-1:0] q_key,
@@ -67,6 +73,19 @@ module hca_wqe_prefetch #(
   logic [PF_N-1:0] v, fl, e, nw;     // nw: read for a WQE wanted now (never evicted)
   logic [KEY_W-1:0] key [0:PF_N-1];
 
+  // The issue in hand: the requester's, else the doorbell's (a_*).
+  logic             a_issue, a_now, d_dup;
+  logic [KEY_W-1:0] a_key;
+  assign a_issue = issue || (d_issue && !d_dup);
+  assign a_now   = issue && now;
+  assign a_key   = issue ? i_key : d_key;
+  always_comb begin : dup
+    integer x;
+    d_dup = 1'b0;
+    for (x = 0; x < PF_N; x = x + 1)
+      if (v[x] && key[x] == d_key) d_dup = 1'b1;
+  end
+
   // The entry a prefetch of i_key may use (i_ok, i_ai): the QP's own entry
   // not in flight, else the lowest empty or stale one not in flight.  `free`
   // asks the same for q_key (the same QP and generation in the cycle before).
@@ -85,16 +104,16 @@ module hca_wqe_prefetch #(
         if (!v[x] || !nw[x]) begin
           any_now = 1'b1; i_aa = PW'(x);
         end
-        if (v[x] && key[x][KEY_W-1:32] == i_key[KEY_W-1:32]) begin
+        if (v[x] && key[x][KEY_W-1:32] == a_key[KEY_W-1:32]) begin
           i_ok = 1'b1; own = 1'b1; i_ai = PW'(x);
-        end else if (!own && (!v[x] || key[x][15:0] != i_key[15:0])) begin
+        end else if (!own && (!v[x] || key[x][15:0] != a_key[15:0])) begin
           i_ok = 1'b1; i_ai = PW'(x);
         end
         if ((v[x] && key[x][KEY_W-1:32] == q_key[KEY_W-1:32]) || !v[x] || key[x][15:0] != q_key[15:0])
           q_ok = 1'b1;
       end
-    if (now && !i_ok) i_ai = i_aa;
-    i_ok = i_ok || (now && any_now);
+    if (a_now && !i_ok) i_ai = i_aa;
+    i_ok = i_ok || (a_now && any_now);
   end
 
   // the entry holding q_key
@@ -118,13 +137,14 @@ module hca_wqe_prefetch #(
   end
   assign free    = q_ok;
   assign free_now = any_now;
-  assign ready   = !fl[h];
-  assign err     = e[h];
-  assign p_start = ce && issue && i_ok;
+  // ready from the read's done cycle on (pb complete then; p_err with it)
+  assign ready   = !fl[h] || p_done[h];
+  assign err     = fl[h] ? p_err : e[h];
+  assign p_start = ce && a_issue && i_ok;
   assign p_sidx  = i_ai;
-  assign p_addr  = i_addr;
-  assign p_len   = i_len;
-  assign p_load  = ce && take && hit && !fl[h] && !e[h];
+  assign p_addr  = issue ? i_addr : d_addr;
+  assign p_len   = issue ? i_len : d_len;
+  assign p_load  = ce && take && hit && ready && !err;
   assign p_lidx  = h;
 
   always_ff @(posedge clk or negedge rst_n) begin : entries
@@ -143,8 +163,8 @@ module hca_wqe_prefetch #(
         if (inv && key[x][KEY_W-1:32] == q_key[KEY_W-1:32]) v[x] <= 1'b0;
       end
       if (take && hit) v[h] <= 1'b0;
-      if (issue && i_ok) begin
-        v[i_ai] <= 1'b1; fl[i_ai] <= 1'b1; e[i_ai] <= 1'b0; nw[i_ai] <= now; key[i_ai] <= i_key;
+      if (a_issue && i_ok) begin
+        v[i_ai] <= 1'b1; fl[i_ai] <= 1'b1; e[i_ai] <= 1'b0; nw[i_ai] <= a_now; key[i_ai] <= a_key;
       end
     end
   end

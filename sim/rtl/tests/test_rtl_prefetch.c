@@ -5,6 +5,8 @@
  * the model reads a WQE only when it starts it (model/req.c start_wqe).
  * Corner cases, in lockstep against the model where the model's untimed
  * order allows it, else on the rtl engine against the IB rules:
+ *   the WQE read from the doorbell of an idle QP faults: reported when the
+ *   WQE starts, as a fetch fault (lockstep);
  *   a prefetched WQE whose read faults, reached: the fault is reported when
  *   the WQE starts (DMA_FAULT, the WQE fetch client in the fault latch,
  *   QP_FATAL, both WQEs flushed, WQE 0's packets sent), lockstep;
@@ -64,6 +66,26 @@ static unsigned int requests(const struct rt *t)
 	return k;
 }
 
+/* Setup with the QP's send ring mapped for slot 0 only. */
+static void setup_one_slot(struct rt *t)
+{
+	setup(t, HCA_QPT_RC, NULL, NULL, 10);
+	sq_map_slots(t->qp[0], 1);
+	tb_evt_clear(t->n[0]);
+}
+
+/* A send WQE read faulted (model/req.c start_wqe): one DMA_FAULT, the WQE
+ * read client in the fault latch, QP_FATAL; then the request frames sent. */
+static void check_wqe_fault(struct rt *t, const char *what, unsigned int frames)
+{
+	CHECK(tb_stat(t->n[0], HCA_STAT_DMA_FAULT) == 1, "%s: one DMA_FAULT", what);
+	CHECK_EQ(tb_mgmt_read(t->n[0], HCA_MGMT_DMA_FAULT_INFO) & 0xff01, HCA_DMA_CLIENT_WQE << 8,
+		 "first fault a WQE read");
+	CHECK(tb_evt_find(t->n[0], HCA_EVENT_QP_FATAL, t->qp[0]->qpn), "%s: QP_FATAL", what);
+	tb_run(t->tb, RT_WAIT);
+	CHECK(requests(t) == frames, "%s: %u request frames sent (%u)", what, frames, requests(t));
+}
+
 /* WQE 1's slot faults; WQE 0 (a 4 KiB WRITE) goes out first and WQE 1 is
  * prefetched while it does.  The model fetches WQE 1 after WQE 0's packet:
  * the fault comes then (QP_FATAL, the QP in ERR), WQE 0 and WQE 1 are
@@ -73,23 +95,39 @@ static void fault_reached(void)
 	struct rt t;
 	struct hca_cqe c;
 
-	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
-	sq_map_slots(t.qp[0], 1);
-	tb_evt_clear(t.n[0]);
+	setup_one_slot(&t);
 	rt_fill(t.mr[0]->buf, 4096, 7);
 	post_write(&t, 0, 4096, 0);
 	post_write(&t, 0, 64, 8192);
 	for (int i = 0; i < 2; i++)
 		CHECK(wait_cqe(t.scq[0], &c) && c.wqe_index == i && c.status == HCA_WC_WR_FLUSH_ERR,
 		      "prefetched WQE faults: WQE %d flushed (status %u, index %u)", i, c.status, c.wqe_index);
-	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == 1, "prefetched WQE faults: one DMA_FAULT");
-	CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO) & 0xff01, HCA_DMA_CLIENT_WQE << 8,
-		 "prefetched WQE faults: first fault a WQE read");
-	CHECK(tb_evt_find(t.n[0], HCA_EVENT_QP_FATAL, t.qp[0]->qpn), "prefetched WQE faults: QP_FATAL");
-	tb_run(t.tb, RT_WAIT);
-	CHECK(requests(&t) == 4, "prefetched WQE faults: WQE 0's 4 packets sent, nothing of WQE 1 (%u)",
-	      requests(&t));
+	check_wqe_fault(&t, "prefetched WQE faults (WQE 0's 4 packets, nothing of WQE 1)", 4);
 	finish(&t, "prefetched WQE fault");
+}
+
+/* The WQE read from its doorbell (hca_db_wqe_read: the QP's send queue is
+ * idle) faults: WQE 0 (slot 0, mapped) completes first, then WQE 1 (slot 1,
+ * not mapped) is posted alone.  The model fetches it when the doorbell
+ * starts it: DMA_FAULT (the WQE read client), QP_FATAL, WQE 1 flushed,
+ * nothing of it sent. */
+static void doorbell_read_fault(void)
+{
+	struct rt t;
+	struct hca_cqe c;
+
+	setup_one_slot(&t);
+	rt_fill(t.mr[0]->buf, 64, 9);
+	post_write(&t, 0, 64, 0);
+	CHECK(wait_cqe(t.scq[0], &c) && c.wqe_index == 0 && c.status == HCA_WC_SUCCESS,
+	      "doorbell read: WQE 0 completes (status %u)", c.status);
+	CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 64), "doorbell read: WQE 0's data");
+	tb_run(t.tb, RT_WAIT);		/* the QP's items over: its send queue idle at the doorbell */
+	post_write(&t, 0, 64, 4096);
+	CHECK(wait_cqe(t.scq[0], &c) && c.wqe_index == 1 && c.status == HCA_WC_WR_FLUSH_ERR,
+	      "doorbell read faults: WQE 1 flushed (status %u, index %u)", c.status, c.wqe_index);
+	check_wqe_fault(&t, "doorbell read faults (WQE 0's packet only)", 1);
+	finish(&t, "doorbell WQE read fault");
 }
 
 /* The same fault, the QP moved to ERR by firmware d cycles after the
@@ -106,9 +144,7 @@ static void fault_not_reached(void)
 		struct hca_cqe c;
 		unsigned int faults, sent;
 
-		setup(&t, HCA_QPT_RC, NULL, NULL, 10);
-		sq_map_slots(t.qp[0], 1);
-		tb_evt_clear(t.n[0]);
+		setup_one_slot(&t);
 		post_write(&t, 0, 65536, 0);
 		post_write(&t, 0, 64, 131072);
 		tb_run_for(t.tb, d);
@@ -286,6 +322,7 @@ int main(int argc, char **argv)
 {
 	rt_ls_start(argc, argv);
 	fault_reached();
+	doorbell_read_fault();
 	fault_not_reached();
 	modify_while_prefetched();
 	doorbell_during_prefetch();
