@@ -93,3 +93,22 @@ regress-sim: $(COSIM)
 	$(COSIM_ENV)$(COSIM) --plan sim/regress/regress.plan --out $(BUILD)/sim/regress $(SIM_ARGS)
 REGRESS_TARGETS += regress-sim
 HELP += "regress-sim|long cosimulation plan (sim/regress/regress.plan), in make regress"
+
+# The parallel step (cosim --threads 2) changes nothing: the same plan with
+# one thread and two, transaction logs, frames and outputs compared
+# (docs/sim.md 9.6; about twice sim_cosim's time).
+TESTS += sim_threads
+TEST_DEPS_sim_threads := $(COSIM)
+TEST_CMD_sim_threads = $(COSIM_ENV)sim/regress/threads_check.sh $(COSIM) $(SIM_PLAN) $(BUILD)/sim/threads
+
+# A profile-guided cosim for the bench only (docs/sim.md 9.4: 0.86-0.90
+# times the CPU, results the same; two Verilator builds of both widths, so
+# not in make bench): make bench-sim-pgo.
+COSIM_PGO := $(BUILD)/pgo/sim/cosim
+.PHONY: cosim-pgo bench-sim-pgo
+cosim-pgo:
+	sim/regress/pgo_build.sh "$(MAKE)" "$(BUILD)/pgo" '$(RTL_VFLAGS)' '$(RTL_LDLIBS)'
+bench-sim-pgo: cosim-pgo
+	@set -o pipefail; mkdir -p $(BUILD)/bench; \
+	  BENCH_SIM_CSV=$(BUILD)/bench/sim-pgo.csv sim/regress/bench.sh $(COSIM_PGO) | tee $(BUILD)/bench/sim-pgo.log
+HELP += "bench-sim-pgo|bench-sim with a profile-guided build of the Verilated models (slow to build)"

@@ -12,6 +12,11 @@
 
 #include "pcap.h"
 #include "tb.h"
+#include "tb_par.h"
+
+/* Sequential pauses of the parallel step (advance_par), in steps. */
+#define PAR_BACKOFF_MIN 64
+#define PAR_BACKOFF_MAX 65536
 
 /* Functional coverage (sim/cov.h) when the program links libhcacov and HCASIM_COV=DIR is set. */
 extern int cov_wrap_config(const char *engine, const char *opts, const char *prefix, char *eng_out,
@@ -31,6 +36,23 @@ struct tb {
 	uint64_t same_cycle_steps, last_t;
 	struct pcap_writer *emitted;	/* HCASIM_TB_CAPTURE_DIR: frames as the engines emit them */
 	uint8_t fbuf[65536 + 64];
+	/* Parallel step (threads 2, docs/sim.md 9.6): a worker thread, the nodes
+	 * it advances in this step, and while one runs (`held`), each node's
+	 * frames held in its outbox until both are done. */
+	struct tb_par *par;
+	bool held;
+	uint64_t due_mask;		/* tb_step: nodes whose next event is the step's cycle */
+	unsigned int job[TB_MAX_NODES], njob;
+	uint64_t job_t;
+	struct tb_outbox {
+		uint8_t *buf;		/* records: size_t length, then the frame */
+		size_t len, cap;
+	} outbox[TB_MAX_NODES];
+	/* HCASIM_TB_STATS: steps, those with two or more nodes due, those advanced in parallel */
+	uint64_t steps, multi_steps, par_steps;
+	uint64_t par_off, par_backoff;	/* steps left to run sequentially, and the next such pause */
+	uint64_t par_backoff_max;	/* PAR_BACKOFF_MAX or HCASIM_TB_PAR_BACKOFF_MAX */
+	bool par_resumed;		/* the first parallel step after such a pause */
 };
 
 /* Host callbacks -------------------------------------------------------- */
@@ -45,11 +67,10 @@ static int cb_dma_write(void *host, uint64_t iova, const void *buf, size_t len)
 	return hostmem_dma_write(((struct tb_node *)host)->hm, iova, buf, len);
 }
 
-static void cb_tx_frame(void *host, const uint8_t *frame, size_t len)
+/* A frame an engine sent, in the order the engines send them: node by node
+ * within a step (the sequential loop's order), stamped with the step's cycle. */
+static void tx_send(struct tb *tb, struct tb_node *n, const uint8_t *frame, size_t len)
 {
-	struct tb_node *n = host;
-	struct tb *tb = n->tb;
-
 	tb->frames_sent++;
 	if (tb->emitted)	/* before any test filter alters or drops it */
 		pcap_write(tb->emitted, tb->now, frame, len);
@@ -59,6 +80,42 @@ static void cb_tx_frame(void *host, const uint8_t *frame, size_t len)
 	if (tb->filter && tb->filter(tb->filter_ctx, n->id, tb->fbuf, &len, tb->now) == TB_DROP)
 		return;
 	wire_send(tb->wire, (unsigned int)n->port, tb->fbuf, len, tb->now);
+}
+
+/* Hold a frame sent during a parallel step (only this node's thread touches
+ * its outbox); tx_send gets it after the step, in node order. */
+static void outbox_put(struct tb_outbox *o, const uint8_t *frame, size_t len)
+{
+	size_t need = o->len + sizeof(len) + len;
+
+	if (need > o->cap) {
+		size_t cap = o->cap ? o->cap : 16384;
+		uint8_t *b;
+
+		while (cap < need)
+			cap *= 2;
+		b = realloc(o->buf, cap);
+		if (!b) {
+			fprintf(stderr, "tb: out of memory holding a frame\n");
+			abort();
+		}
+		o->buf = b;
+		o->cap = cap;
+	}
+	memcpy(o->buf + o->len, &len, sizeof(len));
+	memcpy(o->buf + o->len + sizeof(len), frame, len);
+	o->len = need;
+}
+
+static void cb_tx_frame(void *host, const uint8_t *frame, size_t len)
+{
+	struct tb_node *n = host;
+	struct tb *tb = n->tb;
+
+	if (tb->held)
+		outbox_put(&tb->outbox[n->id], frame, len);
+	else
+		tx_send(tb, n, frame, len);
 }
 
 static void cb_interrupt(void *host, unsigned int vector)
@@ -127,6 +184,8 @@ struct tb *tb_create(const struct tb_config *cfg)
 		c.latency = 250;
 	if (!c.max_steps_same_cycle)
 		c.max_steps_same_cycle = 10000000;
+	if (!c.threads)
+		c.threads = getenv("HCASIM_TB_THREADS") ? (unsigned int)strtoul(getenv("HCASIM_TB_THREADS"), NULL, 0) : 1;
 	ops = hca_engine_find(c.engine);
 	if (!ops || c.nodes > TB_MAX_NODES) {
 		fprintf(stderr, "tb: engine '%s' not linked in (or too many nodes)\n", c.engine);
@@ -192,6 +251,16 @@ struct tb *tb_create(const struct tb_config *cfg)
 		n->port = wire_attach(tb->wire, wire_rx, n);
 		tb->nodes = i + 1;
 		tb_node_up(n);
+		if (n->ops != ops)	/* coverage: its counters are not per node */
+			c.threads = 1;
+	}
+	if (c.threads >= 2 && tb->nodes >= 2) {
+		const char *bm = getenv("HCASIM_TB_PAR_BACKOFF_MAX");	/* sim_threads: a floor of parallel steps */
+
+		tb->par_backoff_max = bm && *bm ? strtoull(bm, NULL, 0) : PAR_BACKOFF_MAX;
+		tb->par = tb_par_create();
+		if (!tb->par)
+			fprintf(stderr, "tb: no worker thread (%s): one thread\n", strerror(errno));
 	}
 	return tb;
 }
@@ -200,11 +269,18 @@ void tb_destroy(struct tb *tb)
 {
 	if (!tb)
 		return;
+	if (getenv("HCASIM_TB_STATS"))
+		fprintf(stderr, "tb: %llu steps in parallel of %llu (%llu with two or more nodes due; %u threads)\n",
+			(unsigned long long)tb->par_steps, (unsigned long long)tb->steps,
+			(unsigned long long)tb->multi_steps, tb->par ? 2u : 1u);
 	for (unsigned int i = 0; i < tb->nodes; i++) {
 		if (tb->node[i].eng)
 			tb->node[i].ops->destroy(tb->node[i].eng);
 		hostmem_destroy(tb->node[i].hm);
 	}
+	tb_par_destroy(tb->par);
+	for (unsigned int i = 0; i < TB_MAX_NODES; i++)
+		free(tb->outbox[i].buf);
 	wire_destroy(tb->wire);
 	if (tb->emitted)
 		pcap_writer_close(tb->emitted);
@@ -237,28 +313,107 @@ uint64_t tb_frames_sent(const struct tb *tb)
 	return tb->frames_sent;
 }
 
+static void advance_node(struct tb_node *n, uint64_t t)
+{
+	uint64_t now = n->ops->now(n->eng);
+
+	n->ops->advance(n->eng, t > now ? t - now : 0);
+}
+
+/* The worker's part of a parallel step. */
+static void advance_job(void *arg)
+{
+	struct tb *tb = arg;
+
+	for (unsigned int k = 0; k < tb->njob; k++)
+		advance_node(&tb->node[tb->job[k]], tb->job_t);
+}
+
+/*
+ * Parallel step (docs/sim.md 9.6): the worker advances the second half of
+ * the nodes due at t, this thread the others, the same advance each node
+ * gets in the sequential loop.  The nodes share nothing during an advance
+ * (each has its own engine, host memory and interrupt counters) but the
+ * wire: their frames wait in per-node outboxes and go to the wire after
+ * both are done, node by node, in the order the sequential loop sends them.
+ */
+static void advance_par(struct tb *tb, uint64_t t, unsigned int due)
+{
+	unsigned int k = 0, mine = due - due / 2;
+	bool woken, slept;
+
+	tb->njob = 0;
+	tb->job_t = t;
+	for (unsigned int i = 0; i < tb->nodes; i++)
+		if (tb->due_mask >> i & 1 && k++ >= mine)
+			tb->job[tb->njob++] = i;
+	tb->held = true;
+	woken = tb_par_start(tb->par, advance_job, tb);
+	k = 0;
+	for (unsigned int i = 0; i < tb->nodes; i++)
+		if (!(tb->due_mask >> i & 1) || k++ < mine)
+			advance_node(&tb->node[i], t);
+	slept = tb_par_wait(tb->par);
+	tb->held = false;
+	tb->par_steps++;
+	/* Sleeping for the worker means the two threads did not run at once (a
+	 * machine busy with other work; the first step after a pause may wake a
+	 * sleeping worker): the next steps run sequentially, a pause doubling up
+	 * to par_backoff_max steps while that lasts.  Which steps run in
+	 * parallel changes nothing. */
+	if (slept && !(woken && tb->par_resumed)) {
+		tb->par_backoff = tb->par_backoff ? tb->par_backoff * 2 : PAR_BACKOFF_MIN;
+		if (tb->par_backoff > tb->par_backoff_max)
+			tb->par_backoff = tb->par_backoff_max;
+		tb->par_off = tb->par_backoff;
+	} else if (!slept && tb->par_backoff) {
+		tb->par_backoff /= 2;
+	}
+	tb->par_resumed = false;
+	for (unsigned int i = 0; i < tb->nodes; i++) {
+		struct tb_outbox *o = &tb->outbox[i];
+
+		for (size_t off = 0; off < o->len;) {
+			size_t len;
+
+			memcpy(&len, o->buf + off, sizeof(len));
+			tx_send(tb, &tb->node[i], o->buf + off + sizeof(len), len);
+			off += sizeof(len) + len;
+		}
+		o->len = 0;
+	}
+}
+
 /* Frames the engines send during this advance are stamped `t` (tb_step only
- * advances to the earliest next_event, so nothing happens before t). */
+ * advances to the earliest next_event, so nothing happens before t).  With
+ * a worker (threads 2), two or more nodes due at t advance in parallel;
+ * tb->due_mask names them (tb_step; 0 elsewhere). */
 static void advance_all(struct tb *tb, uint64_t t)
 {
-	tb->now = t;
-	for (unsigned int i = 0; i < tb->nodes; i++) {
-		struct tb_node *n = &tb->node[i];
-		uint64_t now = n->ops->now(n->eng);
+	unsigned int due = (unsigned int)__builtin_popcountll(tb->due_mask);
 
-		n->ops->advance(n->eng, t > now ? t - now : 0);
+	tb->now = t;
+	if (due >= 2)
+		tb->multi_steps++;
+	if (tb->par && due >= 2 && !tb->par_off) {
+		advance_par(tb, t, due);
+	} else {
+		if (tb->par_off && !--tb->par_off)
+			tb->par_resumed = true;
+		for (unsigned int i = 0; i < tb->nodes; i++)
+			advance_node(&tb->node[i], t);
 	}
+	tb->due_mask = 0;
 }
 
 bool tb_step(struct tb *tb, uint64_t limit)
 {
-	uint64_t t = wire_next_event(tb->wire);
+	uint64_t t = wire_next_event(tb->wire), e[TB_MAX_NODES];
 
 	for (unsigned int i = 0; i < tb->nodes; i++) {
-		uint64_t e = tb->node[i].ops->next_event(tb->node[i].eng);
-
-		if (e < t)
-			t = e;
+		e[i] = tb->node[i].ops->next_event(tb->node[i].eng);
+		if (e[i] < t)
+			t = e[i];
 	}
 	if (t == UINT64_MAX || t > limit)
 		return false;
@@ -274,6 +429,11 @@ bool tb_step(struct tb *tb, uint64_t limit)
 		tb->same_cycle_steps = 0;
 		tb->last_t = t;
 	}
+	tb->steps++;
+	tb->due_mask = 0;
+	for (unsigned int i = 0; i < tb->nodes; i++)
+		if (e[i] <= t)
+			tb->due_mask |= 1ull << i;
 	advance_all(tb, t);
 	wire_deliver(tb->wire, t);
 	return true;

@@ -58,6 +58,13 @@ struct tb_config {
 	 */
 	void (*engine_config)(void *ctx, unsigned int node, struct hca_engine_config *ec);
 	void *engine_config_ctx;
+	/*
+	 * 1: the nodes due at a step advance one after another; 2: in two
+	 * threads (docs/sim.md 9.6: the same results, frames sent to the wire
+	 * in the same order with the same cycles).  0 = the environment's
+	 * HCASIM_TB_THREADS, else 1.  Coverage runs stay at 1.
+	 */
+	unsigned int threads;
 };
 
 struct tb_node {

@@ -7,12 +7,15 @@
 # fewer messages of the same traffic (Verilator is ~1000x slower than the
 # model), so that make bench stays within a few minutes on 2 cores.
 #   sim/regress/bench.sh COSIM [MESSAGES [RTL_MESSAGES]]   (defaults 2000, 500;
-#   or the environment's BENCH_SIM_MESSAGES / BENCH_SIM_RTL_MESSAGES)
+#   or the environment's BENCH_SIM_MESSAGES / BENCH_SIM_RTL_MESSAGES;
+#   BENCH_SIM_THREADS: cosim --threads, default cosim's: docs/sim.md 9.6)
 # Also writes the rows to build/bench/sim.csv (BENCH_SIM_CSV), plotted by
 # tools/plot_bench.py; a progress line shows when stderr is a terminal
 # (make bench-sim tees stdout to build/bench/sim.log).
 set -euo pipefail
 cosim=$1 msgs=${2:-${BENCH_SIM_MESSAGES:-2000}} rtl_msgs=${3:-${BENCH_SIM_RTL_MESSAGES:-500}}
+threads=()
+[ -n "${BENCH_SIM_THREADS:-}" ] && threads=(--threads "$BENCH_SIM_THREADS")
 csv=${BENCH_SIM_CSV:-build/bench/sim.csv}
 . "$(dirname "$0")/../../tools/progress.sh"
 has_rtl=0 status=0 failed=0 step=0
@@ -21,7 +24,7 @@ mkdir -p "$(dirname "$csv")"
 echo "engine,width,msgs,cycles,wall_s,cycles_per_s,msgs_per_s,result" > "$csv"
 progress_init $((has_rtl ? 8 : 4)) >&2
 # wall-clock rates move with the machine's load: say what it was
-echo "sim bench on $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) at the start"
+echo "sim bench on $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) at the start${threads[*]:+, cosim ${threads[*]}}"
 printf '%-28s %5s %7s %11s %8s %12s %10s\n' engine width msgs cycles wall-s cycles/s msgs/s
 run() {	# label width messages args...
 	local label=$1 w=$2 n=$3; shift 3
@@ -31,8 +34,10 @@ run() {	# label width messages args...
 	stats=$(mktemp)
 	# a failing run (lockstep divergence: cosim exits 1) still gets its row;
 	# HCASIM_RTL_STATS: each rtl engine's cycles clocked and skipped (stderr)
-	line=$(HCASIM_RTL_STATS=1 "$cosim" --test random --seed 1 --messages "$n" --pairs 8 --outstanding 8 \
-		--width "$w" --out build/bench/sim "$@" 2>"$stats" | awk '$1 == "random" { print $4, $5, $11, $10 }') || true
+	# HCASIM_TB_STATS: the testbench's steps, how many advanced two nodes in parallel
+	line=$(HCASIM_RTL_STATS=1 HCASIM_TB_STATS=1 "$cosim" --test random --seed 1 --messages "$n" --pairs 8 \
+		--outstanding 8 --width "$w" --out build/bench/sim "${threads[@]}" "$@" 2>"$stats" |
+		awk '$1 == "random" { print $4, $5, $11, $10 }') || true
 	progress_clear >&2
 	if [ -z "$line" ]; then
 		printf '%-28s %5s  (no result: cosim %s failed)\n' "$label" "$w" "$*"
@@ -53,6 +58,11 @@ run() {	# label width messages args...
 		END { if (n && c + i + q > 0 && t > 0)
 			printf "  (%d rtl engines: %.1f %% of their cycles clocked, %.1f %% idle and %.1f %% quiet skipped; %.0f clocked cycles/s)\n",
 			       n, 100 * c / (c + i + q), 100 * i / (c + i + q), 100 * q / (c + i + q), c / t }' "$stats"
+	# the parallel step (docs/sim.md 9.6): steps with both nodes due, and those run in two threads
+	awk '/^tb: [0-9]+ steps in parallel of/ { p += $2; s += $7; m += substr($8, 2); th = $15 }
+		END { if (s > 0 && th == 2)
+			printf "  (testbench: %.1f %% of its %d steps had both nodes due, %.1f %% ran in two threads)\n",
+			       100 * m / s, s, 100 * p / s }' "$stats"
 	rm -f "$stats"
 }
 for w in 64 512; do

@@ -33,6 +33,9 @@
 
 /* The RTL engine registers itself under this name when its library is linked in. */
 extern void hca_rtl_engine_register(void) __attribute__((weak));
+/* Defined in the test-only mutant build of the rtl engine (sim/rtl/rtl_model.cpp),
+ * whose activation flags are process-wide: it runs with one thread. */
+extern int hca_rtl_mutsel(void) __attribute__((weak));
 
 struct spec {
 	char test[32];
@@ -58,6 +61,7 @@ struct spec {
 	char trace[256];
 	int trace_node;
 	uint64_t trace_from, trace_to;
+	unsigned int threads;		/* the testbench's (tb_config.threads, docs/sim.md 9.6) */
 };
 
 struct outcome {
@@ -365,6 +369,7 @@ static void run_one(const struct spec *s, struct outcome *o)
 	}
 	tc.engine_config = engine_config;
 	tc.engine_config_ctx = &h;
+	tc.threads = cov_dir ? 1 : s->threads;
 	tb = tb_create(&tc);
 	if (!tb) {
 		snprintf(o->why, sizeof(o->why), "cannot create the testbench (engines: ref %s, dut %s)", s->ref, s->dut);
@@ -510,6 +515,7 @@ static void spec_default(struct spec *s)
 	snprintf(s->ref, sizeof(s->ref), "model");
 	snprintf(s->dut, sizeof(s->dut), "%s", default_dut);
 	s->trace_node = -1;
+	s->threads = hca_rtl_mutsel ? 1 : 2;
 }
 
 /* key=value (or a bare flag) of a plan line or the command line; 0 or -1 */
@@ -543,6 +549,7 @@ static int set_key(struct spec *s, const char *k, const char *v)
 	else if (!strcmp(k, "trace-node")) s->trace_node = atoi(v);
 	else if (!strcmp(k, "trace-from")) s->trace_from = strtoull(v, NULL, 0);
 	else if (!strcmp(k, "trace-to")) s->trace_to = strtoull(v, NULL, 0);
+	else if (!strcmp(k, "threads")) s->threads = (unsigned int)strtoul(v, NULL, 0);
 	else return -1;
 #undef SETS
 	return 0;
@@ -559,7 +566,7 @@ static void usage(void)
 	       "             [--dut-opts K=V,...] [--ls-opts K=V,...] [--bug [K=V,...]] [--mutant-bug NAME[,at=N]] [--expect-fail STREAM] [--ops MIX]\n"
 	       "             [--qp-types rc,uc,ud] [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
 	       "             [--faults drop:P,dup:P,reorder:P,corrupt:P] [--timeout T] [--rnr-timer C] [--late-recv PCT]\n"
-	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR]\n"
+	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR] [--threads 1|2]\n"
 	       "             [--plan FILE [--only TEST] [--shard i/N]] [--engine NAME (alone, no lockstep)] [--list] [-v]\n"
 	       "             [--cov DIR (functional coverage counts)] [--result FILE (one line per run)]\n"
 	       "default DUT: %s; default --bug (planted in node 0's DUT): %s\n", default_dut,

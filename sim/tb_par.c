@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The testbench's worker thread (sim/tb_par.h).  Two sequence numbers: `go`
+ * (jobs handed over) and `done` (jobs finished).  A waiter spins up to
+ * SPIN_LOOPS pauses, then announces itself in `sleepers` and sleeps on the
+ * futex of the word it waits for; the other side wakes it only when it
+ * announced itself (sequentially consistent store then load on both sides,
+ * so a wake-up is never lost: the futex returns at once if the word moved).
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tb_par.h"
+
+/* A few microseconds of pause instructions (20-150 ns each, by processor
+ * and load): a busy step's other work is shorter.  Longer spins only burn
+ * the CPU of a machine busy with other work (docs/sim.md 9.6). */
+#ifndef SPIN_LOOPS
+#define SPIN_LOOPS 64
+#endif
+
+struct tb_par {
+	pthread_t th;
+	_Atomic uint32_t go, done;
+	_Atomic uint32_t go_sleeper, done_sleeper;
+	void (*fn)(void *);
+	void *arg;
+	bool quit;
+};
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static void futex_wait(_Atomic uint32_t *w, uint32_t val)
+{
+	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *w)
+{
+	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Wait until *w differs from `old`; *slept tells whether it had to sleep. */
+static uint32_t wait_change(_Atomic uint32_t *w, _Atomic uint32_t *sleeper, uint32_t old, bool *slept)
+{
+	uint32_t v;
+
+	for (unsigned int i = 0; i < SPIN_LOOPS; i++) {
+		v = atomic_load_explicit(w, memory_order_acquire);
+		if (v != old)
+			return v;
+		cpu_relax();
+	}
+	*slept = true;
+	for (;;) {
+		atomic_store(sleeper, 1);
+		v = atomic_load(w);
+		if (v != old)
+			break;
+		futex_wait(w, old);
+	}
+	atomic_store_explicit(sleeper, 0, memory_order_relaxed);
+	return v;
+}
+
+/* Store v; true when the other side was asleep (woken). */
+static bool publish(_Atomic uint32_t *w, _Atomic uint32_t *sleeper, uint32_t v)
+{
+	atomic_store(w, v);
+	if (!atomic_load(sleeper))
+		return false;
+	futex_wake(w);
+	return true;
+}
+
+static void *worker(void *arg)
+{
+	struct tb_par *p = arg;
+	uint32_t seen = 0;
+	bool slept;
+
+	for (;;) {
+		seen = wait_change(&p->go, &p->go_sleeper, seen, &slept);
+		if (p->quit)
+			return NULL;
+		p->fn(p->arg);
+		publish(&p->done, &p->done_sleeper, seen);
+	}
+}
+
+struct tb_par *tb_par_create(void)
+{
+	struct tb_par *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (!p)
+		return NULL;
+	r = pthread_create(&p->th, NULL, worker, p);
+	if (r) {
+		free(p);
+		errno = r;
+		return NULL;
+	}
+	return p;
+}
+
+bool tb_par_start(struct tb_par *p, void (*fn)(void *), void *arg)
+{
+	p->fn = fn;
+	p->arg = arg;
+	return publish(&p->go, &p->go_sleeper, atomic_load_explicit(&p->go, memory_order_relaxed) + 1);
+}
+
+bool tb_par_wait(struct tb_par *p)
+{
+	uint32_t want = atomic_load_explicit(&p->go, memory_order_relaxed);
+	uint32_t d = atomic_load_explicit(&p->done, memory_order_acquire);
+	bool slept = false;
+
+	while (d != want)
+		d = wait_change(&p->done, &p->done_sleeper, d, &slept);
+	return slept;
+}
+
+void tb_par_destroy(struct tb_par *p)
+{
+	if (!p)
+		return;
+	p->quit = true;
+	publish(&p->go, &p->go_sleeper, atomic_load_explicit(&p->go, memory_order_relaxed) + 1);
+	pthread_join(p->th, NULL);
+	free(p);
+}
