@@ -68,9 +68,10 @@ wave: $(COSIM)
 HELP += "sim|cosimulation regression: lockstep model vs DUT, both widths (SIM_PLAN, SIM_ARGS)" \
 	"wave|replay a failing cosim run with FST tracing around the divergence (TEST= SEED= WIDTH= WINDOW=)"
 
-# Quiet-cycle skipping changes nothing: the same plan with every busy cycle
-# clocked and with skipping, transaction logs compared (docs/sim.md "Skipping
-# quiet cycles"; about twice sim_cosim's time).
+# Quiet-cycle skipping and the parallel step change nothing: the same plan
+# with every busy cycle clocked in one thread, and with skipping in two
+# threads, transaction logs compared (docs/sim.md "Skipping quiet cycles",
+# 9.6; about twice sim_cosim's time).
 TESTS += sim_quiet
 TEST_DEPS_sim_quiet := $(COSIM)
 TEST_CMD_sim_quiet = $(COSIM_ENV)sim/regress/quiet_check.sh $(COSIM) $(SIM_PLAN) $(BUILD)/sim/quiet
@@ -96,10 +97,14 @@ HELP += "regress-sim|long cosimulation plan (sim/regress/regress.plan), in make 
 
 # The parallel step (cosim --threads 2) changes nothing: the same plan with
 # one thread and two, transaction logs, frames and outputs compared
-# (docs/sim.md 9.6; about twice sim_cosim's time).
-TESTS += sim_threads
-TEST_DEPS_sim_threads := $(COSIM)
-TEST_CMD_sim_threads = $(COSIM_ENV)sim/regress/threads_check.sh $(COSIM) $(SIM_PLAN) $(BUILD)/sim/threads
+# (docs/sim.md 9.6; about twice sim_cosim's time, so in make regress; in
+# make test, sim_quiet's skipping run steps in two threads against its
+# every-cycle run in one).
+.PHONY: regress-threads
+regress-threads: $(COSIM)
+	$(COSIM_ENV)sim/regress/threads_check.sh $(COSIM) $(SIM_PLAN) $(BUILD)/sim/threads
+REGRESS_TARGETS += regress-threads
+HELP += "regress-threads|the make sim plan with --threads 1 and 2, everything compared byte for byte"
 
 # A profile-guided cosim for the bench only (docs/sim.md 9.4: 0.86-0.90
 # times the CPU, results the same; two Verilator builds of both widths, so

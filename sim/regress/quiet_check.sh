@@ -11,11 +11,12 @@
 # mismatches, verdict).  The logs must be identical file by file and line by
 # line, but for the count of cycles clocked at the end; the tables must be
 # identical but for the wall-clock column; and the skipping run must have
-# skipped cycles (else the check proves nothing).
+# skipped cycles and stepped in parallel (else the check proves nothing).
+# make regress-threads (threads_check.sh) isolates the parallel step.
 # Usage: sim/regress/quiet_check.sh COSIM [PLAN [OUT_DIR]]
 set -uo pipefail
 # the plan's runs are material of this check, not cases of their own
-unset HCASIM_RESULTS
+unset HCASIM_RESULTS HCASIM_TB_THREADS
 cosim=$1 plan=${2:-sim/regress/sim.plan} out=${3:-build/sim/quiet}
 pass=0 fail=0
 ok() { if eval "$2"; then pass=$((pass + 1)); echo "ok: $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
@@ -25,10 +26,10 @@ mkdir -p "$out/every" "$out/quiet"
 # the table rows: name, width, seed, messages, cycles, frames, dma-KiB, irqs, mismatch, result (no wall-s)
 table() { awk 'NF >= 11 && $2 ~ /^(64|512)$/ && $3 ~ /^[0-9]+$/ { NF = 10; print }' "$1"; }
 for mode in every quiet; do
-	q=1
-	[ "$mode" = every ] && q=0
-	HCASIM_RTL_QUIET=$q HCASIM_RTL_TXLOG="$out/$mode/tx" "$cosim" --plan "$plan" --out "$out/$mode/sim" \
-		> "$out/$mode/stdout" 2>&1
+	q=1 th=2
+	[ "$mode" = every ] && q=0 th=1
+	HCASIM_RTL_QUIET=$q HCASIM_TB_PAR_BACKOFF_MAX=64 HCASIM_TB_STATS=1 HCASIM_RTL_TXLOG="$out/$mode/tx" \
+		"$cosim" --plan "$plan" --threads $th --out "$out/$mode/sim" > "$out/$mode/stdout" 2>&1
 	echo "$mode: exit $?, $(tail -1 "$out/$mode/stdout")"
 	table "$out/$mode/stdout" > "$out/$mode/table"
 	# the end line's count of cycles clocked is what skipping changes
@@ -53,5 +54,9 @@ read -r ce qe < "$out/every/clocked"
 read -r cq qq < "$out/quiet/clocked"
 ok "skipping skips (every cycle: $ce clocked; skipping: $cq clocked, $qq quiet cycles jumped)" \
 	'[ "$qe" = 0 ] && [ "$qq" -gt 0 ] && [ $((cq + qq)) = "$ce" ]'
+pe=$(awk '/^tb: .* steps in parallel/ { s += $2 } END { print s + 0 }' "$out/every/stdout")
+pq=$(awk '/^tb: .* steps in parallel/ { s += $2 } END { print s + 0 }' "$out/quiet/stdout")
+ok "the skipping run stepped in two threads (every cycle: $pe parallel steps; skipping: $pq)" \
+	'[ "$pe" = 0 ] && [ "$pq" -gt 0 ]'
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
