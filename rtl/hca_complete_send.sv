@@ -10,6 +10,9 @@
 // force, or the QP signals all), posts its CQE to the send CQ through
 // hca_cq_post (SCOMPST_WAIT_CQE).  SCOMPST_CHECK_LOST: a lost completion
 // moves the QP to ERR with QP_FATAL (hca_qp_err, the job's last step).
+// `defer` (hca_comp, an ACK's completions): the CQE write is posted
+// (hca_cq_post `post`): `done` once it is issued, lost 0; the caller
+// applies a loss the write's response reports later (hca_comp).
 // Callers: hca_req (UC/UD WQE sent), hca_comp_retire (a WQE failed locally),
 // hca_comp (ACKed WQEs, NAK error and flush).  Calls: hca_cq_post,
 // hca_qp_err.
@@ -27,6 +30,7 @@ module hca_complete_send #(
     input  logic [4:0]  status,          // HCA_WC_*
     input  logic [7:0]  verr,
     input  logic        force_cqe,       // a CQE even when unsignaled (flush)
+    input  logic        defer,           // the CQE write posted (above)
     output logic        done,
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -46,6 +50,7 @@ module hca_complete_send #(
     output logic [31:0] cqp_cqn,
     output logic [255:0] cqp_cqe,
     output logic        cqp_sol,
+    output logic        cqp_post,
     input  logic        cqp_done,
     input  logic        cqp_lost,
     // hca_qp_err
@@ -71,6 +76,7 @@ module hca_complete_send #(
   assign cqp_req = state == SCOMPST_WAIT_CQE;
   assign cqp_cqn = send_cqn;
   assign cqp_sol = 1'b0;
+  assign cqp_post = defer;
   assign qe_req  = state == SCOMPST_WAIT_QP_ERR;
   assign qe_has  = 1'b1;
   assign qe_evt  = 8'(`HCA_EVENT_QP_FATAL);

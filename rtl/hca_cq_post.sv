@@ -14,6 +14,15 @@
 //     CQST_WAIT_WRITE waits for the write response (a fault: CQ error, slot
 //     taken back, CQ_ERR, lost), then, if the event fired, the COMP EQE is
 //     posted through hca_eq_post (CQST_WAIT_EQE).  Result `lost`.
+//     Posted (`post` with req, hca_complete_send for hca_comp's ACKs): when
+//     the CQE raises no event, `done` (lost 0) comes in the cycle after
+//     CQST_RESERVE, and CQST_WAIT_WRITE goes on behind the caller's back
+//     (`pend`, not the working job) until the response, whose fault does
+//     what it does above and is reported alone (`p_done`, `p_lost`: the
+//     completion was lost after all).  The caller (hca_comp) applies the
+//     loss before anything that depends on it (docs/rtl.md "Posted CQE
+//     writes"); a new job starts only from CQST_IDLE, so every later post,
+//     and its CQC read, waits for the response.
 //   arm (`arm_req`, arm_cqn): CQST_ARM_READ_CQC, CQST_ARM_EQE (pending bit
 //     cleared), then the COMP EQE as above.
 // CQST_RESERVE waits a cycle while a doorbell of the same CQ takes effect
@@ -32,10 +41,14 @@ module hca_cq_post #(
     input  logic [31:0] cqn,
     input  logic [255:0] cqe,            // without its owner bit
     input  logic        sol,             // solicited (an error CQE counts as solicited too)
+    input  logic        post,            // with req: the caller does not wait for the write (above)
     input  logic        arm_req,
     input  logic [31:0] arm_cqn,
     output logic        done,
     output logic        lost,            // post: the completion was lost
+    output logic        pend,            // a posted CQE write's response is outstanding
+    output logic        p_done,          // one cycle: that response came back
+    output logic        p_lost,          // with p_done: it faulted, the completion is lost
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
     // hca_eq_post
@@ -95,7 +108,9 @@ module hca_cq_post #(
   end
   assign eqp_req  = state == CQST_WAIT_EQE;
   assign eqp_kind = `EQP_POST_COMP;
-  assign dbg_act  = state != CQST_IDLE && !eqp_req;
+  logic posted;                      // CQST_WAIT_WRITE of a posted CQE: the caller went on
+  assign pend     = state_q == CQST_WAIT_WRITE && posted;
+  assign dbg_act  = state != CQST_IDLE && !eqp_req && !(state == CQST_WAIT_WRITE && posted);
   assign dbg_st   = 8'(state);
 
   logic [31:0]  cq_n;                // the CQ of the job in progress
@@ -134,16 +149,17 @@ module hca_cq_post #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= CQST_IDLE; done_q <= 1'b0; lost <= 1'b0; cq_n <= '0; cq_eqn <= '0; cq_fire <= 1'b0;
+      posted <= 1'b0; p_done <= 1'b0; p_lost <= 1'b0;
       cq_iova <= '0; eqp_eqn <= '0; eqp_eqe <= '0;
       e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
       d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_small <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
-      state_q <= CQST_IDLE; done_q <= 1'b0;
+      state_q <= CQST_IDLE; done_q <= 1'b0; posted <= 1'b0; p_done <= 1'b0;
       e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0; d_w_start <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
     end else if (ce) begin
-      done_q <= 1'b0;
+      done_q <= 1'b0; p_done <= 1'b0;
       e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0; d_w_start <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
       state_q <= state;
@@ -181,10 +197,17 @@ module hca_cq_post #(
             // cycle; a consumer index the driver rings after seeing the CQE is
             // never ahead of pi
             cq_fire   <= take_fire;
+            // posted: the caller goes on now (no event to post after the write)
+            posted    <= post && !take_fire;
+            if (post && !take_fire) begin
+              lost <= 1'b0; done_q <= 1'b1;
+            end
             state_q   <= CQST_WAIT_WRITE;
           end
         end
         CQST_WAIT_WRITE: if (d_w_done) begin
+          p_done <= posted; p_lost <= d_w_err;
+          posted <= 1'b0;
           if (d_w_err) begin
             s_fault <= 1'b1; s_fault_iova <= cq_iova;
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
@@ -192,8 +215,10 @@ module hca_cq_post #(
             e_cq_dec <= 1'b1;
             s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_CQ_ERR); s_evt_elem <= cq_n;
             lost <= 1'b1;
-            done_q <= 1'b1; state_q <= CQST_IDLE;
-          end else begin
+            done_q <= !posted; state_q <= CQST_IDLE;
+          end else if (posted)
+            state_q <= CQST_IDLE;
+          else begin
             lost <= 1'b0;
             if (cq_fire) begin       // decided with the slot (CQST_RESERVE)
               eqp_eqn <= cq_eqn;
