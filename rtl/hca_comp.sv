@@ -224,7 +224,10 @@ module hca_comp #(
             // an ACK covers its PSN; NAKs (any kind), READ responses and atomic
             // ACKs cover the PSNs before theirs
             cp_last <= (p_info[`OPI_ACK] && p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK)) ? p_psn : p_psn - 24'd1;
-            state_q <= COMPST_ACK_WQE;
+            // the walk's first entry (SQ_CI) is the one COMPST_CHECK_QP read
+            // (ow_rdata holds it), and the QP is in RTS/SQD with WQEs
+            // outstanding: COMPST_ACK_WQE's read and check would repeat them
+            state_q <= COMPST_ACK_THROUGH;
           end
         COMPST_ACK_WQE:
           state_q <= (sq_ci != sq_head && qp_st != QPS_ERR) ? COMPST_ACK_THROUGH : COMPST_ACK_DONE;
@@ -340,7 +343,11 @@ module hca_comp #(
           if (!cq_pend) begin
             pc_lost <= 1'b0;
             if (lost_now) state_q <= COMPST_WAIT_LOST_QP_ERR;
-            else state_q <= pc_ret_ack ? COMPST_ACK_WQE : COMPST_END;
+            else if (pc_ret_ack) state_q <= COMPST_ACK_WQE;
+            else begin                             // COMPST_END's work
+              s_busy_set <= 1'b1;
+              done <= 1'b1; state_q <= COMPST_IDLE;
+            end
           end
         default: ;
       endcase

@@ -47,7 +47,7 @@ module hca_cq_post #(
     output logic        done,
     output logic        lost,            // post: the completion was lost
     output logic        pend,            // a posted CQE write's response is outstanding
-    output logic        p_done,          // one cycle: that response came back
+    output logic        p_done,          // that response is reported in this cycle
     output logic        p_lost,          // with p_done: it faulted, the completion is lost
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -109,7 +109,10 @@ module hca_cq_post #(
   assign eqp_req  = state == CQST_WAIT_EQE;
   assign eqp_kind = `EQP_POST_COMP;
   logic posted;                      // CQST_WAIT_WRITE of a posted CQE: the caller went on
-  assign pend     = state_q == CQST_WAIT_WRITE && posted;
+  // the response ends pend in the cycle it is reported (d_w_done)
+  assign pend     = state_q == CQST_WAIT_WRITE && posted && !d_w_done;
+  assign p_done   = state_q == CQST_WAIT_WRITE && posted && d_w_done;
+  assign p_lost   = d_w_err;
   assign dbg_act  = state != CQST_IDLE && !eqp_req && !(state == CQST_WAIT_WRITE && posted);
   assign dbg_st   = 8'(state);
 
@@ -140,6 +143,18 @@ module hca_cq_post #(
     take_fire = e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && take_sol);
     take = ce && state == CQST_RESERVE && !e_cq_db_now && !bad && !full;
   end
+  // the CQE write starts in the CQST_RESERVE cycle that takes the slot
+  logic [255:0] w_cqe;
+  always_comb begin
+    w_cqe = cqe;
+    w_cqe[8*`HCA_CQE_OWNER_OFF +: 8] = {7'b0, ~e_cq_pi[{1'b0, lg}]};
+    w_cqe[8*`HCA_CQE_BYTE_LEN_OFF] = `HCA_BUG(cqe_field, w_cqe[8*`HCA_CQE_BYTE_LEN_OFF],
+                                              ~w_cqe[8*`HCA_CQE_BYTE_LEN_OFF]);
+  end
+  assign d_w_start = take;
+  assign d_w_len   = 16'(`HCA_CQE_SIZE);
+  assign d_w_addr  = e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
+  assign d_w_small = {256'b0, w_cqe};
   assign e_cq_inc    = take;
   assign e_cq_disarm = take && take_fire;
   assign e_cq_sol    = take && take_sol;
@@ -149,18 +164,17 @@ module hca_cq_post #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= CQST_IDLE; done_q <= 1'b0; lost <= 1'b0; cq_n <= '0; cq_eqn <= '0; cq_fire <= 1'b0;
-      posted <= 1'b0; p_done <= 1'b0; p_lost <= 1'b0;
+      posted <= 1'b0;
       cq_iova <= '0; eqp_eqn <= '0; eqp_eqe <= '0;
       e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
-      d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_small <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
-      state_q <= CQST_IDLE; done_q <= 1'b0; posted <= 1'b0; p_done <= 1'b0;
-      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0; d_w_start <= 1'b0;
+      state_q <= CQST_IDLE; done_q <= 1'b0; posted <= 1'b0;
+      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
     end else if (ce) begin
-      done_q <= 1'b0; p_done <= 1'b0;
-      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0; d_w_start <= 1'b0;
+      done_q <= 1'b0;
+      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
       state_q <= state;
       if (start || arm_start) cq_n <= cqn_now;
@@ -169,9 +183,7 @@ module hca_cq_post #(
         // CQST_RESERVE decides the event and reserves the slot in one step; a
         // CQ doorbell of this CQ taking effect in the same cycle makes it wait
         // a cycle (the doorbell is then first), later ones wait for it.
-        CQST_RESERVE: if (!e_cq_db_now) begin : reserve
-          logic [255:0] c;
-          logic [63:0]  a;
+        CQST_RESERVE: if (!e_cq_db_now) begin
           cq_eqn <= e_cqc_rdata[8*`HCA_CQC_EQN_OFF +: 32];
           if (bad) begin
             lost <= 1'b1;
@@ -183,16 +195,7 @@ module hca_cq_post #(
             lost <= 1'b1;
             done_q <= 1'b1; state_q <= CQST_IDLE;
           end else begin
-            c = cqe;
-            c[8*`HCA_CQE_OWNER_OFF +: 8] = {7'b0, ~e_cq_pi[{1'b0, lg}]};
-            c[8*`HCA_CQE_BYTE_LEN_OFF] = `HCA_BUG(cqe_field, c[8*`HCA_CQE_BYTE_LEN_OFF],
-                                                   ~c[8*`HCA_CQE_BYTE_LEN_OFF]);
-            a = e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
-            d_w_start <= 1'b1;
-            d_w_len   <= 16'(`HCA_CQE_SIZE);
-            d_w_addr  <= a;
-            cq_iova   <= a;
-            d_w_small <= {256'b0, c};
+            cq_iova   <= d_w_addr;             // the write starts now (d_w_start = take)
             // take: the slot is taken (pi + 1) and the event decided in this
             // cycle; a consumer index the driver rings after seeing the CQE is
             // never ahead of pi
@@ -206,7 +209,6 @@ module hca_cq_post #(
           end
         end
         CQST_WAIT_WRITE: if (d_w_done) begin
-          p_done <= posted; p_lost <= d_w_err;
           posted <= 1'b0;
           if (d_w_err) begin
             s_fault <= 1'b1; s_fault_iova <= cq_iova;
