@@ -25,6 +25,12 @@
  *                  ERR and the walk stops (model/comp.c ack_through), so
  *                  the fourth is never completed by that ACK; one CQ_ERR,
  *                  one QP_FATAL.
+ *   read_behind -- as coalesced, with a READ between the third and the
+ *                  fourth WRITE whose response is dropped too: the fourth
+ *                  WRITE's ACK covers the READ's PSN, which would be an
+ *                  implicit NAK (the READ resent) had the QP not gone to
+ *                  ERR with the third WRITE's lost CQE; in the model it has,
+ *                  so no frame follows.
  *
  *   rtl_cqpost [--width 64|512] [--engine rtl|lockstep|model] [--options K=V,...] [CASE...]
  */
@@ -143,25 +149,41 @@ static void next_qp(unsigned int wr_lat)
 	free(b[1]);
 }
 
-/* Drop node 1's ACK of PSN `psn` (the first time). */
-static uint32_t drop_psn;
+/* Drop node 1's ACK of PSN drop_psn and its READ response of PSN
+ * drop_rd_psn (each the first time). */
+static uint32_t drop_psn, drop_rd_psn;
 static int drop_ack_of(struct rt_cap *c, unsigned int src, const struct roce_pkt *p)
 {
 	(void)c;
-	if (src != 1 || p->opcode != HCA_BTH_OP_RC_ACKNOWLEDGE || p->psn != drop_psn)
-		return 0;
-	drop_psn = 0xffffffffu;
-	return 1;
+	if (src == 1 && p->opcode == HCA_BTH_OP_RC_ACKNOWLEDGE && p->psn == drop_psn) {
+		drop_psn = 0xffffffffu;
+		return 1;
+	}
+	if (src == 1 && p->opcode == HCA_BTH_OP_RC_RDMA_READ_RESPONSE_ONLY && p->psn == drop_rd_psn) {
+		drop_rd_psn = 0xffffffffu;
+		return 1;
+	}
+	return 0;
 }
 
-static void coalesced(unsigned int wr_lat)
+/* Node 0's frames in the capture from entry `from` on. */
+static unsigned int frames_from(struct rt *t, unsigned int from)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = from; i < t->cap.n; i++)
+		k += t->cap.src[i] == 0;
+	return k;
+}
+
+static void coalesced(unsigned int wr_lat, bool read)
 {
 	struct rt t;
 	struct hca_cqe *ring;
 	uint8_t ty[3];
 	uint32_t el[3];
-	unsigned int n = 0;
-	char what[64];
+	unsigned int n = 0, cap0;
+	char what[80];
 
 	setup_wr_lat(&t, wr_lat);
 	ring = faulting_send_cq(&t);
@@ -171,11 +193,24 @@ static void coalesced(unsigned int wr_lat)
 		post_write(&t, t.qp[0], i);
 	tb_run(t.tb, RT_WAIT);
 	drop_psn = tb_qp_query(t.qp[0]).sq_psn_next & 0xffffff;
+	drop_rd_psn = read ? (drop_psn + 1) & 0xffffff : 0xffffffffu;
 	t.cap.drop = drop_ack_of;
+	cap0 = t.cap.n;
 	post_write(&t, t.qp[0], GOOD_SLOTS);	/* its ACK lost, its CQE faults */
-	post_write(&t, t.qp[0], GOOD_SLOTS + 1);	/* its ACK covers both */
+	if (read) {				/* its response lost */
+		struct tb_sge l = rt_sge(t.mr[0], 16 * MSG, MSG);
+		struct tb_send_wr w = { .opcode = HCA_WR_RDMA_READ, .flags = HCA_SEND_SIGNALED, .sge = &l,
+					.num_sge = 1, .raddr = t.mr[1]->va + 16 * MSG, .rkey = t.mr[1]->rkey };
+
+		tb_post_send(t.qp[0], &w);
+	}
+	post_write(&t, t.qp[0], GOOD_SLOTS + 1);	/* its ACK covers them */
 	tb_run(t.tb, RT_WAIT);
 	CHECK(drop_psn == 0xffffffffu, "the third WRITE's ACK was dropped");
+	if (read) {
+		CHECK(drop_rd_psn == 0xffffffffu, "the READ's response was dropped");
+		CHECK_EQ(frames_from(&t, cap0), 3, "no frame after the three requests (no READ resent)");
+	}
 	check_good_cqes(ring, t.qp[0]->qpn);
 	check_cq_failed(&t);
 	while (n < 3 && tb_evt_pop(t.n[0], &ty[n], &el[n]))
@@ -183,7 +218,8 @@ static void coalesced(unsigned int wr_lat)
 	CHECK(n == 2 && ty[0] == HCA_EVENT_CQ_ERR && ty[1] == HCA_EVENT_QP_FATAL && el[1] == t.qp[0]->qpn,
 	      "events CQ_ERR, QP_FATAL (%u events)", n);
 	CHECK_EQ(tb_qp_query(t.qp[0]).cur_state, HCA_QPS_ERR, "QP in ERR");
-	snprintf(what, sizeof(what), "CQE fault under a coalesced ACK (wr_lat %u)", wr_lat);
+	snprintf(what, sizeof(what), "CQE fault under a coalesced ACK%s (wr_lat %u)",
+		 read ? ", a READ's response missing" : "", wr_lat);
 	finish(&t, what);
 }
 
@@ -196,7 +232,9 @@ int main(int argc, char **argv)
 		if (rt_ls_want("next_qp"))
 			next_qp(lat[i]);
 		if (rt_ls_want("coalesced"))
-			coalesced(lat[i]);
+			coalesced(lat[i], false);
+		if (rt_ls_want("read_behind"))
+			coalesced(lat[i], true);
 	}
 	return check_done();
 }
