@@ -100,8 +100,8 @@ static void next_qp(unsigned int wr_lat)
 	struct rt t;
 	struct tb_qp *a, *b[2];
 	struct hca_cqe *ring;
-	uint8_t ty[4];
-	uint32_t el[4], first = 0, second = 0;
+	uint8_t ty[4] = { 0 };
+	uint32_t el[4] = { 0 }, first = 0, second = 0;
 	unsigned int n = 0, acks = 0;
 	char what[64];
 
@@ -180,8 +180,8 @@ static void coalesced(unsigned int wr_lat, bool read)
 {
 	struct rt t;
 	struct hca_cqe *ring;
-	uint8_t ty[3];
-	uint32_t el[3];
+	uint8_t ty[3] = { 0 };
+	uint32_t el[3] = { 0 };
 	unsigned int n = 0, cap0;
 	char what[80];
 
