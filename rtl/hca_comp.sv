@@ -34,6 +34,16 @@
 // (COMPST_READ_DONE, COMPST_READ_PROGRESS): progress as above.
 // COMPST_RETIRE: a WQE that failed locally retires (hca_comp_retire);
 // COMPST_END.
+// Posted CQEs (docs/rtl.md "Posted CQE writes"): an ACK's completions post
+// their CQE writes (sc_defer: hca_complete_send returns once the write is
+// issued, hca_cq_post awaits the response, `cq_pend`).  Until the response
+// is back the item only goes on where a lost completion would change
+// nothing: COMPST_ACK_THROUGH waits (COMPST_WAIT_POSTED_CQE) before it
+// would complete a WQE, move UNA or find a response missing, and
+// COMPST_END before the item ends.  A faulted write (cq_p_lost) then does
+// what hca_complete_send does on a lost CQE, QP to ERR with QP_FATAL
+// (COMPST_WAIT_LOST_QP_ERR), and the walk resumes at COMPST_ACK_WQE, which
+// stops there as the model's ack_through does.
 // Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retry,
 // hca_comp_read, hca_comp_retire.
 module hca_comp #(
@@ -77,7 +87,12 @@ module hca_comp #(
     output logic [4:0]  sc_status,
     output logic [7:0]  sc_verr,
     output logic        sc_force,
+    output logic        sc_defer,        // the CQE write posted (hca_cq_post `post`)
     input  logic        sc_done,
+    // hca_cq_post: the posted CQE write's response
+    input  logic        cq_pend,
+    input  logic        cq_p_done,
+    input  logic        cq_p_lost,
     // hca_qp_err
     output logic        qe_req,
     output logic        qe_has,
@@ -104,9 +119,11 @@ module hca_comp #(
     COMPST_ACK_WQE, COMPST_ACK_THROUGH, COMPST_WAIT_ACKED_CQE, COMPST_ACK_DONE,
     COMPST_CHECK_NAK, COMPST_NAK_WQE, COMPST_NAK_FAIL, COMPST_WAIT_NAK_CQE, COMPST_WAIT_FLUSH_CQE,
     COMPST_NAK_ERR, COMPST_WAIT_QP_ERR, COMPST_RETIRE, COMPST_WAIT_RETIRE, COMPST_END,
-    COMPST_WAIT_RETRY, COMPST_READ_RESP, COMPST_WAIT_READ_RESP, COMPST_READ_DONE, COMPST_READ_PROGRESS
+    COMPST_WAIT_RETRY, COMPST_READ_RESP, COMPST_WAIT_READ_RESP, COMPST_READ_DONE, COMPST_READ_PROGRESS,
+    COMPST_WAIT_POSTED_CQE, COMPST_WAIT_LOST_QP_ERR
   } st_t;
   st_t state_q, state;
+  logic pc_ret_ack;                  // COMPST_WAIT_POSTED_CQE returns to COMPST_ACK_WQE (else COMPST_END)
   always_comb begin
     state = state_q;
     case (state_q)
@@ -118,13 +135,17 @@ module hca_comp #(
       COMPST_WAIT_RETIRE:    if (rt_done) state = COMPST_END;
       COMPST_WAIT_RETRY:     if (ry_done) state = COMPST_RETIRE;
       COMPST_WAIT_READ_RESP: if (crd_done) state = COMPST_READ_DONE;
+      COMPST_WAIT_LOST_QP_ERR: if (qe_done) state = pc_ret_ack ? COMPST_ACK_WQE : COMPST_END;
       default: ;
     endcase
   end
   assign sc_req  = state == COMPST_WAIT_ACKED_CQE || state == COMPST_WAIT_NAK_CQE || state == COMPST_WAIT_FLUSH_CQE;
-  assign qe_req  = state == COMPST_WAIT_QP_ERR;
-  assign qe_has  = 1'b0;
-  assign qe_evt  = 8'h0;
+  assign qe_req  = state == COMPST_WAIT_QP_ERR || state == COMPST_WAIT_LOST_QP_ERR;
+  assign qe_has  = state == COMPST_WAIT_LOST_QP_ERR;
+  assign qe_evt  = qe_has ? 8'(`HCA_EVENT_QP_FATAL) : 8'h0;
+  // an ACK (not a NAK or a response) posts its completions' CQE writes
+  assign sc_defer = state == COMPST_WAIT_ACKED_CQE && p_info[`OPI_ACK] &&
+                    p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK);
   assign rt_req  = state == COMPST_WAIT_RETIRE;
   assign ry_req  = state == COMPST_WAIT_RETRY;
   assign crd_req = state == COMPST_WAIT_READ_RESP;
@@ -155,17 +176,26 @@ module hca_comp #(
   assign progress = (state == COMPST_ACK_DONE && cp_moved) || state == COMPST_READ_PROGRESS;
   assign ack_arm = sq_ci != sq_head && !ow_rdata[`OW_ERR_O] && timeout != 5'd0;
 
+  // a posted CQE write's outcome not yet applied: its response outstanding,
+  // or back with a fault (cq_p_lost, kept in pc_lost until applied)
+  logic pc_lost, lost_now, pc_wait;
+  assign lost_now = pc_lost || (cq_p_done && cq_p_lost);
+  assign pc_wait  = cq_pend || lost_now;
+
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       sc_ow <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
+      pc_ret_ack <= 1'b0; pc_lost <= 1'b0;
       cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0; cp_miss_v <= 1'b0; cp_miss <= '0;
       tm_set <= 1'b0; tm_kind <= '0; ry_kind <= '0; ry_psn <= '0; ry_code <= '0;
     end else if (srst) begin
       state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
+      pc_lost <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       state_q <= state;
+      if (cq_p_done && cq_p_lost) pc_lost <= 1'b1;
       if (progress) begin
         // fresh retry budgets, the ACK timer restarted, the QP stepped again
         `HCA_WSET(txs_wm, txs_wv, `TXS_RETRY_O, 3, retry_cnt)
@@ -194,7 +224,10 @@ module hca_comp #(
             // an ACK covers its PSN; NAKs (any kind), READ responses and atomic
             // ACKs cover the PSNs before theirs
             cp_last <= (p_info[`OPI_ACK] && p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK)) ? p_psn : p_psn - 24'd1;
-            state_q <= COMPST_ACK_WQE;
+            // the walk's first entry (SQ_CI) is the one COMPST_CHECK_QP read
+            // (ow_rdata holds it), and the QP is in RTS/SQD with WQEs
+            // outstanding: COMPST_ACK_WQE's read and check would repeat them
+            state_q <= COMPST_ACK_THROUGH;
           end
         COMPST_ACK_WQE:
           state_q <= (sq_ci != sq_head && qp_st != QPS_ERR) ? COMPST_ACK_THROUGH : COMPST_ACK_DONE;
@@ -209,10 +242,19 @@ module hca_comp #(
             // a READ/atomic completes with its responses only; covering its
             // next expected response means that response is missing
             if (!psn_lt(cp_last, ow_rdata[`OW_FPSN_O +: 24] + rcvd)) begin
-              cp_miss_v <= 1'b1;
-              cp_miss   <= ow_rdata[`OW_FPSN_O +: 24] + rcvd;
-            end
-            state_q <= COMPST_ACK_DONE;
+              if (pc_wait) begin
+                pc_ret_ack <= 1'b1; state_q <= COMPST_WAIT_POSTED_CQE;
+              end else begin
+                cp_miss_v <= 1'b1;
+                cp_miss   <= ow_rdata[`OW_FPSN_O +: 24] + rcvd;
+                state_q   <= COMPST_ACK_DONE;
+              end
+            end else
+              state_q <= COMPST_ACK_DONE;
+          end else if (pc_wait && (!psn_lt(cp_last, wlast) || psn_lt(una, cp_last + 24'd1))) begin
+            // this would complete the WQE or move UNA: not before the posted
+            // CQE's outcome (a lost one stops the walk, model/comp.c ack_through)
+            pc_ret_ack <= 1'b1; state_q <= COMPST_WAIT_POSTED_CQE;
           end else if (psn_lt(cp_last, wlast)) begin
             if (psn_lt(una, cp_last + 24'd1)) begin
               `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, cp_last + 24'd1)
@@ -288,10 +330,25 @@ module hca_comp #(
           state_q <= crd_progress ? COMPST_READ_PROGRESS : COMPST_RETIRE;
         COMPST_READ_PROGRESS: state_q <= COMPST_RETIRE;
         COMPST_RETIRE:  state_q <= COMPST_WAIT_RETIRE;
-        COMPST_END: begin
-          s_busy_set <= 1'b1;
-          done <= 1'b1; state_q <= COMPST_IDLE;
-        end
+        COMPST_END:
+          if (pc_wait) begin
+            pc_ret_ack <= 1'b0; state_q <= COMPST_WAIT_POSTED_CQE;
+          end else begin
+            s_busy_set <= 1'b1;
+            done <= 1'b1; state_q <= COMPST_IDLE;
+          end
+        // the posted CQE write's response: a fault loses the completion
+        // (hca_complete_send SCOMPST_CHECK_LOST: QP to ERR with QP_FATAL)
+        COMPST_WAIT_POSTED_CQE:
+          if (!cq_pend) begin
+            pc_lost <= 1'b0;
+            if (lost_now) state_q <= COMPST_WAIT_LOST_QP_ERR;
+            else if (pc_ret_ack) state_q <= COMPST_ACK_WQE;
+            else begin                             // COMPST_END's work
+              s_busy_set <= 1'b1;
+              done <= 1'b1; state_q <= COMPST_IDLE;
+            end
+          end
         default: ;
       endcase
     end

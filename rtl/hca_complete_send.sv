@@ -8,8 +8,12 @@
 // past it if it was behind, RD_OUT - 1 for a READ/atomic that did not fail
 // locally, RCVD = 0 for the next WQE at SQ_CI) and, when the WQE is signaled (or failed, or
 // force, or the QP signals all), posts its CQE to the send CQ through
-// hca_cq_post (SCOMPST_WAIT_CQE).  SCOMPST_CHECK_LOST: a lost completion
-// moves the QP to ERR with QP_FATAL (hca_qp_err, the job's last step).
+// hca_cq_post (started in SCOMPST_RETIRE_WQE itself, awaited in
+// SCOMPST_WAIT_CQE).  SCOMPST_CHECK_LOST: a lost completion moves the QP to
+// ERR with QP_FATAL (hca_qp_err, the job's last step).
+// `defer` (hca_comp, an ACK's completions): the CQE write is posted
+// (hca_cq_post `post`): `done` once it is issued, lost 0; the caller
+// applies a loss the write's response reports later (hca_comp).
 // Callers: hca_req (UC/UD WQE sent), hca_comp_retire (a WQE failed locally),
 // hca_comp (ACKed WQEs, NAK error and flush).  Calls: hca_cq_post,
 // hca_qp_err.
@@ -27,6 +31,7 @@ module hca_complete_send #(
     input  logic [4:0]  status,          // HCA_WC_*
     input  logic [7:0]  verr,
     input  logic        force_cqe,       // a CQE even when unsignaled (flush)
+    input  logic        defer,           // the CQE write posted (above)
     output logic        done,
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -46,6 +51,7 @@ module hca_complete_send #(
     output logic [31:0] cqp_cqn,
     output logic [255:0] cqp_cqe,
     output logic        cqp_sol,
+    output logic        cqp_post,
     input  logic        cqp_done,
     input  logic        cqp_lost,
     // hca_qp_err
@@ -68,9 +74,13 @@ module hca_complete_send #(
       default: ;
     endcase
   end
-  assign cqp_req = state == SCOMPST_WAIT_CQE;
+  // the CQE's post starts in SCOMPST_RETIRE_WQE (hca_cq_post reads the CQC
+  // then; the CQE, registered here, is used from CQST_RESERVE on)
+  logic sig;
+  assign cqp_req = state == SCOMPST_WAIT_CQE || (state == SCOMPST_RETIRE_WQE && sig);
   assign cqp_cqn = send_cqn;
   assign cqp_sol = 1'b0;
+  assign cqp_post = defer;
   assign qe_req  = state == SCOMPST_WAIT_QP_ERR;
   assign qe_has  = 1'b1;
   assign qe_evt  = 8'(`HCA_EVENT_QP_FATAL);
@@ -91,6 +101,8 @@ module hca_complete_send #(
   assign rd_out = txs[`TXS_RD_OUT_O +: 5];
   assign sq_ci  = txs[`TXS_SQ_CI_O +: 16];
   assign tx_wqe = txs[`TXS_TX_WQE_O +: 16];
+  assign sig    = force_cqe || status != 5'd0 || (wflags & 4'(`HCA_SEND_SIGNALED)) != 0 ||
+                  (qp_flags & 8'(`HCA_QPC_FLAGS_SQ_SIG_ALL_MASK)) != 0;
 
   function automatic [7:0] wc_opcode(input [2:0] wr);
     case (wr)
@@ -112,11 +124,8 @@ module hca_complete_send #(
       state_q <= state;
       case (state)
         SCOMPST_RETIRE_WQE: begin : retire
-          logic        sig;
           logic [15:0] ci;
           logic [31:0] bl;
-          sig = force_cqe || status != 5'd0 || (wflags & 4'(`HCA_SEND_SIGNALED)) != 0 ||
-                (qp_flags & 8'(`HCA_QPC_FLAGS_SQ_SIG_ALL_MASK)) != 0;
           ci  = sq_ci + 16'd1;
           `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_CI_O, 16, ci)
           `HCA_WSET(txs_wm, txs_wv, `TXS_RCVD_O, 24, 24'd0)

@@ -14,6 +14,15 @@
 //     CQST_WAIT_WRITE waits for the write response (a fault: CQ error, slot
 //     taken back, CQ_ERR, lost), then, if the event fired, the COMP EQE is
 //     posted through hca_eq_post (CQST_WAIT_EQE).  Result `lost`.
+//     Posted (`post` with req, hca_complete_send for hca_comp's ACKs): when
+//     the CQE raises no event, `done` (lost 0) comes in the cycle after
+//     CQST_RESERVE, and CQST_WAIT_WRITE goes on behind the caller's back
+//     (`pend`, not the working job) until the response, whose fault does
+//     what it does above and is reported alone (`p_done`, `p_lost`: the
+//     completion was lost after all).  The caller (hca_comp) applies the
+//     loss before anything that depends on it (docs/rtl.md "Posted CQE
+//     writes"); a new job starts only from CQST_IDLE, so every later post,
+//     and its CQC read, waits for the response.
 //   arm (`arm_req`, arm_cqn): CQST_ARM_READ_CQC, CQST_ARM_EQE (pending bit
 //     cleared), then the COMP EQE as above.
 // CQST_RESERVE waits a cycle while a doorbell of the same CQ takes effect
@@ -32,10 +41,14 @@ module hca_cq_post #(
     input  logic [31:0] cqn,
     input  logic [255:0] cqe,            // without its owner bit
     input  logic        sol,             // solicited (an error CQE counts as solicited too)
+    input  logic        post,            // with req: the caller does not wait for the write (above)
     input  logic        arm_req,
     input  logic [31:0] arm_cqn,
     output logic        done,
     output logic        lost,            // post: the completion was lost
+    output logic        pend,            // a posted CQE write's response is outstanding
+    output logic        p_done,          // that response is reported in this cycle
+    output logic        p_lost,          // with p_done: it faulted, the completion is lost
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
     // hca_eq_post
@@ -95,7 +108,12 @@ module hca_cq_post #(
   end
   assign eqp_req  = state == CQST_WAIT_EQE;
   assign eqp_kind = `EQP_POST_COMP;
-  assign dbg_act  = state != CQST_IDLE && !eqp_req;
+  logic posted;                      // CQST_WAIT_WRITE of a posted CQE: the caller went on
+  // the response ends pend in the cycle it is reported (d_w_done)
+  assign pend     = state_q == CQST_WAIT_WRITE && posted && !d_w_done;
+  assign p_done   = state_q == CQST_WAIT_WRITE && posted && d_w_done;
+  assign p_lost   = d_w_err;
+  assign dbg_act  = state != CQST_IDLE && !eqp_req && !(state == CQST_WAIT_WRITE && posted);
   assign dbg_st   = 8'(state);
 
   logic [31:0]  cq_n;                // the CQ of the job in progress
@@ -125,6 +143,18 @@ module hca_cq_post #(
     take_fire = e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && take_sol);
     take = ce && state == CQST_RESERVE && !e_cq_db_now && !bad && !full;
   end
+  // the CQE write starts in the CQST_RESERVE cycle that takes the slot
+  logic [255:0] w_cqe;
+  always_comb begin
+    w_cqe = cqe;
+    w_cqe[8*`HCA_CQE_OWNER_OFF +: 8] = {7'b0, ~e_cq_pi[{1'b0, lg}]};
+    w_cqe[8*`HCA_CQE_BYTE_LEN_OFF] = `HCA_BUG(cqe_field, w_cqe[8*`HCA_CQE_BYTE_LEN_OFF],
+                                              ~w_cqe[8*`HCA_CQE_BYTE_LEN_OFF]);
+  end
+  assign d_w_start = take;
+  assign d_w_len   = 16'(`HCA_CQE_SIZE);
+  assign d_w_addr  = e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
+  assign d_w_small = {256'b0, w_cqe};
   assign e_cq_inc    = take;
   assign e_cq_disarm = take && take_fire;
   assign e_cq_sol    = take && take_sol;
@@ -134,17 +164,17 @@ module hca_cq_post #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= CQST_IDLE; done_q <= 1'b0; lost <= 1'b0; cq_n <= '0; cq_eqn <= '0; cq_fire <= 1'b0;
+      posted <= 1'b0;
       cq_iova <= '0; eqp_eqn <= '0; eqp_eqe <= '0;
       e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
-      d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_small <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
-      state_q <= CQST_IDLE; done_q <= 1'b0;
-      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0; d_w_start <= 1'b0;
+      state_q <= CQST_IDLE; done_q <= 1'b0; posted <= 1'b0;
+      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
     end else if (ce) begin
       done_q <= 1'b0;
-      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0; d_w_start <= 1'b0;
+      e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
       state_q <= state;
       if (start || arm_start) cq_n <= cqn_now;
@@ -153,9 +183,7 @@ module hca_cq_post #(
         // CQST_RESERVE decides the event and reserves the slot in one step; a
         // CQ doorbell of this CQ taking effect in the same cycle makes it wait
         // a cycle (the doorbell is then first), later ones wait for it.
-        CQST_RESERVE: if (!e_cq_db_now) begin : reserve
-          logic [255:0] c;
-          logic [63:0]  a;
+        CQST_RESERVE: if (!e_cq_db_now) begin
           cq_eqn <= e_cqc_rdata[8*`HCA_CQC_EQN_OFF +: 32];
           if (bad) begin
             lost <= 1'b1;
@@ -167,24 +195,21 @@ module hca_cq_post #(
             lost <= 1'b1;
             done_q <= 1'b1; state_q <= CQST_IDLE;
           end else begin
-            c = cqe;
-            c[8*`HCA_CQE_OWNER_OFF +: 8] = {7'b0, ~e_cq_pi[{1'b0, lg}]};
-            c[8*`HCA_CQE_BYTE_LEN_OFF] = `HCA_BUG(cqe_field, c[8*`HCA_CQE_BYTE_LEN_OFF],
-                                                   ~c[8*`HCA_CQE_BYTE_LEN_OFF]);
-            a = e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
-            d_w_start <= 1'b1;
-            d_w_len   <= 16'(`HCA_CQE_SIZE);
-            d_w_addr  <= a;
-            cq_iova   <= a;
-            d_w_small <= {256'b0, c};
+            cq_iova   <= d_w_addr;             // the write starts now (d_w_start = take)
             // take: the slot is taken (pi + 1) and the event decided in this
             // cycle; a consumer index the driver rings after seeing the CQE is
             // never ahead of pi
             cq_fire   <= take_fire;
+            // posted: the caller goes on now (no event to post after the write)
+            posted    <= post && !take_fire;
+            if (post && !take_fire) begin
+              lost <= 1'b0; done_q <= 1'b1;
+            end
             state_q   <= CQST_WAIT_WRITE;
           end
         end
         CQST_WAIT_WRITE: if (d_w_done) begin
+          posted <= 1'b0;
           if (d_w_err) begin
             s_fault <= 1'b1; s_fault_iova <= cq_iova;
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
@@ -192,8 +217,10 @@ module hca_cq_post #(
             e_cq_dec <= 1'b1;
             s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_CQ_ERR); s_evt_elem <= cq_n;
             lost <= 1'b1;
-            done_q <= 1'b1; state_q <= CQST_IDLE;
-          end else begin
+            done_q <= !posted; state_q <= CQST_IDLE;
+          end else if (posted)
+            state_q <= CQST_IDLE;
+          else begin
             lost <= 1'b0;
             if (cq_fire) begin       // decided with the slot (CQST_RESERVE)
               eqp_eqn <= cq_eqn;

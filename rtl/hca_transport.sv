@@ -321,7 +321,7 @@ module hca_transport #(
   logic        cqa_req, cs_cqp_req, cr_cqp_req, fl_cqp_req, cqp_req, cqp_done, cqp_lost;
   logic [31:0] cqa_cqn, cs_cqp_cqn, cr_cqp_cqn, fl_cqp_cqn, cqp_cqn;
   logic [255:0] cs_cqp_cqe, cr_cqp_cqe, fl_cqp_cqe, cqp_cqe;
-  logic        cs_cqp_sol, cr_cqp_sol, fl_cqp_sol, cqp_sol;
+  logic        cs_cqp_sol, cr_cqp_sol, fl_cqp_sol, cqp_sol, cs_cqp_post, comp_cs_defer, cqp_pend, cqp_p_done, cqp_p_lost;
   logic        req_qe_req, rt_qe_req, fl_qe_req, comp_qe_req, resp_qe_req, cs_qe_req, cr_qe_req, crd_qe_req,
                ry_qe_req, qe_req, qe_done;
   logic        req_qe_has, rt_qe_has, fl_qe_has, comp_qe_has, resp_qe_has, cs_qe_has, cr_qe_has, crd_qe_has,
@@ -763,8 +763,8 @@ module hca_transport #(
       .tm_set(comp_tm_set), .tm_kind(comp_tm_kind),
       .ow_re(comp_ow_re), .ow_raddr(comp_ow_raddr), .ow_rdata(ow_rdata),
       .sc_req(comp_cs_req), .sc_ow(comp_cs_ow), .sc_status(comp_cs_status), .sc_verr(comp_cs_verr),
-      .sc_force(comp_cs_force), .sc_done(cs_done),
-      .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_done),
+      .sc_force(comp_cs_force), .sc_defer(comp_cs_defer), .sc_done(cs_done),
+      .cq_pend(cqp_pend), .cq_p_done(cqp_p_done), .cq_p_lost(cqp_p_lost), .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_done),
       .ry_req(comp_ry_req), .ry_kind(comp_ry_kind), .ry_psn(comp_ry_psn), .ry_code(comp_ry_code),
       .ry_done(ry_done), .rt_req(comp_rt_req), .rt_done(rt_done), .crd_req(crd_req), .crd_done(crd_done),
       .crd_progress(crd_progress));
@@ -825,11 +825,11 @@ module hca_transport #(
 
   hca_complete_send #(.LOG_MAX_QP(LOG_MAX_QP)) u_csend (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cs_req), .ow(cs_ow), .status(cs_status),
-      .verr(cs_verr), .force_cqe(cs_force), .done(cs_done), .dbg_act(cs_act), .dbg_st(cs_st),
+      .verr(cs_verr), .force_cqe(cs_force), .defer(comp_cs_defer), .done(cs_done), .dbg_act(cs_act), .dbg_st(cs_st),
       .qn(qn), .txs(txs), .qp_st(qp_st), .qp_flags(c_flags), .send_cqn(c_send_cqn),
       .txs_wm(cs_txs_wm), .txs_wv(cs_txs_wv), .s_busy_set(cs_busy_set),
       .cqp_req(cs_cqp_req), .cqp_cqn(cs_cqp_cqn), .cqp_cqe(cs_cqp_cqe), .cqp_sol(cs_cqp_sol),
-      .cqp_done(cqp_done), .cqp_lost(cqp_lost),
+      .cqp_post(cs_cqp_post), .cqp_done(cqp_done), .cqp_lost(cqp_lost),
       .qe_req(cs_qe_req), .qe_has(cs_qe_has), .qe_evt(cs_qe_evt), .qe_done(qe_done));
 
   hca_complete_recv #(.LOG_MAX_QP(LOG_MAX_QP)) u_crecv (
@@ -866,7 +866,8 @@ module hca_transport #(
 
   hca_cq_post #(.LOG_MAX_CQ(LOG_MAX_CQ)) u_cqp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cqp_req), .cqn(cqp_cqn), .cqe(cqp_cqe), .sol(cqp_sol),
-      .arm_req(cqa_req), .arm_cqn(cqa_cqn), .done(cqp_done), .lost(cqp_lost), .dbg_act(cqp_act), .dbg_st(cqp_st),
+      .post(cs_cqp_req & cs_cqp_post), .arm_req(cqa_req), .arm_cqn(cqa_cqn), .done(cqp_done), .lost(cqp_lost),
+      .pend(cqp_pend), .p_done(cqp_p_done), .p_lost(cqp_p_lost), .dbg_act(cqp_act), .dbg_st(cqp_st),
       .eqp_req(cqp_eqp_req), .eqp_kind(cqp_eqp_kind), .eqp_eqn(cqp_eqp_eqn), .eqp_eqe(cqp_eqp_eqe),
       .eqp_done(eqp_done),
       .e_cq_idx(e_cq_idx), .e_cq_valid(e_cq_valid), .e_cq_pi(e_cq_pi), .e_cq_ci(e_cq_ci), .e_cq_arm(e_cq_arm),

@@ -220,3 +220,7 @@ $(eval $(call rtl_ls_test,rtl_req_comp512,sim/rtl/tests/test_rtl_req_comp.c,--wi
 # sample's survivors) in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_comp_corners,sim/rtl/tests/test_rtl_comp_corners.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_comp_corners512,sim/rtl/tests/test_rtl_comp_corners.c,--width 512))
+# Posted CQE writes (docs/rtl.md "Posted CQE writes"): a CQE write that
+# faults while the next completion is on its way, in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_cqpost,sim/rtl/tests/test_rtl_cqpost.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_cqpost512,sim/rtl/tests/test_rtl_cqpost.c,--width 512))
