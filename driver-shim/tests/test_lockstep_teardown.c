@@ -32,6 +32,7 @@
 #define MSG 4096
 
 static int verbose;
+static unsigned int extra_steps;	/* --steps N: steps between the last delivery and the destroy */
 
 static int file_has(const char *path, const char *text)
 {
@@ -81,7 +82,7 @@ static void teardown_case(const char *what, const char *dut_opts, int expect_cle
 		 "mode = cooperative\n"
 		 "[hcasim0]\nip = 10.0.0.1\nwire = lan\n"
 		 "[hcasim1]\nip = 10.0.0.2\nwire = lan\nbackend = lockstep\n"
-		 "options = ref=model,dut=model-mutant,%s,quiet=1,report=%s\n",
+		 "options = ref=model,%s,quiet=1,report=%s\n",
 		 dut_opts, report);
 	CHECK(hcasim_shim_configure(cfg) == 0, "%s: configuration", what);
 	if (t_end_open(&a, 0, 2 * MSG, 16, NULL) || t_end_open(&b, 1, 2 * MSG, 16, NULL) ||
@@ -109,6 +110,8 @@ static void teardown_case(const char *what, const char *dut_opts, int expect_cle
 	swr.send_flags = IBV_SEND_SIGNALED;
 	CHECK(ibv_post_send(a.qp, &swr, &sbad) == 0, "%s: SEND posted", what);
 	CHECK(wait_delivered(delivered0 + MSG / 1024), "%s: the four packets reached hcasim1", what);
+	for (unsigned int k = 0; k < extra_steps; k++)
+		hcasim_shim_step();
 
 	/* Now: the reference has answered, the DUT is still `lag` cycles away. */
 	CHECK(ibv_destroy_qp(b.qp) == 0, "%s: receiver's QP destroyed", what);
@@ -135,11 +138,26 @@ static void teardown_case(const char *what, const char *dut_opts, int expect_cle
 
 int main(int argc, char **argv)
 {
+	const char *dut = "model-mutant";
+	char o[128];
+
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "-v") == 0)
 			verbose = 1;
-	teardown_case("DUT on time", "dut.lag=0", 1);
-	teardown_case("DUT 3000 cycles late", "dut.lag=3000", 1);
-	teardown_case("DUT 3000 cycles late, its ACK dropped", "dut.lag=3000,dut.bug=drop_ack,dut.at=1", 0);
+		else if (strcmp(argv[i], "--dut") == 0 && i + 1 < argc)
+			dut = argv[++i];
+		else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
+			extra_steps = (unsigned int)strtoul(argv[++i], NULL, 0);
+	if (strcmp(dut, "model-mutant") == 0) {
+		teardown_case("DUT on time", "dut=model-mutant,dut.lag=0", 1);
+		teardown_case("DUT 3000 cycles late", "dut=model-mutant,dut.lag=3000", 1);
+		teardown_case("DUT 3000 cycles late, its ACK dropped",
+			      "dut=model-mutant,dut.lag=3000,dut.bug=drop_ack,dut.at=1", 0);
+	} else {
+		snprintf(o, sizeof(o), "dut=%s", dut);
+		teardown_case(dut, o, 1);
+		snprintf(o, sizeof(o), "dut=%s,dut.bug=drop_ack", dut);
+		teardown_case("its ACK dropped", o, 0);
+	}
 	return check_done();
 }
