@@ -715,11 +715,11 @@ static void ls_advance(struct hca_engine *e, uint64_t cycles);
  * every transaction the reference has waiting, so that the write finds both
  * done with the work already given to them (docs/sim.md section 1, "Context
  * writes").  The untimed reference handled a received frame or a doorbell
- * at once; the DUT may still hold it in its queues, and a QP reset or
- * destroyed now would drop it there -- a legitimate outcome of its timing
- * that the reference can no longer take.  Stops when the DUT goes idle (the
- * idle check then reports what it never produced), on a divergence, or
- * after LS_CATCH_UP_MAX cycles.
+ * at once; the DUT may still hold it in its queues, and would drop it there
+ * if the write reset or destroyed its QP now -- a legitimate outcome of its
+ * timing that the reference can no longer take.  Stops when the DUT goes
+ * idle (the idle check then reports what it never produced), on a
+ * divergence, or after LS_CATCH_UP_MAX cycles.
  */
 static void catch_up(struct hca_engine *e)
 {
