@@ -36,6 +36,12 @@ $(eval $(call hca_test,shim_verbs_ex,driver-shim/tests/test_verbs_ex.c $(SHIM_TE
 LDLIBS_shim_verbs_ex := -lpthread
 $(eval $(call hca_test,shim_cm_api,driver-shim/tests/test_cm.c driver-shim/tests/test_cm_wire.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
 LDLIBS_shim_cm_api := -lpthread
+$(eval $(call hca_test,shim_lockstep_teardown,driver-shim/tests/test_lockstep_teardown.c $(SHIM_TEST_SRCS),$(SHIM_LINK)))
+LDLIBS_shim_lockstep_teardown := -lpthread
+# The same against the RTL (lockstep(model, rtl)): links libhcartl (rtl_linked.c pulls it in).
+$(eval $(call hca_test,shim_lockstep_teardown_rtl,driver-shim/tests/test_lockstep_teardown.c driver-shim/tests/rtl_linked.c $(SHIM_TEST_SRCS),hcashim hcadev hcafw hcalockstep hcartl hcamodel hcasim hcaroce))
+LDLIBS_shim_lockstep_teardown_rtl = -lpthread $(RTL_LDLIBS)
+TEST_ARGS_shim_lockstep_teardown_rtl := --dut rtl
 
 # ---- the preloadable shared library --------------------------------------------------
 # Every object of the shim and of the device it simulates, compiled again with

@@ -36,6 +36,8 @@
 /* Default bound on how late a DUT retransmission run may start after the
  * reference's (docs/sim.md section 2, "Retransmissions"): 2^20 cycles. */
 #define LS_RETX_LAG (1ull << 20)
+/* Most cycles a context write waits for the DUT to catch up (catch_up()). */
+#define LS_CATCH_UP_MAX (1ull << 20)
 
 struct lockstep {
 	struct lockstep *next;		/* live instances */
@@ -65,6 +67,9 @@ struct lockstep {
 	uint16_t cq_ci[LS_NUM_CQ], eq_ci[LS_NUM_EQ];
 	unsigned int nheld;
 	uint64_t arms_held;
+	/* context writes that waited for the DUT (catch_up()), and the cycles */
+	bool catching_up;
+	uint64_t ctx_waits, ctx_wait_cycles;
 	uint8_t *scratch;
 	size_t scratch_cap;
 	/* contexts written (for the final status comparison) */
@@ -703,10 +708,51 @@ static void note_ctx(struct lockstep *ls, uint32_t cmd)
 		ls->seen_srq[idx] = 1;
 }
 
+static void ls_advance(struct hca_engine *e, uint64_t cycles);
+
+/*
+ * Before a context write: clock both engines until the DUT has produced
+ * every transaction the reference has waiting, so that the write finds both
+ * done with the work already given to them (docs/sim.md section 1, "Context
+ * writes").  The untimed reference handled a received frame or a doorbell
+ * at once; the DUT may still hold it in its queues, and would drop it there
+ * if the write reset or destroyed its QP now -- a legitimate outcome of its
+ * timing that the reference can no longer take.  Stops when the DUT goes
+ * idle (the idle check then reports what it never produced), on a
+ * divergence, or after LS_CATCH_UP_MAX cycles.
+ */
+static void catch_up(struct hca_engine *e)
+{
+	struct lockstep *ls = to_ls(e);
+	uint64_t start = ls->dops->now(ls->dut), now = start;
+
+	if (ls->catching_up)
+		return;
+	ls->catching_up = true;
+	while (!ls->stopped && !sb_drained(ls->sb, SB_REF) && now - start < LS_CATCH_UP_MAX) {
+		uint64_t next = ls->dops->next_event(ls->dut), n;
+
+		if (next == UINT64_MAX)
+			break;
+		n = next > now ? next - now : 1;
+		if (n > LS_CATCH_UP_MAX - (now - start))
+			n = LS_CATCH_UP_MAX - (now - start);
+		ls_advance(e, n);
+		now = ls->dops->now(ls->dut);
+	}
+	if (now != start) {
+		ls->ctx_waits++;
+		ls->ctx_wait_cycles += now - start;
+	}
+	ls->catching_up = false;
+}
+
 static void ls_mgmt_write(struct hca_engine *e, uint32_t addr, uint32_t value)
 {
 	struct lockstep *ls = to_ls(e);
 
+	if (addr == HCA_MGMT_CTX_CMD && HCA_FIELD_GET(value, HCA_MGMT_CTX_CMD_OP) == HCA_CTX_OP_WRITE)
+		catch_up(e);
 	ref_touch(ls);
 	if (addr == HCA_MGMT_CTX_CMD) {
 		ls->last_ctx_cmd = value;
@@ -956,6 +1002,8 @@ int lockstep_get_stats(struct hca_engine *e, struct lockstep_stats *st)
 	st->reads_compared = sb_values_compared(ls->sb);
 	st->reads_skipped = ls->reads_skipped;
 	st->arms_held = ls->arms_held;
+	st->ctx_waits = ls->ctx_waits;
+	st->ctx_wait_cycles = ls->ctx_wait_cycles;
 	st->diverged = sb_failed(ls->sb);
 	return 0;
 }

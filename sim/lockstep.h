@@ -67,6 +67,8 @@ struct lockstep_stats {
 	uint64_t reads_compared;	/* register reads compared (exact or settled) */
 	uint64_t reads_skipped;		/* reads not compared (volatile while busy) */
 	uint64_t arms_held;		/* arm doorbells held until the DUT caught up on the ring (docs/sim.md) */
+	uint64_t ctx_waits;		/* context writes that first let the DUT catch up (docs/sim.md) */
+	uint64_t ctx_wait_cycles;	/* ... and the cycles they waited */
 	bool diverged;
 };
 /* 0, or -EINVAL when `e` is not a lockstep engine. */

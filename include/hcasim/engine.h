@@ -18,6 +18,11 @@
  * nothing), plus:
  *  - mgmt_read has no side effects; mgmt_write takes effect at once (context
  *    commands complete before mgmt_write returns), so firmware never polls.
+ *    One exception to the rules above: a context write to the "lockstep"
+ *    engine while its DUT is behind the reference first clocks both until
+ *    the DUT caught up (docs/sim.md section 1, "Context writes"), so time
+ *    moves and host callbacks come inside that mgmt_write; the firmware
+ *    makes it from inside the device's advance(), where both are allowed.
  *  - fw_irq() is the level of the firmware interrupt: HCA_MGMT_FW_EVENT != 0.
  */
 #ifndef HCASIM_ENGINE_H

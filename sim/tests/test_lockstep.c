@@ -12,7 +12,8 @@
  *    volatile registers were read while the engines differed;
  *  - each planted bug (sim/lockstep_mutant.h) on node 0: the first
  *    divergence names the right stream and field, the bug fired exactly
- *    once, and the DUT kept running to the end of the traffic.
+ *    once, and the DUT kept running to the end of the traffic;
+ *  - a QP reset while the DUT is behind waits for it ("Context writes").
  *
  *   test_lockstep [-v]   (-v prints every divergence report)
  */
@@ -361,6 +362,69 @@ static void interleaving(bool port_order)
 	tb_destroy(e.tb);
 }
 
+/*
+ * A QP reset while the DUT still holds frames the reference has answered
+ * (docs/sim.md section 1, "Context writes"): node 1's DUT is 3000 cycles
+ * late; a 4 KiB SEND (four packets) from node 0 has reached node 1 -- its
+ * reference has written the payload and the CQE and sent the ACK, its DUT
+ * has not started -- when node 1's QP is written to RESET.  The write first
+ * lets the DUT catch up: no divergence, the sender's SEND completes, the
+ * payload arrived.  With the DUT's ACK planted missing the same reset
+ * reports it (tx, RC_ACKNOWLEDGE).
+ */
+static void reset_while_behind(bool ack_dropped)
+{
+	struct env e;
+	char o0[128], o1[256];
+	const char *what = ack_dropped ? "QP reset while the DUT is behind, ACK dropped" : "QP reset while the DUT is behind";
+	struct tb_sge sge;
+	struct tb_send_wr wr;
+	struct hca_cqe c;
+	struct lockstep_stats st;
+	const struct sb_divergence *d;
+
+	memset(&e, 0, sizeof(e));
+	e.soft = ack_dropped;
+	snprintf(o0, sizeof(o0), "ref=model,dut=model-mutant,label=node0,quiet=%d", !verbose);
+	snprintf(o1, sizeof(o1), "ref=model,dut=model-mutant,label=node1,quiet=%d,dut.lag=3000%s", !verbose,
+		 ack_dropped ? ",dut.bug=drop_ack,dut.at=1" : "");
+	CHECK(env_setup(&e, o0, o1), "%s: setup", what);
+	if (!e.tb)
+		return;
+	tb_run(e.tb, WAIT);
+	pat(e.mr[0]->buf, 4096, 77);
+	memset(e.mr[1]->buf, 0, 4096);
+	sge = (struct tb_sge){ .addr = e.mr[1]->va, .len = 4096, .lkey = e.mr[1]->lkey };
+	tb_post_recv(e.qp[1], &sge, 1);
+	sge = (struct tb_sge){ .addr = e.mr[0]->va, .len = 4096, .lkey = e.mr[0]->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = HCA_WR_SEND;
+	wr.flags = HCA_SEND_SIGNALED;
+	wr.sge = &sge;
+	wr.num_sge = 1;
+	tb_post_send(e.qp[0], &wr);
+	tb_run_for(e.tb, 1000);	/* the wire's 250 cycles passed; the DUT's 3000 not */
+	lockstep_get_stats(e.n[1]->eng, &st);
+	CHECK(st.frames == 0 && !sb_drained(lockstep_scoreboard(e.n[1]->eng), SB_REF),
+	      "%s: before the reset, node 1's reference has answered and its DUT has not", what);
+	tb_qp_modify(e.qp[1], HCA_QPS_RESET, 0);
+	lockstep_get_stats(e.n[1]->eng, &st);
+	CHECK(st.ctx_waits == 1 && st.ctx_wait_cycles >= 2000, "%s: the reset waited for the DUT (%llu writes, %llu cycles)",
+	      what, (unsigned long long)st.ctx_waits, (unsigned long long)st.ctx_wait_cycles);
+	tb_run(e.tb, WAIT);
+	d = lockstep_divergence(e.n[1]->eng);
+	if (ack_dropped) {
+		CHECK(d && strcmp(d->stream, "tx") == 0 && strstr(d->report, "RC_ACKNOWLEDGE"),
+		      "%s: node 1 reports the ACK missing (%s)", what, d ? d->summary : "no divergence");
+	} else {
+		CHECK(d == NULL, "%s: no divergence (%s)", what, d ? d->summary : "");
+		CHECK(tb_cq_wait(e.scq[0], &c, WAIT) && c.status == HCA_WC_SUCCESS, "%s: the SEND completed", what);
+		CHECK(memcmp(e.mr[0]->buf, e.mr[1]->buf, 4096) == 0, "%s: the payload arrived", what);
+	}
+	CHECK(lockstep_divergence(e.n[0]->eng) == NULL, "%s: node 0 stays clean", what);
+	env_teardown(&e);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct bug_case bugs[] = {
@@ -391,5 +455,7 @@ int main(int argc, char **argv)
 		planted(&bugs[i]);
 	interleaving(false);
 	interleaving(true);
+	reset_while_behind(false);
+	reset_while_behind(true);
 	return check_done();
 }
