@@ -18,13 +18,10 @@ set -uo pipefail
 # the plan's runs are material of this check, not cases of their own
 unset HCASIM_RESULTS HCASIM_TB_THREADS
 cosim=$1 plan=${2:-sim/regress/sim.plan} out=${3:-build/sim/quiet}
-pass=0 fail=0
-ok() { if eval "$2"; then pass=$((pass + 1)); echo "ok: $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+. "$(dirname "$0")/check_lib.sh"
 
 rm -rf "$out"
 mkdir -p "$out/every" "$out/quiet"
-# the table rows: name, width, seed, messages, cycles, frames, dma-KiB, irqs, mismatch, result (no wall-s)
-table() { awk 'NF >= 11 && $2 ~ /^(64|512)$/ && $3 ~ /^[0-9]+$/ { NF = 10; print }' "$1"; }
 for mode in every quiet; do
 	q=1 th=2
 	[ "$mode" = every ] && q=0 th=1
@@ -54,9 +51,8 @@ read -r ce qe < "$out/every/clocked"
 read -r cq qq < "$out/quiet/clocked"
 ok "skipping skips (every cycle: $ce clocked; skipping: $cq clocked, $qq quiet cycles jumped)" \
 	'[ "$qe" = 0 ] && [ "$qq" -gt 0 ] && [ $((cq + qq)) = "$ce" ]'
-pe=$(awk '/^tb: .* steps in parallel/ { s += $2 } END { print s + 0 }' "$out/every/stdout")
-pq=$(awk '/^tb: .* steps in parallel/ { s += $2 } END { print s + 0 }' "$out/quiet/stdout")
+pe=$(par_steps "$out/every/stdout")
+pq=$(par_steps "$out/quiet/stdout")
 ok "the skipping run stepped in two threads (every cycle: $pe parallel steps; skipping: $pq)" \
 	'[ "$pe" = 0 ] && [ "$pq" -gt 0 ]'
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

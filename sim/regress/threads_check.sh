@@ -20,10 +20,7 @@
 set -uo pipefail
 unset HCASIM_RESULTS HCASIM_TB_THREADS
 cosim=$1 plan=${2:-sim/regress/sim.plan} out=${3:-build/sim/threads}
-pass=0 fail=0
-ok() { if eval "$2"; then pass=$((pass + 1)); echo "ok: $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
-# the table rows: name, width, seed, messages, cycles, frames, dma-KiB, irqs, mismatch, result (no wall-s)
-table() { awk 'NF >= 11 && $2 ~ /^(64|512)$/ && $3 ~ /^[0-9]+$/ { NF = 10; print }' "$1"; }
+. "$(dirname "$0")/check_lib.sh"
 # files of a directory tree that differ from the other tree's, or exist in one only
 differs() { diff -rq "$1" "$2" | wc -l; }
 
@@ -54,8 +51,7 @@ ok "frames handed to the wire identical ($np captures, $bytes bytes with cycle s
 	'[ "$np" -gt 0 ] && [ "$(differs "$a/pcap" "$b/pcap")" = 0 ]'
 nr=$(find "$a/sim" -type f | wc -l)
 ok "cosim's output files identical ($nr files)" '[ "$(differs "$a/sim" "$b/sim")" = 0 ]'
-p1=$(awk '/^tb: .* steps in parallel/ { s += $2 } END { print s + 0 }' "$a/stderr")
-p2=$(awk '/^tb: .* steps in parallel/ { s += $2 } END { print s + 0 }' "$b/stderr")
+p1=$(par_steps "$a/stderr")
+p2=$(par_steps "$b/stderr")
 ok "two threads stepped in parallel (threads 1: $p1 parallel steps, threads 2: $p2)" '[ "$p1" = 0 ] && [ "$p2" -gt 0 ]'
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary
