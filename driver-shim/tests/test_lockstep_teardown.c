@@ -25,6 +25,12 @@
  * cooperative mode the destroy's wait for the device (shim_device_quiesce)
  * lets the RTL finish first, so this variant passes with or without the
  * catch-up; it checks the RTL's side of the teardown and the planted bug.
+ * Then hcasim1 on the plain rtl backend, host memory at its default latency
+ * and slow (a payload write answered after 900 cycles): the destroy's wait
+ * must see a device waiting for host memory as busy, though the RTL skips
+ * those quiet cycles and reports the response's cycle as its next event
+ * (driver-shim/device.c dev_busy(); before, the wait ended there, the QP was
+ * reset before its ACK left and the SEND failed with RETRY_EXC_ERR).
  *
  *   shim_lockstep_teardown [-v] [--dut NAME]
  */
@@ -71,6 +77,7 @@ static int wait_delivered(uint64_t n)
 
 static void teardown_case(const char *what, const char *dut_opts, int expect_clean)
 {
+	int plain = strncmp(dut_opts, "plain:", 6) == 0;	/* hcasim1 on the rtl backend, no lockstep */
 	char cfg[1024], report[256];
 	struct t_end a, b;
 	struct ibv_sge sge;
@@ -83,12 +90,19 @@ static void teardown_case(const char *what, const char *dut_opts, int expect_cle
 	snprintf(report, sizeof(report), "%s/hcasim-teardown-%d.txt", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		 (int)getpid());
 	unlink(report);
-	snprintf(cfg, sizeof(cfg),
-		 "mode = cooperative\n"
-		 "[hcasim0]\nip = 10.0.0.1\nwire = lan\n"
-		 "[hcasim1]\nip = 10.0.0.2\nwire = lan\nbackend = lockstep\n"
-		 "options = ref=model,%s,quiet=1,report=%s\n",
-		 dut_opts, report);
+	if (plain)
+		snprintf(cfg, sizeof(cfg),
+			 "mode = cooperative\n"
+			 "[hcasim0]\nip = 10.0.0.1\nwire = lan\n"
+			 "[hcasim1]\nip = 10.0.0.2\nwire = lan\nbackend = rtl\noptions = %s\n",
+			 dut_opts + 6);
+	else
+		snprintf(cfg, sizeof(cfg),
+			 "mode = cooperative\n"
+			 "[hcasim0]\nip = 10.0.0.1\nwire = lan\n"
+			 "[hcasim1]\nip = 10.0.0.2\nwire = lan\nbackend = lockstep\n"
+			 "options = ref=model,%s,quiet=1,report=%s\n",
+			 dut_opts, report);
 	CHECK(hcasim_shim_configure(cfg) == 0, "%s: configuration", what);
 	if (t_end_open(&a, 0, 2 * MSG, 16, NULL) || t_end_open(&b, 1, 2 * MSG, 16, NULL) ||
 	    t_qp_create(&a, IBV_QPT_RC, NULL) || t_qp_create(&b, IBV_QPT_RC, NULL) || t_connect(&a, &b)) {
@@ -159,6 +173,8 @@ int main(int argc, char **argv)
 		teardown_case(dut, o, 1);
 		snprintf(o, sizeof(o), "dut=%s,dut.bug=drop_ack", dut);
 		teardown_case("its ACK dropped", o, 0);
+		teardown_case("plain rtl", "plain:", 1);
+		teardown_case("plain rtl, slow host memory", "plain:wr_lat=900,rd_lat=300", 1);
 	}
 	return check_done();
 }
