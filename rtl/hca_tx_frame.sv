@@ -122,9 +122,18 @@ module hca_tx_frame #(
         comp[8*i +: 8] = 8'h00;
     end
   end
-  // the CRC of the beat emitted now: the compose stage's, or the header beat's
-  hca_icrc_beat #(.DATA_W(DATA_W)) u_icrc (.crc_in(hb ? 32'h0 : crc_q), .data(hb ? hdr[DATA_W-1:0] : comp),
-                                           .beat_off(hb ? 16'd0 : boff), .crc_end(hb ? n_crc_end : crc_end),
+  // the CRC of the beat emitted now: the compose stage's, or the header
+  // beat's.  Selected by registered state only (`hsel`, the compose stage
+  // empty), not by `hb`: hb holds this cycle's tready, and a CRC that depends
+  // on a top-level input is evaluated in Verilator's input region, on every
+  // eval() (docs/sim.md 9.1).  The values the flops take are the same: crc_n
+  // is used by an emit (adv2, so s1_v: hsel low, hb low) or by a go with the
+  // header beat (hb, so !s1_v: hsel high); with the stage empty and no hb
+  // nothing takes it.
+  logic hsel;
+  assign hsel = !s1_v;
+  hca_icrc_beat #(.DATA_W(DATA_W)) u_icrc (.crc_in(hsel ? 32'h0 : crc_q), .data(hsel ? hdr[DATA_W-1:0] : comp),
+                                           .beat_off(hsel ? 16'd0 : boff), .crc_end(hsel ? n_crc_end : crc_end),
                                            .crc_out(crc_n));
   assign icrc_n = ~crc_n;
   always_comb begin : insert

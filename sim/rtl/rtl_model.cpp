@@ -82,7 +82,31 @@ void mut_report()
 }
 #endif
 
-// Byte-lane copies between C arrays and Verilator port types.
+// Byte-lane copies between C arrays and Verilator port types.  Byte i of a
+// port is bits [8i+7:8i]: in a QData or a VlWide's 32-bit words (word 0
+// first) on a little-endian host that is byte i in memory, so the copy is
+// one memcpy (a 512-bit port: 64 byte shifts and stores otherwise, about 2 %
+// of the CPU at DATA_W 512 in sample(); docs/sim.md 9.1).
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static_assert(sizeof(EData) == 4 && sizeof(QData) == 8, "Verilator word sizes");
+inline void put(QData &d, const uint8_t *b)
+{
+	std::memcpy(&d, b, sizeof d);
+}
+template <std::size_t N> inline void put(VlWide<N> &d, const uint8_t *b)
+{
+	static_assert(sizeof(VlWide<N>) == 4 * N, "VlWide is its words");
+	std::memcpy(d.data(), b, 4 * N);
+}
+inline void get(const QData &d, uint8_t *b)
+{
+	std::memcpy(b, &d, sizeof d);
+}
+template <std::size_t N> inline void get(const VlWide<N> &d, uint8_t *b)
+{
+	std::memcpy(b, d.data(), 4 * N);
+}
+#else
 inline void put(QData &d, const uint8_t *b)
 {
 	d = 0;
@@ -103,6 +127,7 @@ template <std::size_t N> inline void get(const VlWide<N> &d, uint8_t *b)
 	for (std::size_t w = 0; w < N; w++)
 		for (int k = 0; k < 4; k++) b[4 * w + k] = (uint8_t)(d[w] >> (8 * k));
 }
+#endif
 
 void drive(Top *t, const rtl_io *io)
 {
