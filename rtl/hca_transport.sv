@@ -3,14 +3,18 @@
 // The transport: the jobs of the packet engine wired together (docs/rtl.md
 // "The transport").  No state of its own: it instantiates the jobs, the
 // parser of the held receive frame, the QPC field view and the outstanding
-// send-WQE table, and merges the jobs' outputs towards hca_ctx, hca_regs
-// and the datapath.
+// send-WQE table; hca_job_merge merges the jobs' outputs towards hca_ctx,
+// hca_regs and the datapath, and one hca_call_arb per shared callee grants
+// it to one caller at a time.
 //
 // One work item at a time (hca_dispatch grants it); within an item the jobs
 // call each other with level requests held until `done` (docs/rtl.md
 // "Handshakes"), so at most one job works in any cycle and every merged
-// output below is one-hot: strobes and write masks are OR-ed, their data
-// AND-OR-ed by the strobe (or by the request, for a callee's arguments).
+// output is one-hot: strobes and write masks are OR-ed, their data AND-OR-ed
+// by the strobe.  A shared callee's caller is picked by grant (hca_call_arb:
+// the request, in the same cycle, while one caller asks at a time), its
+// `done` returned to that caller only: the step towards two work items at
+// once (docs/rtl.md "What limits it").
 //
 //   hca_dispatch ---> hca_eq_post (injected EQE, re-arm irq), hca_cq_post (arm COMP EQE)
 //        |        \-> hca_recv --> hca_resp --> hca_ack_send, hca_scatter, hca_complete_recv,
@@ -436,64 +440,9 @@ module hca_transport #(
   logic [`TXS_W-1:0] txs_wm, txs_wv;
   logic [`RXS_W-1:0] rxs_wm, rxs_wv;
   logic [2:0]  st_wm, st_wv;
-  assign qn_wm  = recv_qn_wm;
-  assign qn_wv  = recv_qn_wv;
-  assign txs_wm = req_txs_wm | comp_txs_wm | rt_txs_wm | cs_txs_wm | fl_txs_wm | qe_txs_wm | crd_txs_wm | ry_txs_wm |
-                  tmr_txs_wm;
-  assign txs_wv = req_txs_wv | comp_txs_wv | rt_txs_wv | cs_txs_wv | fl_txs_wv | qe_txs_wv | crd_txs_wv | ry_txs_wv |
-                  tmr_txs_wv;
-  assign rxs_wm = recv_rxs_wm | resp_rxs_wm | scat_rxs_wm | cr_rxs_wm | fl_rxs_wm | rda_rxs_wm;
-  assign rxs_wv = recv_rxs_wv | resp_rxs_wv | scat_rxs_wv | cr_rxs_wv | fl_rxs_wv | rda_rxs_wv;
-  assign st_wm  = rt_st_wm | qe_st_wm;
-  assign st_wv  = rt_st_wv | qe_st_wv;
+  // every merge's inputs and outputs are the same-named nets here (.*)
+  hca_job_merge #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS), .RXA(RXA)) u_merge (.*);
 
-  // callee arguments, selected by the (one-hot) requests
-  assign eqp_req  = disp_eqp_req | cqp_eqp_req;
-  assign eqp_kind = (disp_eqp_req ? disp_eqp_kind : 2'd0) | (cqp_eqp_req ? cqp_eqp_kind : 2'd0);
-  assign eqp_eqn  = (disp_eqp_req ? disp_eqp_eqn : 32'd0) | (cqp_eqp_req ? cqp_eqp_eqn : 32'd0);
-  assign eqp_eqe  = (disp_eqp_req ? disp_eqp_eqe : 80'd0) | (cqp_eqp_req ? cqp_eqp_eqe : 80'd0);
-  assign cqp_req  = cs_cqp_req | cr_cqp_req | fl_cqp_req;
-  assign cqp_cqn  = (cs_cqp_req ? cs_cqp_cqn : 32'd0) | (cr_cqp_req ? cr_cqp_cqn : 32'd0) |
-                    (fl_cqp_req ? fl_cqp_cqn : 32'd0);
-  assign cqp_cqe  = (cs_cqp_req ? cs_cqp_cqe : 256'd0) | (cr_cqp_req ? cr_cqp_cqe : 256'd0) |
-                    (fl_cqp_req ? fl_cqp_cqe : 256'd0);
-  assign cqp_sol  = (cs_cqp_req & cs_cqp_sol) | (cr_cqp_req & cr_cqp_sol) | (fl_cqp_req & fl_cqp_sol);
-  assign qe_req   = req_qe_req | rt_qe_req | fl_qe_req | comp_qe_req | resp_qe_req | cs_qe_req | cr_qe_req |
-                    crd_qe_req | ry_qe_req;
-  assign qe_has   = (req_qe_req & req_qe_has) | (rt_qe_req & rt_qe_has) | (fl_qe_req & fl_qe_has) |
-                    (comp_qe_req & comp_qe_has) | (resp_qe_req & resp_qe_has) | (cs_qe_req & cs_qe_has) |
-                    (cr_qe_req & cr_qe_has) | (crd_qe_req & crd_qe_has) | (ry_qe_req & ry_qe_has);
-  assign qe_evt   = (req_qe_req ? req_qe_evt : 8'd0) | (rt_qe_req ? rt_qe_evt : 8'd0) |
-                    (fl_qe_req ? fl_qe_evt : 8'd0) | (comp_qe_req ? comp_qe_evt : 8'd0) |
-                    (resp_qe_req ? resp_qe_evt : 8'd0) | (cs_qe_req ? cs_qe_evt : 8'd0) |
-                    (cr_qe_req ? cr_qe_evt : 8'd0) | (crd_qe_req ? crd_qe_evt : 8'd0) | (ry_qe_req ? ry_qe_evt : 8'd0);
-  assign mr_req   = req_mr_req | resp_mr_req | scat_mr_req | rda_mr_req | crd_mr_req;
-  assign mr_key   = (req_mr_req ? req_mr_key : 32'd0) | (resp_mr_req ? resp_mr_key : 32'd0) |
-                    (scat_mr_req ? scat_mr_key : 32'd0) | (rda_mr_req ? rda_mr_key : 32'd0) |
-                    (crd_mr_req ? crd_mr_key : 32'd0);
-  assign mr_pdn   = (req_mr_req ? req_mr_pdn : 32'd0) | (resp_mr_req ? resp_mr_pdn : 32'd0) |
-                    (scat_mr_req ? scat_mr_pdn : 32'd0) | (rda_mr_req ? rda_mr_pdn : 32'd0) |
-                    (crd_mr_req ? crd_mr_pdn : 32'd0);
-  assign mr_acc   = (req_mr_req ? req_mr_acc : 16'd0) | (resp_mr_req ? resp_mr_acc : 16'd0) |
-                    (scat_mr_req ? scat_mr_acc : 16'd0) | (rda_mr_req ? rda_mr_acc : 16'd0) |
-                    (crd_mr_req ? crd_mr_acc : 16'd0);
-  assign mr_va    = (req_mr_req ? req_mr_va : 64'd0) | (resp_mr_req ? resp_mr_va : 64'd0) |
-                    (scat_mr_req ? scat_mr_va : 64'd0) | (rda_mr_req ? rda_mr_va : 64'd0) |
-                    (crd_mr_req ? crd_mr_va : 64'd0);
-  assign mr_len   = (req_mr_req ? req_mr_len : 64'd0) | (resp_mr_req ? resp_mr_len : 64'd0) |
-                    (scat_mr_req ? scat_mr_len : 64'd0) | (rda_mr_req ? rda_mr_len : 64'd0) |
-                    (crd_mr_req ? crd_mr_len : 64'd0);
-  assign cs_req    = req_cs_req | rt_cs_req | comp_cs_req | crd_cs_req | ry_cs_req;
-  assign cs_ow     = (req_cs_req ? req_cs_ow : '0) | (rt_cs_req ? rt_cs_ow : '0) | (comp_cs_req ? comp_cs_ow : '0) |
-                     (crd_cs_req ? crd_cs_ow : '0) | (ry_cs_req ? ry_cs_ow : '0);
-  assign cs_status = (req_cs_req ? req_cs_status : 5'd0) | (rt_cs_req ? rt_cs_status : 5'd0) |
-                     (comp_cs_req ? comp_cs_status : 5'd0) | (crd_cs_req ? crd_cs_status : 5'd0) |
-                     (ry_cs_req ? ry_cs_status : 5'd0);
-  assign cs_verr   = (req_cs_req ? req_cs_verr : 8'd0) | (rt_cs_req ? rt_cs_verr : 8'd0) |
-                     (comp_cs_req ? comp_cs_verr : 8'd0) | (crd_cs_req ? crd_cs_verr : 8'd0) |
-                     (ry_cs_req ? ry_cs_verr : 8'd0);
-  assign cs_force  = (req_cs_req & req_cs_force) | (rt_cs_req & rt_cs_force) | (comp_cs_req & comp_cs_force) |
-                     (crd_cs_req & crd_cs_force) | (ry_cs_req & ry_cs_force);
   // the response sender: hca_resp's ACK/NAK or hca_read_atomic's READ responses / atomic ACKs
   assign ack_req      = resp_ack_req | rda_ak_req;
   assign ack_opcode   = rda_ak_req ? rda_ak_opcode : 8'(`HCA_BTH_OP_RC_ACKNOWLEDGE);
@@ -503,80 +452,57 @@ module hca_transport #(
   assign ack_orig     = rda_ak_req ? rda_ak_orig : 64'h0;
   assign ack_pay_iova = rda_ak_req ? rda_ak_pay_iova : 64'h0;
   assign ack_pay_len  = rda_ak_req ? rda_ak_pay_len : 16'h0;
-  assign rt_req    = req_rt_req | comp_rt_req;
-  assign ry_req    = comp_ry_req | tmr_ry_req;
-  assign ry_kind   = comp_ry_req ? comp_ry_kind : `RETRY_TIMEOUT;
-  assign ry_psn    = (comp_ry_req ? comp_ry_psn : 24'd0) | (tmr_ry_req ? tmr_ry_psn : 24'd0);
-  assign ry_code   = comp_ry_req ? comp_ry_code : 5'd0;
-  // timer arming (one job at a time): hca_timers
-  assign tm_set    = req_tm_set | comp_tm_set | ry_tm_set | tmr_tm_set;
-  assign tm_kind   = (req_tm_set ? req_tm_kind : 2'd0) | (comp_tm_set ? comp_tm_kind : 2'd0) |
-                     (ry_tm_set ? ry_tm_kind : 2'd0) | (tmr_tm_set ? tmr_tm_kind : 2'd0);
-
-  // hca_ctx and hca_regs strobes, selected by the strobe
-  assign e_busy_set     = req_busy_set | recv_busy_set | comp_busy_set | rt_busy_set | cs_busy_set | qe_busy_set |
-                          ry_busy_set | tmr_busy_set;
-  assign e_qp_set_state = rt_qp_set | qe_qp_set | ry_qp_set;
-  assign e_qp_state_val = (rt_qp_set ? rt_qp_val : 3'd0) | (qe_qp_set ? qe_qp_val : 3'd0) |
-                          (ry_qp_set ? ry_qp_val : 3'd0);
-  assign e_evt_valid = req_evt | recv_evt | scat_evt | cqp_evt | qe_evt_v;
-  assign e_evt_type  = (req_evt ? req_evt_type : 8'd0) | (recv_evt ? recv_evt_type : 8'd0) |
-                       (scat_evt ? scat_evt_type : 8'd0) | (cqp_evt ? cqp_evt_type : 8'd0) |
-                       (qe_evt_v ? qe_evt_type : 8'd0);
-  assign e_evt_elem  = (req_evt ? req_evt_elem : 32'd0) | (recv_evt ? recv_evt_elem : 32'd0) |
-                       (scat_evt ? scat_evt_elem : 32'd0) | (cqp_evt ? cqp_evt_elem : 32'd0) |
-                       (qe_evt_v ? qe_evt_elem : 32'd0);
-  assign s_stat   = req_stat | recv_stat | resp_stat | scat_stat | cqp_stat | eqp_stat | ack_stat | rda_stat | crd_stat |
-                    ry_stat;
-  // frames transmitted are counted when the framer accepts them
-  assign stat_inc = s_stat | (stat_tx_frame ? (SW'(1) << `HCA_STAT_TX_FRAMES) : '0);
-  assign f_valid  = req_fault | resp_fault | scat_fault | cqp_fault | eqp_fault | rda_fault | crd_fault;
-  assign f_client = (req_fault ? req_fault_client : 8'd0) | (resp_fault ? resp_fault_client : 8'd0) |
-                    (scat_fault ? scat_fault_client : 8'd0) | (cqp_fault ? cqp_fault_client : 8'd0) |
-                    (eqp_fault ? eqp_fault_client : 8'd0) | (rda_fault ? rda_fault_client : 8'd0) |
-                    (crd_fault ? crd_fault_client : 8'd0);
-  assign f_write  = (req_fault & req_fault_wr) | (resp_fault & resp_fault_wr) | (scat_fault & scat_fault_wr) |
-                    (cqp_fault & cqp_fault_wr) | (eqp_fault & eqp_fault_wr) | (rda_fault & rda_fault_wr) |
-                    (crd_fault & crd_fault_wr);
-  assign f_iova   = (req_fault ? req_fault_iova : 64'd0) | (resp_fault ? resp_fault_iova : 64'd0) |
-                    (scat_fault ? scat_fault_iova : 64'd0) | (cqp_fault ? cqp_fault_iova : 64'd0) |
-                    (eqp_fault ? eqp_fault_iova : 64'd0) | (rda_fault ? rda_fault_iova : 64'd0) |
-                    (crd_fault ? crd_fault_iova : 64'd0);
-  assign x_fire    = eqp_fire;
-  assign x_deliver = disp_deliver;
-  assign x_vec     = (eqp_fire ? eqp_vec : 5'd0) | (disp_deliver ? disp_vec : 5'd0);
-
-  // datapath commands, selected by the start strobe
-  assign d_f_start = req_f_start | scat_f_start | rda_f_start | crd_f_start;
-  assign d_f_sel   = scat_f_start ? `FSEL_RECV : rda_f_start ? `FSEL_WORD : crd_f_start ? `FSEL_READ : `FSEL_SEND;
-  assign d_f_addr  = (req_f_start ? req_f_addr : 64'd0) | (scat_f_start ? scat_f_addr : 64'd0) |
-                     (rda_f_start ? rda_f_addr : 64'd0) | (crd_f_start ? crd_f_addr : 64'd0);
-  assign d_f_len   = (req_f_start ? req_f_len : 16'd0) | (scat_f_start ? scat_f_len : 16'd0) |
-                     (rda_f_start ? rda_f_len : 16'd0) | (crd_f_start ? crd_f_len : 16'd0);
-  assign d_w_start = resp_w_start | scat_w_start | cqp_w_start | eqp_w_start | rda_w_start | crd_w_start;
-  assign d_w_addr  = (resp_w_start ? resp_w_addr : 64'd0) | (scat_w_start ? scat_w_addr : 64'd0) |
-                     (cqp_w_start ? cqp_w_addr : 64'd0) | (eqp_w_start ? eqp_w_addr : 64'd0) |
-                     (rda_w_start ? rda_w_addr : 64'd0) | (crd_w_start ? crd_w_addr : 64'd0);
-  assign d_w_len   = (resp_w_start ? resp_w_len : 16'd0) | (scat_w_start ? scat_w_len : 16'd0) |
-                     (cqp_w_start ? cqp_w_len : 16'd0) | (eqp_w_start ? eqp_w_len : 16'd0) |
-                     (rda_w_start ? rda_w_len : 16'd0) | (crd_w_start ? crd_w_len : 16'd0);
-  assign d_w_rxbuf = resp_w_start | (scat_w_start & scat_w_rxbuf) | (crd_w_start & crd_w_rxbuf);  // else d_w_small
-  assign d_w_off   = (resp_w_start ? resp_w_off : '0) | (scat_w_start ? scat_w_off : '0) |
-                     (crd_w_start ? crd_w_off : '0);
-  assign d_w_small = (scat_w_start ? scat_w_small : 512'd0) | (cqp_w_start ? cqp_w_small : 512'd0) |
-                     (eqp_w_start ? eqp_w_small : 512'd0) | (rda_w_start ? rda_w_small : 512'd0) |
-                     (crd_w_start ? crd_w_small : 512'd0);
-  assign ow_re    = req_ow_re | rt_ow_re | comp_ow_re | crd_ow_re | ry_ow_re | tmr_ow_re;
-  assign ow_raddr = (req_ow_re ? req_ow_raddr : '0) | (rt_ow_re ? rt_ow_raddr : '0) |
-                    (comp_ow_re ? comp_ow_raddr : '0) | (crd_ow_re ? crd_ow_raddr : '0) |
-                    (ry_ow_re ? ry_ow_raddr : '0) | (tmr_ow_re ? tmr_ow_raddr : '0);
-  // payload reads: the requester's gather pieces, or a READ response's payload
-  assign d_g_push  = req_g_push | ack_g_push;
-  assign d_g_close = req_g_close | ack_g_close;
-  assign d_g_iova  = (req_g_push ? req_g_iova : 64'd0) | (ack_g_push ? ack_g_iova : 64'd0);
-  assign d_g_len   = (req_g_push ? req_g_len : 16'd0) | (ack_g_push ? ack_g_len : 16'd0);
-  assign d_g_dst   = (req_g_push ? req_g_dst : 16'd0) | (ack_g_push ? ack_g_dst : 16'd0);
-  assign d_g_idx   = req_g_push ? req_g_idx : 5'd0;
+  // shared callees, granted to one caller at a time (hca_call_arb): the
+  // callee sees the granted caller's request and arguments, `done` goes back
+  // to that caller only (*_dn, in the callers' order below)
+  logic [1:0] eqp_dn, rt_dn, ry_dn;
+  logic [2:0] cqp_dn;
+  logic [4:0] mr_dn, cs_dn;
+  logic [8:0] qe_dn;
+  logic       cqp_post;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [1:0] eqp_gnt, rt_gnt, ry_gnt;
+  logic [2:0] cqp_gnt;
+  logic [4:0] mr_gnt, cs_gnt;
+  logic [8:0] qe_gnt;
+  logic       rt_arg;
+  /* verilator lint_on UNUSEDSIGNAL */
+  hca_call_arb #(.N(2), .W(2 + 32 + 80)) u_eqp_arb (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({cqp_eqp_req, disp_eqp_req}),
+      .arg({cqp_eqp_kind, cqp_eqp_eqn, cqp_eqp_eqe, disp_eqp_kind, disp_eqp_eqn, disp_eqp_eqe}), .done(eqp_done),
+      .c_req(eqp_req), .c_arg({eqp_kind, eqp_eqn, eqp_eqe}), .gnt(eqp_gnt), .c_done(eqp_dn));
+  hca_call_arb #(.N(3), .W(32 + 256 + 2)) u_cqp_arb (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({fl_cqp_req, cr_cqp_req, cs_cqp_req}),
+      .arg({fl_cqp_cqn, fl_cqp_cqe, fl_cqp_sol, 1'b0, cr_cqp_cqn, cr_cqp_cqe, cr_cqp_sol, 1'b0,
+            cs_cqp_cqn, cs_cqp_cqe, cs_cqp_sol, cs_cqp_post}), .done(cqp_done),
+      .c_req(cqp_req), .c_arg({cqp_cqn, cqp_cqe, cqp_sol, cqp_post}), .gnt(cqp_gnt), .c_done(cqp_dn));
+  hca_call_arb #(.N(9), .W(9)) u_qe_arb (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
+      .req({ry_qe_req, crd_qe_req, cr_qe_req, cs_qe_req, resp_qe_req, comp_qe_req, fl_qe_req, rt_qe_req, req_qe_req}),
+      .arg({ry_qe_has, ry_qe_evt, crd_qe_has, crd_qe_evt, cr_qe_has, cr_qe_evt, cs_qe_has, cs_qe_evt,
+            resp_qe_has, resp_qe_evt, comp_qe_has, comp_qe_evt, fl_qe_has, fl_qe_evt, rt_qe_has, rt_qe_evt,
+            req_qe_has, req_qe_evt}), .done(qe_done),
+      .c_req(qe_req), .c_arg({qe_has, qe_evt}), .gnt(qe_gnt), .c_done(qe_dn));
+  hca_call_arb #(.N(5), .W(32 + 32 + 16 + 64 + 64)) u_mr_arb (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({crd_mr_req, rda_mr_req, scat_mr_req, resp_mr_req, req_mr_req}),
+      .arg({crd_mr_key, crd_mr_pdn, crd_mr_acc, crd_mr_va, crd_mr_len, rda_mr_key, rda_mr_pdn, rda_mr_acc, rda_mr_va,
+            rda_mr_len, scat_mr_key, scat_mr_pdn, scat_mr_acc, scat_mr_va, scat_mr_len, resp_mr_key, resp_mr_pdn,
+            resp_mr_acc, resp_mr_va, resp_mr_len, req_mr_key, req_mr_pdn, req_mr_acc, req_mr_va, req_mr_len}),
+      .done(mr_done), .c_req(mr_req), .c_arg({mr_key, mr_pdn, mr_acc, mr_va, mr_len}), .gnt(mr_gnt), .c_done(mr_dn));
+  hca_call_arb #(.N(5), .W(`OW_W + 5 + 8 + 1)) u_cs_arb (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({ry_cs_req, crd_cs_req, comp_cs_req, rt_cs_req, req_cs_req}),
+      .arg({ry_cs_ow, ry_cs_status, ry_cs_verr, ry_cs_force, crd_cs_ow, crd_cs_status, crd_cs_verr, crd_cs_force,
+            comp_cs_ow, comp_cs_status, comp_cs_verr, comp_cs_force, rt_cs_ow, rt_cs_status, rt_cs_verr, rt_cs_force,
+            req_cs_ow, req_cs_status, req_cs_verr, req_cs_force}), .done(cs_done),
+      .c_req(cs_req), .c_arg({cs_ow, cs_status, cs_verr, cs_force}), .gnt(cs_gnt), .c_done(cs_dn));
+  hca_call_arb #(.N(2), .W(1)) u_rt_arb (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({comp_rt_req, req_rt_req}), .arg(2'b00), .done(rt_done),
+      .c_req(rt_req), .c_arg(rt_arg), .gnt(rt_gnt), .c_done(rt_dn));
+  // the timer's retry is a timeout (RETRY_TIMEOUT is 0, as when idle)
+  hca_call_arb #(.N(2), .W(2 + 24 + 5)) u_ry_arb (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({tmr_ry_req, comp_ry_req}),
+      .arg({2'(`RETRY_TIMEOUT), tmr_ry_psn, 5'd0, comp_ry_kind, comp_ry_psn, comp_ry_code}), .done(ry_done),
+      .c_req(ry_req), .c_arg({ry_kind, ry_psn, ry_code}), .gnt(ry_gnt), .c_done(ry_dn));
 
   // harness view: registered strobes still to take effect, the working job
   logic strobes;
@@ -612,7 +538,7 @@ module hca_transport #(
       .cq_fire_pending(cq_fire_pending), .e_cq_fp_clr(e_cq_fp_clr), .eq_fire_pending(eq_fire_pending),
       .x_masked(x_masked), .x_pba(x_pba), .x_deliver(disp_deliver), .x_deliver_vec(disp_vec),
       .eqp_req(disp_eqp_req), .eqp_kind(disp_eqp_kind), .eqp_eqn(disp_eqp_eqn), .eqp_eqe(disp_eqp_eqe),
-      .eqp_done(eqp_done), .cqa_req(cqa_req), .cqa_cqn(cqa_cqn), .cqp_done(cqp_done),
+      .eqp_done(eqp_dn[0]), .cqa_req(cqa_req), .cqa_cqn(cqa_cqn), .cqp_done(cqp_done),
       .frame_valid(frame_valid), .rx_chk_req(rx_chk_req), .rx_chk_done(rx_chk_done), .rx_chk_accept(rx_chk_accept),
       .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
       .rx_end(rx_end), .tmr_req(tmr_req), .tmr_done(tmr_done),
@@ -657,12 +583,12 @@ module hca_transport #(
       .h_psn(h_psn), .h_dqpn(h_dqpn), .h_pay_len(h_pay_len), .h_dmac(h_dmac), .h_smac(h_smac),
       .h_tclass(h_tclass), .h_hop(h_hop), .h_sip(h_sip), .h_dip(h_dip), .h_sport(h_sport), .h_va(h_va),
       .h_rkey(h_rkey), .h_rlen(h_rlen), .h_imm(h_imm), .h_qkey(h_qkey), .h_deth_sqp(h_deth_sqp),
-      .h_swap_add(h_swap_add), .h_compare(h_compare), .fl_req(fl_req), .fl_done(fl_done), .fl_did(fl_did), .rt_req(req_rt_req), .rt_done(rt_done), .rt_hit(rt_hit),
+      .h_swap_add(h_swap_add), .h_compare(h_compare), .fl_req(fl_req), .fl_done(fl_done), .fl_did(fl_did), .rt_req(req_rt_req), .rt_done(rt_dn[0]), .rt_hit(rt_hit),
       .mr_req(req_mr_req), .mr_key(req_mr_key), .mr_pdn(req_mr_pdn), .mr_acc(req_mr_acc), .mr_va(req_mr_va),
-      .mr_len(req_mr_len), .mr_done(mr_done), .mr_verr(mr_verr), .mr_iova(mr_iova),
-      .qe_req(req_qe_req), .qe_has(req_qe_has), .qe_evt(req_qe_evt), .qe_done(qe_done),
+      .mr_len(req_mr_len), .mr_done(mr_dn[0]), .mr_verr(mr_verr), .mr_iova(mr_iova),
+      .qe_req(req_qe_req), .qe_has(req_qe_has), .qe_evt(req_qe_evt), .qe_done(qe_dn[0]),
       .sc_req(req_cs_req), .sc_ow(req_cs_ow), .sc_status(req_cs_status), .sc_verr(req_cs_verr),
-      .sc_force(req_cs_force), .sc_done(cs_done));
+      .sc_force(req_cs_force), .sc_done(cs_dn[0]));
 
   hca_tx_hdr #(.HDR_MAX(HDR_MAX)) u_txh (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
@@ -704,7 +630,7 @@ module hca_transport #(
       .ak_orig(rda_ak_orig), .ak_pay_iova(rda_ak_pay_iova), .ak_pay_len(rda_ak_pay_len), .ak_done(ack_done),
       .ak_pay_fault(ack_pay_fault),
       .mr_req(rda_mr_req), .mr_key(rda_mr_key), .mr_pdn(rda_mr_pdn), .mr_acc(rda_mr_acc), .mr_va(rda_mr_va),
-      .mr_len(rda_mr_len), .mr_done(mr_done), .mr_verr(mr_verr), .mr_iova(mr_iova),
+      .mr_len(rda_mr_len), .mr_done(mr_dn[3]), .mr_verr(mr_verr), .mr_iova(mr_iova),
       .d_f_start(rda_f_start), .d_f_addr(rda_f_addr), .d_f_len(rda_f_len), .d_f_done(d_f_done), .d_f_err(d_f_err),
       .f_word(d_f_word),
       .d_w_start(rda_w_start), .d_w_addr(rda_w_addr), .d_w_len(rda_w_len), .d_w_small(rda_w_small),
@@ -725,10 +651,10 @@ module hca_transport #(
       .tk_req(tk_req), .sc_req(sc_req), .sc_off(sc_off), .sc_n(sc_n), .sc_src(sc_src), .sc_grh(sc_grh),
       .scat_done(scat_done), .rq_res(rq_res), .rq_verr(rq_verr), .sc_verr(sc_verr),
       .mr_req(resp_mr_req), .mr_key(resp_mr_key), .mr_pdn(resp_mr_pdn), .mr_acc(resp_mr_acc), .mr_va(resp_mr_va),
-      .mr_len(resp_mr_len), .mr_done(mr_done), .mr_verr(mr_verr), .mr_iova(mr_iova),
+      .mr_len(resp_mr_len), .mr_done(mr_dn[1]), .mr_verr(mr_verr), .mr_iova(mr_iova),
       .rc_req(rc_req), .rc_status(rc_status), .rc_verr(rc_verr), .rc_op(rc_op), .rc_len(rc_len), .rc_imm(rc_imm),
       .rc_flags(rc_flags), .rc_src(rc_src), .rc_done(rc_done),
-      .qe_req(resp_qe_req), .qe_has(resp_qe_has), .qe_evt(resp_qe_evt), .qe_done(qe_done),
+      .qe_req(resp_qe_req), .qe_has(resp_qe_has), .qe_evt(resp_qe_evt), .qe_done(qe_dn[4]),
       .d_w_start(resp_w_start), .d_w_addr(resp_w_addr), .d_w_len(resp_w_len), .d_w_off(resp_w_off),
       .d_w_post(d_w_post), .d_w_done(d_w_done), .d_w_err(d_w_err), .s_stat(resp_stat), .s_fault(resp_fault),
       .s_fault_client(resp_fault_client), .s_fault_wr(resp_fault_wr), .s_fault_iova(resp_fault_iova));
@@ -745,7 +671,7 @@ module hca_transport #(
       .e_srq_armed(e_srq_armed), .e_srq_inc(e_srq_inc), .e_srq_disarm(e_srq_disarm), .e_srq_set_err(e_srq_set_err),
       .r_slot(r_slot), .r_hdr(r_hdr),
       .mr_req(scat_mr_req), .mr_key(scat_mr_key), .mr_pdn(scat_mr_pdn), .mr_acc(scat_mr_acc), .mr_va(scat_mr_va),
-      .mr_len(scat_mr_len), .mr_done(mr_done), .mr_verr(mr_verr), .mr_iova(mr_iova),
+      .mr_len(scat_mr_len), .mr_done(mr_dn[2]), .mr_verr(mr_verr), .mr_iova(mr_iova),
       .d_f_start(scat_f_start), .d_f_addr(scat_f_addr), .d_f_len(scat_f_len), .d_f_done(d_f_done),
       .d_f_err(d_f_err), .fb1(fb1),
       .d_w_start(scat_w_start), .d_w_addr(scat_w_addr), .d_w_len(scat_w_len), .d_w_rxbuf(scat_w_rxbuf),
@@ -763,10 +689,10 @@ module hca_transport #(
       .tm_set(comp_tm_set), .tm_kind(comp_tm_kind),
       .ow_re(comp_ow_re), .ow_raddr(comp_ow_raddr), .ow_rdata(ow_rdata),
       .sc_req(comp_cs_req), .sc_ow(comp_cs_ow), .sc_status(comp_cs_status), .sc_verr(comp_cs_verr),
-      .sc_force(comp_cs_force), .sc_defer(comp_cs_defer), .sc_done(cs_done),
-      .cq_pend(cqp_pend), .cq_p_done(cqp_p_done), .cq_p_lost(cqp_p_lost), .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_done),
+      .sc_force(comp_cs_force), .sc_defer(comp_cs_defer), .sc_done(cs_dn[2]),
+      .cq_pend(cqp_pend), .cq_p_done(cqp_p_done), .cq_p_lost(cqp_p_lost), .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_dn[3]),
       .ry_req(comp_ry_req), .ry_kind(comp_ry_kind), .ry_psn(comp_ry_psn), .ry_code(comp_ry_code),
-      .ry_done(ry_done), .rt_req(comp_rt_req), .rt_done(rt_done), .crd_req(crd_req), .crd_done(crd_done),
+      .ry_done(ry_dn[0]), .rt_req(comp_rt_req), .rt_done(rt_dn[1]), .crd_req(crd_req), .crd_done(crd_done),
       .crd_progress(crd_progress));
 
   hca_comp_retry #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS)) u_retry (
@@ -777,15 +703,15 @@ module hca_transport #(
       .s_qp_val(ry_qp_val), .s_stat(ry_stat), .tm_set(ry_tm_set), .tm_kind(ry_tm_kind), .tm_code(ry_tm_code),
       .ow_re(ry_ow_re), .ow_raddr(ry_ow_raddr), .ow_rdata(ow_rdata),
       .sc_req(ry_cs_req), .sc_ow(ry_cs_ow), .sc_status(ry_cs_status), .sc_verr(ry_cs_verr),
-      .sc_force(ry_cs_force), .sc_done(cs_done),
-      .qe_req(ry_qe_req), .qe_has(ry_qe_has), .qe_evt(ry_qe_evt), .qe_done(qe_done));
+      .sc_force(ry_cs_force), .sc_done(cs_dn[4]),
+      .qe_req(ry_qe_req), .qe_has(ry_qe_has), .qe_evt(ry_qe_evt), .qe_done(qe_dn[8]));
 
   hca_comp_timer #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS)) u_ctmr (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(tmr_req), .done(tmr_done), .dbg_act(tmr_act),
       .dbg_st(tmr_st), .qn(qn), .txs(txs), .qp_st(qp_st), .timeout(c_timeout), .ra_busy(t_q_busy | pf_hit),
       .txs_wm(tmr_txs_wm), .txs_wv(tmr_txs_wv), .s_busy_set(tmr_busy_set), .tm_set(tmr_tm_set),
       .tm_kind(tmr_tm_kind), .ow_re(tmr_ow_re), .ow_raddr(tmr_ow_raddr), .ow_rdata(ow_rdata),
-      .ry_req(tmr_ry_req), .ry_psn(tmr_ry_psn), .ry_done(ry_done));
+      .ry_req(tmr_ry_req), .ry_psn(tmr_ry_psn), .ry_done(ry_dn[1]));
 
   hca_timers #(.LOG_MAX_QP(LOG_MAX_QP)) u_timers (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .cycle(cycle), .cycle_nx(cycle_nx),
@@ -805,12 +731,12 @@ module hca_transport #(
       .d_f_start(crd_f_start), .d_f_addr(crd_f_addr), .d_f_len(crd_f_len), .d_f_done(d_f_done), .d_f_err(d_f_err),
       .fb2(fb2),
       .mr_req(crd_mr_req), .mr_key(crd_mr_key), .mr_pdn(crd_mr_pdn), .mr_acc(crd_mr_acc), .mr_va(crd_mr_va),
-      .mr_len(crd_mr_len), .mr_done(mr_done), .mr_verr(mr_verr), .mr_iova(mr_iova),
+      .mr_len(crd_mr_len), .mr_done(mr_dn[4]), .mr_verr(mr_verr), .mr_iova(mr_iova),
       .d_w_start(crd_w_start), .d_w_addr(crd_w_addr), .d_w_len(crd_w_len), .d_w_rxbuf(crd_w_rxbuf),
       .d_w_off(crd_w_off), .d_w_small(crd_w_small), .d_w_done(d_w_done), .d_w_err(d_w_err),
       .sc_req(crd_cs_req), .sc_ow(crd_cs_ow), .sc_status(crd_cs_status), .sc_verr(crd_cs_verr),
-      .sc_force(crd_cs_force), .sc_done(cs_done),
-      .qe_req(crd_qe_req), .qe_has(crd_qe_has), .qe_evt(crd_qe_evt), .qe_done(qe_done),
+      .sc_force(crd_cs_force), .sc_done(cs_dn[3]),
+      .qe_req(crd_qe_req), .qe_has(crd_qe_has), .qe_evt(crd_qe_evt), .qe_done(qe_dn[7]),
       .s_stat(crd_stat), .s_fault(crd_fault), .s_fault_client(crd_fault_client), .s_fault_wr(crd_fault_wr),
       .s_fault_iova(crd_fault_iova));
 
@@ -821,7 +747,7 @@ module hca_transport #(
       .txs_wm(rt_txs_wm), .txs_wv(rt_txs_wv), .s_qp_set(rt_qp_set), .s_qp_val(rt_qp_val),
       .s_busy_set(rt_busy_set), .ow_re(rt_ow_re), .ow_raddr(rt_ow_raddr), .ow_rdata(ow_rdata),
       .sc_req(rt_cs_req), .sc_ow(rt_cs_ow), .sc_status(rt_cs_status), .sc_verr(rt_cs_verr), .sc_force(rt_cs_force),
-      .sc_done(cs_done), .qe_req(rt_qe_req), .qe_has(rt_qe_has), .qe_evt(rt_qe_evt), .qe_done(qe_done));
+      .sc_done(cs_dn[1]), .qe_req(rt_qe_req), .qe_has(rt_qe_has), .qe_evt(rt_qe_evt), .qe_done(qe_dn[1]));
 
   hca_complete_send #(.LOG_MAX_QP(LOG_MAX_QP)) u_csend (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cs_req), .ow(cs_ow), .status(cs_status),
@@ -829,8 +755,8 @@ module hca_transport #(
       .qn(qn), .txs(txs), .qp_st(qp_st), .qp_flags(c_flags), .send_cqn(c_send_cqn),
       .txs_wm(cs_txs_wm), .txs_wv(cs_txs_wv), .s_busy_set(cs_busy_set),
       .cqp_req(cs_cqp_req), .cqp_cqn(cs_cqp_cqn), .cqp_cqe(cs_cqp_cqe), .cqp_sol(cs_cqp_sol),
-      .cqp_post(cs_cqp_post), .cqp_done(cqp_done), .cqp_lost(cqp_lost),
-      .qe_req(cs_qe_req), .qe_has(cs_qe_has), .qe_evt(cs_qe_evt), .qe_done(qe_done));
+      .cqp_post(cs_cqp_post), .cqp_done(cqp_dn[0]), .cqp_lost(cqp_lost),
+      .qe_req(cs_qe_req), .qe_has(cs_qe_has), .qe_evt(cs_qe_evt), .qe_done(qe_dn[5]));
 
   hca_complete_recv #(.LOG_MAX_QP(LOG_MAX_QP)) u_crecv (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(rc_req), .status(rc_status), .verr(rc_verr),
@@ -839,8 +765,8 @@ module hca_transport #(
       .qn(qn), .rxs(rxs), .qp_st(qp_st), .recv_cqn(c_recv_cqn), .p_imm(p_imm), .p_se(p_se),
       .rxs_wm(cr_rxs_wm), .rxs_wv(cr_rxs_wv),
       .cqp_req(cr_cqp_req), .cqp_cqn(cr_cqp_cqn), .cqp_cqe(cr_cqp_cqe), .cqp_sol(cr_cqp_sol),
-      .cqp_done(cqp_done), .cqp_lost(cqp_lost),
-      .qe_req(cr_qe_req), .qe_has(cr_qe_has), .qe_evt(cr_qe_evt), .qe_done(qe_done));
+      .cqp_done(cqp_dn[1]), .cqp_lost(cqp_lost),
+      .qe_req(cr_qe_req), .qe_has(cr_qe_has), .qe_evt(cr_qe_evt), .qe_done(qe_dn[6]));
 
   hca_qp_flush #(.LOG_MAX_QP(LOG_MAX_QP)) u_flush (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(fl_req), .done(fl_done), .did(fl_did),
@@ -849,8 +775,8 @@ module hca_transport #(
       .use_srq(c_srq), .send_cqn(c_send_cqn), .recv_cqn(c_recv_cqn),
       .txs_wm(fl_txs_wm), .txs_wv(fl_txs_wv), .rxs_wm(fl_rxs_wm), .rxs_wv(fl_rxs_wv),
       .cqp_req(fl_cqp_req), .cqp_cqn(fl_cqp_cqn), .cqp_cqe(fl_cqp_cqe), .cqp_sol(fl_cqp_sol),
-      .cqp_done(cqp_done), .cqp_lost(cqp_lost),
-      .qe_req(fl_qe_req), .qe_has(fl_qe_has), .qe_evt(fl_qe_evt), .qe_done(qe_done));
+      .cqp_done(cqp_dn[2]), .cqp_lost(cqp_lost),
+      .qe_req(fl_qe_req), .qe_has(fl_qe_has), .qe_evt(fl_qe_evt), .qe_done(qe_dn[2]));
 
   hca_qp_err #(.LOG_MAX_QP(LOG_MAX_QP)) u_qperr (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(qe_req), .has(qe_has), .evt(qe_evt), .done(qe_done),
@@ -866,10 +792,10 @@ module hca_transport #(
 
   hca_cq_post #(.LOG_MAX_CQ(LOG_MAX_CQ)) u_cqp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cqp_req), .cqn(cqp_cqn), .cqe(cqp_cqe), .sol(cqp_sol),
-      .post(cs_cqp_req & cs_cqp_post), .arm_req(cqa_req), .arm_cqn(cqa_cqn), .done(cqp_done), .lost(cqp_lost),
+      .post(cqp_post), .arm_req(cqa_req), .arm_cqn(cqa_cqn), .done(cqp_done), .lost(cqp_lost),
       .pend(cqp_pend), .p_done(cqp_p_done), .p_lost(cqp_p_lost), .dbg_act(cqp_act), .dbg_st(cqp_st),
       .eqp_req(cqp_eqp_req), .eqp_kind(cqp_eqp_kind), .eqp_eqn(cqp_eqp_eqn), .eqp_eqe(cqp_eqp_eqe),
-      .eqp_done(eqp_done),
+      .eqp_done(eqp_dn[1]),
       .e_cq_idx(e_cq_idx), .e_cq_valid(e_cq_valid), .e_cq_pi(e_cq_pi), .e_cq_ci(e_cq_ci), .e_cq_arm(e_cq_arm),
       .e_cq_err(e_cq_err), .e_cq_db_now(e_cq_db_now), .e_cqc_en(e_cqc_en), .e_cqc_rdata(e_cqc_rdata),
       .e_cq_inc(e_cq_inc), .e_cq_dec(e_cq_dec), .e_cq_disarm(e_cq_disarm), .e_cq_sol(e_cq_sol),

@@ -5,6 +5,7 @@
 #   rtl_synth     Yosys generic synthesis (synth -run :fine), both widths, no latches
 #   rtl_crc64/512 hca_crc32 + hca_icrc_beat vs bit-serial reference and scapy
 #   rtl_hdr       hca_hdr_gen + hca_rx_parse vs scapy frames and defects
+#   rtl_arb       hca_call_arb (a shared callee's grant) under contention and alone
 #   rtl_bug_hooks the planted-bug hooks compile to nothing without HCA_PLANTED_BUGS
 RTL_WIDTHS  := 64 512
 RTL_SRCS    := $(sort $(wildcard rtl/*.sv))
@@ -35,7 +36,7 @@ VERILATOR_CFLAGS := -O1
 VERILATOR_BUILD := $(VERILATOR) --cc --exe --build -j 1 -O2 --x-assign fast --x-initial fast \
 	-Irtl -Irtl/include -CFLAGS "$(VERILATOR_CFLAGS) -I$(CURDIR)/tests -I$(CURDIR)/include"
 
-TESTS += rtl_lint rtl_synth rtl_crctab rtl_crc64 rtl_crc512 rtl_hdr rtl_bug_hooks
+TESTS += rtl_lint rtl_synth rtl_crctab rtl_crc64 rtl_crc512 rtl_hdr rtl_arb rtl_bug_hooks
 TEST_DEPS_rtl_bug_hooks :=
 TEST_CMD_rtl_bug_hooks = rtl/scripts/check_bug_hooks.sh $(RTL_SRCS)
 TEST_DEPS_rtl_crctab :=
@@ -62,12 +63,20 @@ $(RTL_BUILD)/tb_hdr/tb_hdr: $(RTL_TB_HDR_SRCS) rtl/tb/tb_hdr.cpp rtl/tb/tb_util.
 	$(VERILATOR_BUILD) --Mdir $(@D) --top-module tb_hdr_top $(RTL_TB_HDR_SRCS) \
 		$(CURDIR)/rtl/tb/tb_hdr.cpp -o tb_hdr > $(@D)/build.log 2>&1 || { tail -30 $(@D)/build.log; false; }
 
+RTL_TB_ARB_SRCS := rtl/tb/tb_arb_top.sv rtl/hca_call_arb.sv
+$(RTL_BUILD)/tb_arb/tb_arb: $(RTL_TB_ARB_SRCS) rtl/tb/tb_arb.cpp rtl/tb/tb_util.h
+	@mkdir -p $(@D)
+	$(VERILATOR_BUILD) --Mdir $(@D) --top-module tb_arb_top $(RTL_TB_ARB_SRCS) \
+		$(CURDIR)/rtl/tb/tb_arb.cpp -o tb_arb > $(@D)/build.log 2>&1 || { tail -30 $(@D)/build.log; false; }
+
 TEST_DEPS_rtl_crc64 := $(RTL_BUILD)/tb_crc64/tb_crc $(RTL_BUILD)/vectors.txt
 TEST_CMD_rtl_crc64 = $(RTL_BUILD)/tb_crc64/tb_crc $(RTL_BUILD)/vectors.txt
 TEST_DEPS_rtl_crc512 := $(RTL_BUILD)/tb_crc512/tb_crc $(RTL_BUILD)/vectors.txt
 TEST_CMD_rtl_crc512 = $(RTL_BUILD)/tb_crc512/tb_crc $(RTL_BUILD)/vectors.txt
 TEST_DEPS_rtl_hdr := $(RTL_BUILD)/tb_hdr/tb_hdr $(RTL_BUILD)/vectors.txt
 TEST_CMD_rtl_hdr = $(RTL_BUILD)/tb_hdr/tb_hdr $(RTL_BUILD)/vectors.txt
+TEST_DEPS_rtl_arb := $(RTL_BUILD)/tb_arb/tb_arb
+TEST_CMD_rtl_arb = $(RTL_BUILD)/tb_arb/tb_arb
 
 .PHONY: rtl-lint rtl-synth
 rtl-lint:
