@@ -62,8 +62,13 @@ module hca_db_wqe_read #(
 );
   `include "hca_funcs.vh"
 
+  // an engine item of QP q reads, holds or writes back its words now
+  function automatic logic touches(input logic [LOG_MAX_QP-1:0] q);
+    touches = (e_step_read || e_step_mid || e_step_wb) && e_step_qn == q;
+  endfunction
+
   logic touch_now, touch_q;
-  assign touch_now = (e_step_read || e_step_mid || e_step_wb) && e_step_qn == db_qn;
+  assign touch_now = touches(db_qn);
 
   /* verilator lint_off UNUSEDSIGNAL */
   logic [7:0]  v_type, v_flags, v_hop, v_tclass, v_sgid, v_mra, v_mdra;
@@ -120,5 +125,5 @@ module hca_db_wqe_read #(
         pend <= 1'b0;                      // issued (or dropped) in this engine cycle
     end
   end
-  assign issue = pend && ce && !((e_step_read || e_step_mid || e_step_wb) && e_step_qn == pend_qn);
+  assign issue = pend && ce && !touches(pend_qn);
 endmodule

@@ -47,7 +47,7 @@ module hca_dma_rd #(
     localparam int PW = PF_N > 1 ? $clog2(PF_N) : 1,
     localparam int SW = $clog2(TX_SLOTS),
     localparam int WB = DATA_W / 8,
-    localparam int TAG_W = $clog2(RD_TAGS + 2)
+    localparam int TAG_W = $clog2(RD_TAGS + 1 + PF_N)
 ) (
     input  logic              clk,
     input  logic              rst_n,
@@ -299,7 +299,9 @@ module hca_dma_rd #(
 
   logic beat_go;       // an input beat is consumed this cycle
   logic cur_drop;
-  assign cur_drop = a_act ? a_drop : b_drop;
+  logic cur_local;     // the beat is the local copy's (inline data), not a DMA piece's
+  assign cur_drop  = a_act ? a_drop : b_drop;
+  assign cur_local = a_act ? a_local : l_pend;
   assign beat_go  = ce && in_v && (a_act || b_start) && !(a_act && a_flush);
   assign tb_we    = ((beat_go && !in_err) || (ce && a_act && a_flush)) && !cur_drop;
 
@@ -322,7 +324,7 @@ module hca_dma_rd #(
   // its slot can be done in this very cycle (g_done in the next).
   logic          fin_v;
   logic [SW-1:0] fin_slot;
-  assign fin_v    = beat_go && in_last && !in_err && !cur_drop && !(a_act ? a_local : l_pend);
+  assign fin_v    = beat_go && in_last && !in_err && !cur_drop && !cur_local;
   assign fin_slot = slot_of(cur_dst);
 
   // the slot whose packet is complete this cycle (the lowest; one per cycle)
@@ -480,10 +482,10 @@ module hca_dma_rd #(
               a_act   <= 1'b1;
               a_flush <= 1'b1;
               a_k     <= k_cur + 16'd1;
-              if (!(a_act ? a_local : l_pend)) finished[slot_of(cur_dst)] <= finished[slot_of(cur_dst)] + 6'd1;
+              if (!cur_local) finished[slot_of(cur_dst)] <= finished[slot_of(cur_dst)] + 6'd1;
             end else begin
               a_act   <= 1'b0;
-              if (a_act ? a_local : l_pend) begin
+              if (cur_local) begin
                 a_local  <= 1'b0;
                 l_pend_q <= 1'b0;
               end else begin

@@ -403,6 +403,14 @@ module hca_req #(
   assign tw_hit  = tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head;
   assign wp_take = state == REQST_FETCH_WQE && !tw_hit && wp_hit && wp_ready;
 
+  // SQ_HEAD's WQE address; a WQE read's fault (a taken prefetch's, a fetch's
+  // or a refetch's), reported in one place
+  logic [63:0] head_addr;
+  logic        wqe_fault;
+  assign head_addr = slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
+  assign wqe_fault = (wp_take && wp_err) || (state == REQST_WAIT_WQE && d_f_done) ||
+                     (state == REQST_REFETCH_WQE && d_f_done && d_f_err);
+
   // The first packet's payload read, issued in the lkey check's result
   // cycle (hca_req_pay_early), not after REQST_GATE, REQST_BUILD_HDR and the
   // walk: ep_go pushes the piece, ep_v remembers it for REQST_WAIT_TX.
@@ -471,6 +479,11 @@ module hca_req #(
       d_f_start <= 1'b0; g_push_q <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
       tm_set <= 1'b0; async <= 1'b0;
       state_q <= state;
+      if (wqe_fault) begin
+        s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE);
+        s_fault_iova <= (state == REQST_FETCH_WQE) ? head_addr : fa;
+        s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+      end
       case (state)
         REQST_CHECK_STATE: begin
           did  <= 1'b0;
@@ -533,7 +546,7 @@ module hca_req #(
             wp_issue <= 1'b1;
             wp_now   <= 1'b1;                 // may take another QP's unused entry
             wp_ikey  <= {qn, t_sq_head, qpc_gen};
-            wp_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
+            wp_addr  <= head_addr;
             wp_len   <= 16'd1 << log_sq_stride;
           end else begin : fetch
             logic [15:0] nx, ahead;
@@ -541,15 +554,12 @@ module hca_req #(
             ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
             tw_v      <= 1'b0;
             sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
-            fa        <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
-            if (wp_hit && wp_err) begin                    // a faulted prefetch: what a faulting fetch does
-              s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE);
-              s_fault_iova <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
-              s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
-              did <= 1'b1;
-            end else if (!wp_hit) begin
+            fa        <= head_addr;
+            if (wp_hit && wp_err)                          // a faulted prefetch: what a faulting fetch does
+              did <= 1'b1;                                 // (the fault: wqe_fault)
+            else if (!wp_hit) begin
               d_f_start <= 1'b1;
-              d_f_addr  <= slot_addr(sq_base, t_sq_head, log_sq_size, log_sq_stride);
+              d_f_addr  <= head_addr;
               d_f_len   <= 16'd1 << log_sq_stride;
             end
             if (wp_free && ahead >= 16'd2 && {16'b0, ahead} <= (32'd1 << log_sq_size)) begin
@@ -562,9 +572,7 @@ module hca_req #(
             // next; else the fetch's done cycle validates (the comb state)
             state_q   <= !wp_hit ? REQST_WAIT_WQE : wp_err ? REQST_WAIT_QP_ERR : REQST_VALIDATE_WQE;
           end
-        REQST_WAIT_WQE: if (d_f_done) begin              // (faulted: a good one is REQST_VALIDATE_WQE now)
-          s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE); s_fault_iova <= fa;
-          s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+        REQST_WAIT_WQE: if (d_f_done) begin              // faulted (wqe_fault): a good one is REQST_VALIDATE_WQE now
           did     <= 1'b1;
           state_q <= REQST_WAIT_QP_ERR;
         end
@@ -669,9 +677,7 @@ module hca_req #(
           end
         end
         REQST_REFETCH_WQE: if (d_f_done) begin
-          if (d_f_err) begin
-            s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE); s_fault_iova <= fa;
-            s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+          if (d_f_err) begin                             // (the fault: wqe_fault)
             ow[`OW_ERR_O] <= 1'b1;
             ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
             ow[`OW_VERR_O +: 8] <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);

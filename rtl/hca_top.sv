@@ -26,9 +26,10 @@ module hca_top #(
     parameter int RD_TAGS     = 8,       // outstanding payload reads
     parameter int LOG_BUF     = 13,      // transmit and receive slot size: 2^LOG_BUF bytes
     parameter int TX_SLOTS    = 4,       // transmit slots (packets read ahead of the framer), a power of two >= 2
+    parameter int PF_N        = 16,      // WQE prefetch entries (hca_wqe_prefetch), one tag each
     localparam int WB = DATA_W / 8,
     localparam int LW = $clog2(WB),
-    localparam int TAG_W = $clog2(RD_TAGS + 2)
+    localparam int TAG_W = $clog2(RD_TAGS + 1 + PF_N)   // payload tags, the fetch tag, the prefetch tags
 ) (
     input  logic              clk,
     input  logic              rst_n,
@@ -318,10 +319,8 @@ module hca_top #(
   localparam int WPK = LOG_MAX_QP + 32;
   logic        wp_issue, wp_now, wp_take, wp_inv, wp_free, wp_free_now, wp_hit, wp_ready, wp_err;
   logic [LOG_MAX_QP-1:0] wp_wake_qn;
-  // WQE prefetch entries: as many as the read tags' width leaves (tags
-  // RD_TAGS + 1 .. RD_TAGS + PF_N), at most 8
-  localparam int PF_FREE = (1 << TAG_W) - RD_TAGS - 1;
-  localparam int PF_N = PF_FREE < 8 ? PF_FREE : 8;
+  // WQE prefetch entries: PF_N, on tags RD_TAGS + 1 .. RD_TAGS + PF_N
+  // (TAG_W is wide enough for them)
   localparam int PFW = PF_N > 1 ? $clog2(PF_N) : 1;
   logic        p_start, p_err, p_load;
   logic [PF_N-1:0] p_busy, p_done;

@@ -5,9 +5,10 @@
 // buffer 0 when other work waits, so that the requester's step can give the
 // engine to it while the read is in flight (hca_req REQST_FETCH_WQE).
 //
-// PF_N entries (hca_top: as many as the read tags leave, at most 8), each keyed by {QPN, WQE index, qpc_gen}: a QPC
-// write (modify, reset) moves qpc_gen, so a prefetch made before it never
-// hits after it.  hca_req drives it (its REQST_FETCH_WQE), always for the
+// PF_N entries (hca_top: 16, one per QP for up to 16 QPs streaming; each its
+// own read tag), each keyed by {QPN, WQE index, qpc_gen}: a QPC write
+// (modify, reset) moves qpc_gen, so a prefetch made before it never hits
+// after it.  hca_req drives it (its REQST_FETCH_WQE), always for the
 // QP of its step (q_key's QPN):
 //   * issue (one cycle, with i_key, i_addr, i_len) when `free`: the read
 //     goes out on the entry's tag.  The entry is the QP's own one if it has

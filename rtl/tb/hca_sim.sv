@@ -35,8 +35,9 @@ module hca_sim #(
     parameter int LOG_OUTS    = 5,
     parameter int RD_TAGS     = 8,
     parameter int LOG_BUF     = 13,
+    parameter int PF_N        = 16,
     localparam int WB = DATA_W / 8,
-    localparam int TAG_W = $clog2(RD_TAGS + 2)
+    localparam int TAG_W = $clog2(RD_TAGS + 1 + PF_N)
 ) (
     input  logic              clk,
     input  logic              rst_n,
@@ -148,5 +149,5 @@ module hca_sim #(
 
   hca_top #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
             .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .RD_TAGS(RD_TAGS),
-            .LOG_BUF(LOG_BUF)) hca_top (.*);
+            .LOG_BUF(LOG_BUF), .PF_N(PF_N)) hca_top (.*);
 endmodule

@@ -318,6 +318,115 @@ static void give_way(unsigned int n)
 	finish(&t, "32-byte WRITEs, ACKs during WQE reads");
 }
 
+/* More QPs than prefetch entries (hca_top PF_N = 16): nq RC pairs on the
+ * same CQs, `per` 64-byte WRITEs posted on each, round robin over the QPs,
+ * so the QPs' next-WQE prefetches fill the entries and the WQEs read for a
+ * step that gives way (`now`) take other QPs' unused entries (hca_wqe_prefetch
+ * "Which entry").  With `fault_qp` < nq (the last QP), that QP's send ring
+ * is mapped for slot 0 only: its WQE 1, read ahead when its WQE 0 starts,
+ * while the QPs before it hold their next WQEs in the entries below (a deep
+ * entry: its tag needs the 5-bit read tag), faults.  As in fault_reached:
+ * DMA_FAULT, QP_FATAL, all its WQEs flushed, WQE 0's packet sent; every
+ * other QP's WRITEs complete in order with their data (lockstep).  The
+ * faulting QP has a send CQ of its own: the model, untimed, flushes it
+ * long before the RTL, and a shared CQ's final words (SOL_PI) would tell.
+ * The wire is slow (2000 cycles): the model starts WQE 1 right after WQE
+ * 0's packet, and WQE 0's ACK must not reach the RTL before its step starts
+ * WQE 1 (a race of the test's own timing, see give_way). */
+#define MANY_QPS 24
+static void setup_objs_slow_wire(struct rt *t, unsigned int cq_log)
+{
+	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config, .latency = 2000 };
+
+	memset(t, 0, sizeof(*t));
+	t->tb = tb_create(&c);
+	tb_set_filter(t->tb, rt_cap_filter, &t->cap);
+	for (int i = 0; i < 2; i++) {
+		t->n[i] = tb_node(t->tb, (unsigned int)i);
+		t->pd[i] = tb_pd_alloc(t->n[i]);
+		t->scq[i] = tb_cq_create(t->n[i], cq_log, NULL);
+		t->rcq[i] = tb_cq_create(t->n[i], cq_log, NULL);
+		t->mr[i] = tb_mr_reg(t->n[i], t->pd[i], 1 << 20, RT_ACC_ALL);
+	}
+}
+
+static void many_qps(unsigned int nq, unsigned int per, unsigned int fault_qp, const char *what)
+{
+	struct tb_qp *q[2][MANY_QPS];
+	struct tb_cq *fcq = NULL;
+	unsigned int next[MANY_QPS] = { 0 }, done = 0, base = fault_qp < nq ? 1 : 0;
+	struct rt t;
+	struct hca_cqe c;
+	bool ok = true;
+
+	setup_objs_slow_wire(&t, 10);
+	for (unsigned int i = 0; i < nq; i++) {
+		if (i == fault_qp)
+			fcq = tb_cq_create(t.n[0], 6, NULL);
+		q[0][i] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], i == fault_qp ? fcq : t.scq[0], t.rcq[0], NULL,
+				       NULL);
+		q[1][i] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
+		tb_connect_pair(q[0][i], q[1][i], NULL);
+	}
+	rt_fill(t.mr[0]->buf, 64 * nq * per, 11);
+	if (base) {
+		sq_map_slots(q[0][fault_qp], 1);
+		tb_evt_clear(t.n[0]);
+	}
+	/* round robin; the faulting QP's WQEs last, together (WQE 1 posted
+	 * when WQE 0 starts) */
+	for (unsigned int j = 0; j < nq * per; j++) {
+		unsigned int k = j / (nq - base), i = j % (nq - base), m;
+
+		if (j >= (nq - base) * per) {
+			k = j - (nq - base) * per;
+			i = fault_qp;
+		}
+		m = i * per + k;
+		t.qp[0] = q[0][i];
+		post_write(&t, 64 * m, 64, 65536 + 64 * m);
+	}
+	while (done < nq * per) {
+		unsigned int i;
+
+		if (!wait_cqe(done < (nq - base) * per ? t.scq[0] : fcq, &c)) {
+			ok = false;
+			break;
+		}
+		for (i = 0; i < nq && q[0][i]->qpn != c.qpn; i++)
+			;
+		ok = ok && i < nq && c.wqe_index == next[i] &&
+		     c.status == (i == fault_qp ? HCA_WC_WR_FLUSH_ERR : HCA_WC_SUCCESS);
+		if (i < nq)
+			next[i]++;
+		done++;
+	}
+	CHECK(ok && done == nq * per, "%s: %u of %u completions, in order per QP", what, done, nq * per);
+	for (unsigned int i = 0; i < nq; i++) {
+		if (i == fault_qp)
+			continue;
+		ok = ok && !memcmp(t.mr[1]->buf + 65536 + 64 * i * per, t.mr[0]->buf + 64 * i * per, 64 * per);
+	}
+	CHECK(ok, "%s: every QP's data", what);
+	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == base, "%s: %u DMA_FAULT", what, base);
+	if (base) {
+		CHECK_EQ(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO) & 0xff01, HCA_DMA_CLIENT_WQE << 8,
+			 "the fault a WQE read");
+		CHECK(tb_evt_find(t.n[0], HCA_EVENT_QP_FATAL, q[0][fault_qp]->qpn), "%s: QP_FATAL", what);
+	}
+	tb_run(t.tb, RT_WAIT);
+	CHECK(requests(&t) == (nq - base) * per + base, "%s: %u request frames (%u)", what,
+	      (nq - base) * per + base, requests(&t));   /* the faulting QP's WQE 0 sent */
+	t.qp[0] = q[0][0];
+	t.qp[1] = q[1][0];
+	free(fcq);
+	for (unsigned int i = 1; i < nq; i++) {
+		free(q[0][i]);
+		free(q[1][i]);
+	}
+	finish(&t, what);
+}
+
 int main(int argc, char **argv)
 {
 	rt_ls_start(argc, argv);
@@ -328,5 +437,7 @@ int main(int argc, char **argv)
 	doorbell_during_prefetch();
 	reset_while_prefetched();
 	give_way(40);
+	many_qps(20, 6, MANY_QPS, "20 QPs (more than the entries), 6 WRITEs each");
+	many_qps(12, 3, 11, "12 QPs, the last one's WQE 1 read faults in a deep entry");
 	return check_done();
 }
