@@ -6,13 +6,15 @@
 //
 // Job (docs/rtl.md "Handshakes"): `req` held until `done`, one response
 // packet (parsed by hca_rx_parse, QP words loaded by hca_dispatch).
-// COMPST_CHECK_QP: only an RC QP in RTS/SQD with WQEs outstanding;
-// COMPST_CHECK_PSN: only a PSN in flight [UNA, PSN_NEXT) of a WQE that did
-// not fail locally; an ACK/NAK of the reserved AETH type is ignored.  An
-// ACK covers its PSN, a NAK (any kind), a READ response or an atomic ACK
-// the PSNs before it: COMPST_ACK_WQE/COMPST_ACK_THROUGH walk the
-// outstanding table from SQ_CI, moving UNA and completing
-// (hca_complete_send) every SEND/WRITE WQE whose last PSN is covered, and
+// COMPST_CHECK_QP: only an RC QP in RTS/SQD with WQEs outstanding and a
+// PSN in flight [UNA, PSN_NEXT); the entry at SQ_CI is read, and a packet
+// whose WQE there failed locally is ignored (COMPST_ACK_THROUGH, at_first);
+// an ACK/NAK of the reserved AETH type is ignored (COMPST_CHECK_PSN: the
+// retire only).  An ACK covers its PSN, a NAK (any kind), a READ response
+// or an atomic ACK the PSNs before it: COMPST_ACK_WQE/COMPST_ACK_THROUGH
+// walk the outstanding table from SQ_CI, moving UNA and completing
+// (hca_complete_send, called in COMPST_ACK_THROUGH's own cycle: ack_call)
+// every SEND/WRITE WQE whose last PSN is covered, and
 // stop at a READ/atomic: if the covered PSNs reach its first response not
 // yet received, that response is missing (cp_miss: an implicit NAK,
 // model/comp.c ack_through).  COMPST_ACK_DONE: UNA = PSN_NEXT when nothing
@@ -32,7 +34,8 @@
 // this one is an implicit NAK (RETRY_IMPLICIT); else hca_comp_read
 // scatters it and completes its WQE (COMPST_WAIT_READ_RESP); when it did
 // (COMPST_READ_DONE, COMPST_READ_PROGRESS): progress as above.
-// COMPST_RETIRE: a WQE that failed locally retires (hca_comp_retire);
+// COMPST_RETIRE: a WQE that failed locally retires (hca_comp_retire; not
+// called after a walk whose last entry was seen not failed, ci_ok);
 // COMPST_END.
 // Posted CQEs (docs/rtl.md "Posted CQE writes"): an ACK's completions post
 // their CQE writes (sc_defer: hca_complete_send returns once the write is

@@ -17,7 +17,9 @@
 //   frame (`req` -> `done`, `wb`): RECVST_CHECK_QP drops it when the QP is in
 //     RESET/INIT/ERR or of another type, or a UD Q_Key differs; otherwise the
 //     QP is marked busy, COMM_EST is raised on the first packet in RTR, and
-//     the packet goes to hca_resp (requests) or hca_comp (responses);
+//     the packet goes to hca_resp (requests) or hca_comp (responses), called
+//     in the same cycle (`go`: the callee's first state acts with the
+//     checks; RECVST_CHECK_QP is a cycle of its own only to wait or drop);
 //     RECVST_END releases the frame and asks for the item's write-back (wb).
 // Posted writes (docs/rtl.md "Posted payload writes"): an item whose RC
 // WRITE payload went out posted (hca_resp) holds its frame at RECVST_END

@@ -9,12 +9,14 @@
 //   RC (rc_responder): RESPST_CHECK_PSN -- duplicates are re-ACKed with
 //     ePSN - 1 (RX_DUP; a duplicate READ/atomic is replayed from the
 //     responder resources: hca_read_atomic, RESPST_WAIT_RDAT_END), a PSN gap
-//     gets one PSN-sequence NAK (RX_SEQ_ERR); RESPST_CHECK_OP -- opcode
+//     gets one PSN-sequence NAK (RX_SEQ_ERR); the expected PSN goes on in
+//     the same cycle (do_op) to the opcode checks: opcode
 //     sequence and lengths (wire.md 4.2: NAK invalid request), access (NAK
 //     remote access), a receive WQE taken when a SEND starts or a WRITE with
 //     immediate arrives (hca_scatter take; none: RNR NAK with the QP's
 //     min_rnr_timer; fetch fault: NAK remote operational; malformed: error
-//     CQE and NAK); RESPST_CHECK_LEN -- SEND longer than the receive WQE (LEN
+//     CQE and NAK); then in the same cycle (do_len), or in RESPST_CHECK_LEN
+//     after a receive WQE's fetch: SEND longer than the receive WQE (LEN
 //     error CQE, NAK invalid request), a misaligned atomic (NAK invalid
 //     request), the RETH/AtomicETH rkey check (hca_mr_check: NAK remote
 //     access); RESPST_EXECUTE -- READ/atomic: no responder resources (NAK
