@@ -6,13 +6,15 @@
 //
 // Job (docs/rtl.md "Handshakes"): `req` held until `done`, one response
 // packet (parsed by hca_rx_parse, QP words loaded by hca_dispatch).
-// COMPST_CHECK_QP: only an RC QP in RTS/SQD with WQEs outstanding;
-// COMPST_CHECK_PSN: only a PSN in flight [UNA, PSN_NEXT) of a WQE that did
-// not fail locally; an ACK/NAK of the reserved AETH type is ignored.  An
-// ACK covers its PSN, a NAK (any kind), a READ response or an atomic ACK
-// the PSNs before it: COMPST_ACK_WQE/COMPST_ACK_THROUGH walk the
-// outstanding table from SQ_CI, moving UNA and completing
-// (hca_complete_send) every SEND/WRITE WQE whose last PSN is covered, and
+// COMPST_CHECK_QP: only an RC QP in RTS/SQD with WQEs outstanding and a
+// PSN in flight [UNA, PSN_NEXT); the entry at SQ_CI is read, and a packet
+// whose WQE there failed locally is ignored (COMPST_ACK_THROUGH, at_first);
+// an ACK/NAK of the reserved AETH type is ignored (COMPST_CHECK_PSN: the
+// retire only).  An ACK covers its PSN, a NAK (any kind), a READ response
+// or an atomic ACK the PSNs before it: COMPST_ACK_WQE/COMPST_ACK_THROUGH
+// walk the outstanding table from SQ_CI, moving UNA and completing
+// (hca_complete_send, called in COMPST_ACK_THROUGH's own cycle: ack_call)
+// every SEND/WRITE WQE whose last PSN is covered, and
 // stop at a READ/atomic: if the covered PSNs reach its first response not
 // yet received, that response is missing (cp_miss: an implicit NAK,
 // model/comp.c ack_through).  COMPST_ACK_DONE: UNA = PSN_NEXT when nothing
@@ -32,7 +34,8 @@
 // this one is an implicit NAK (RETRY_IMPLICIT); else hca_comp_read
 // scatters it and completes its WQE (COMPST_WAIT_READ_RESP); when it did
 // (COMPST_READ_DONE, COMPST_READ_PROGRESS): progress as above.
-// COMPST_RETIRE: a WQE that failed locally retires (hca_comp_retire);
+// COMPST_RETIRE: a WQE that failed locally retires (hca_comp_retire; not
+// called after a walk whose last entry was seen not failed, ci_ok);
 // COMPST_END.
 // Posted CQEs (docs/rtl.md "Posted CQE writes"): an ACK's completions post
 // their CQE writes (sc_defer: hca_complete_send returns once the write is
@@ -124,10 +127,12 @@ module hca_comp #(
   } st_t;
   st_t state_q, state;
   logic pc_ret_ack;                  // COMPST_WAIT_POSTED_CQE returns to COMPST_ACK_WQE (else COMPST_END)
+  logic ack_call;                    // COMPST_ACK_THROUGH completes the entry: the call starts in its cycle
   always_comb begin
     state = state_q;
     case (state_q)
       COMPST_IDLE:           if (req) state = COMPST_CHECK_QP;
+      COMPST_ACK_THROUGH:    if (ack_call) state = COMPST_WAIT_ACKED_CQE;
       COMPST_WAIT_ACKED_CQE: if (sc_done) state = COMPST_ACK_WQE;
       COMPST_WAIT_NAK_CQE:   if (sc_done) state = COMPST_NAK_ERR;
       COMPST_WAIT_FLUSH_CQE: if (sc_done) state = COMPST_NAK_WQE;
@@ -165,6 +170,7 @@ module hca_comp #(
   assign ow_raddr = {qn, sq_ci[LOG_OUTS-1:0]};
 
   logic [23:0] cp_last;              // the last PSN the response covers
+  logic        ci_ok;                // the entry at SQ_CI did not fail locally (or none): no retire
   logic        cp_moved;
   logic        cp_miss_v;            // a READ/atomic response before the packet is missing
   logic [23:0] cp_miss;
@@ -178,15 +184,38 @@ module hca_comp #(
 
   // a posted CQE write's outcome not yet applied: its response outstanding,
   // or back with a fault (cq_p_lost, kept in pc_lost until applied)
-  logic pc_lost, lost_now, pc_wait;
-  assign lost_now = pc_lost || (cq_p_done && cq_p_lost);
+  logic pc_lost, p_fault, lost_now, pc_wait;
+  assign p_fault  = cq_p_done && cq_p_lost;
+  assign lost_now = pc_lost || p_fault;
   assign pc_wait  = cq_pend || lost_now;
+
+  // COMPST_ACK_THROUGH's entry (ow_rdata, the one at SQ_CI): `wlast` its
+  // last PSN; ack_call: a SEND/WRITE the response covers whole, no posted
+  // CQE outcome pending: it completes (hca_complete_send called in this
+  // cycle, with the entry and a good status: sc_ow, sc_status, ... below)
+  logic [23:0] wlast;
+  logic        ow_rdat, at_first;
+  assign wlast    = ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24] - 24'd1;
+  assign ow_rdat  = ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_RDMA_READ) ||
+                    ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP) ||
+                    ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_ATOMIC_FETCH_AND_ADD);
+  assign ack_call = state_q == COMPST_ACK_THROUGH && !ow_rdata[`OW_ERR_O] && !ow_rdat && !pc_wait &&
+                    !psn_lt(cp_last, wlast);
+  // the arguments of hca_complete_send: the entry, in the call's first cycle
+  logic [`OW_W-1:0] sc_ow_q;
+  logic [4:0]  sc_status_q;
+  logic [7:0]  sc_verr_q;
+  logic        sc_force_q;
+  assign sc_ow     = ack_call ? ow_rdata : sc_ow_q;
+  assign sc_status = ack_call ? 5'd0 : sc_status_q;
+  assign sc_verr   = ack_call ? 8'd0 : sc_verr_q;
+  assign sc_force  = ack_call ? 1'b0 : sc_force_q;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
-      sc_ow <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
-      pc_ret_ack <= 1'b0; pc_lost <= 1'b0;
+      sc_ow_q <= '0; sc_status_q <= '0; sc_verr_q <= '0; sc_force_q <= 1'b0;
+      pc_ret_ack <= 1'b0; pc_lost <= 1'b0; ci_ok <= 1'b0; at_first <= 1'b0;
       cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0; cp_miss_v <= 1'b0; cp_miss <= '0;
       tm_set <= 1'b0; tm_kind <= '0; ry_kind <= '0; ry_psn <= '0; ry_code <= '0;
     end else if (srst) begin
@@ -195,7 +224,15 @@ module hca_comp #(
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       state_q <= state;
-      if (cq_p_done && cq_p_lost) pc_lost <= 1'b1;
+      if (p_fault) pc_lost <= 1'b1;
+      if (ack_call) begin
+        // COMPST_ACK_THROUGH's completion (the call started in its cycle)
+        `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, wlast + 24'd1)
+        sc_ow_q    <= ow_rdata;
+        cp_moved   <= 1'b1;
+        sc_status_q <= '0; sc_verr_q <= '0; sc_force_q <= 1'b0;
+        at_first   <= 1'b0;
+      end
       if (progress) begin
         // fresh retry budgets, the ACK timer restarted, the QP stepped again
         `HCA_WSET(txs_wm, txs_wv, `TXS_RETRY_O, 3, retry_cnt)
@@ -209,36 +246,47 @@ module hca_comp #(
         s_busy_set <= 1'b1;
       end
       case (state)
-        COMPST_CHECK_QP:
-          if (!is_rc || (qp_st != QPS_RTS && qp_st != QPS_SQD) || sq_ci == sq_head) begin
-            done <= 1'b1; state_q <= COMPST_IDLE;
-          end else
-            state_q <= COMPST_CHECK_PSN;
-        COMPST_CHECK_PSN:
-          if (ow_rdata[`OW_ERR_O] || psn_lt(p_psn, una) || !psn_lt(p_psn, psn_next)) begin
+        // the QP and the PSN: only an RC QP in RTS/SQD with WQEs outstanding
+        // and a PSN in flight; the entry at SQ_CI is read (ow_re) and
+        // checked by COMPST_ACK_THROUGH (at_first: failed locally, nothing)
+        COMPST_CHECK_QP: begin
+          ci_ok <= 1'b0;
+          if (!is_rc || (qp_st != QPS_RTS && qp_st != QPS_SQD) || sq_ci == sq_head ||
+              psn_lt(p_psn, una) || !psn_lt(p_psn, psn_next)) begin
             done <= 1'b1; state_q <= COMPST_IDLE;      // nothing outstanding / not a PSN in flight
           end else if (p_info[`OPI_ACK] && p_aeth_syn[7:5] == 3'd2)
-            state_q <= COMPST_RETIRE;                  // reserved AETH type: ignored
+            state_q <= COMPST_CHECK_PSN;               // reserved AETH type: ignored
           else begin
             cp_moved <= 1'b0; cp_miss_v <= 1'b0;
             // an ACK covers its PSN; NAKs (any kind), READ responses and atomic
             // ACKs cover the PSNs before theirs
             cp_last <= (p_info[`OPI_ACK] && p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK)) ? p_psn : p_psn - 24'd1;
-            // the walk's first entry (SQ_CI) is the one COMPST_CHECK_QP read
-            // (ow_rdata holds it), and the QP is in RTS/SQD with WQEs
+            // the walk's first entry (SQ_CI) is the one read in this cycle
+            // (ow_rdata holds it next), and the QP is in RTS/SQD with WQEs
             // outstanding: COMPST_ACK_WQE's read and check would repeat them
-            state_q <= COMPST_ACK_THROUGH;
+            at_first <= 1'b1;
+            state_q  <= COMPST_ACK_THROUGH;
           end
-        COMPST_ACK_WQE:
+        end
+        // a reserved AETH type (rare): ignored unless the entry failed locally
+        COMPST_CHECK_PSN:
+          if (ow_rdata[`OW_ERR_O]) begin
+            done <= 1'b1; state_q <= COMPST_IDLE;
+          end else
+            state_q <= COMPST_RETIRE;
+        COMPST_ACK_WQE: begin
+          ci_ok   <= sq_ci == sq_head;                 // nothing outstanding: nothing to retire
           state_q <= (sq_ci != sq_head && qp_st != QPS_ERR) ? COMPST_ACK_THROUGH : COMPST_ACK_DONE;
-        COMPST_ACK_THROUGH: begin : ackthru
-          logic [23:0] wlast;
-          wlast = ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24] - 24'd1;
-          if (ow_rdata[`OW_ERR_O])
-            state_q <= COMPST_ACK_DONE;
-          else if (ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_RDMA_READ) ||
-                   ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP) ||
-                   ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_ATOMIC_FETCH_AND_ADD)) begin
+        end
+        COMPST_ACK_THROUGH: begin
+          at_first <= 1'b0;
+          ci_ok    <= !ow_rdata[`OW_ERR_O];            // if the walk stops here: nothing to retire
+          if (ow_rdata[`OW_ERR_O]) begin
+            if (at_first) begin                        // the packet's WQE failed locally: ignored
+              done <= 1'b1; state_q <= COMPST_IDLE;
+            end else
+              state_q <= COMPST_ACK_DONE;
+          end else if (ow_rdat) begin
             // a READ/atomic completes with its responses only; covering its
             // next expected response means that response is missing
             if (!psn_lt(cp_last, ow_rdata[`OW_FPSN_O +: 24] + rcvd)) begin
@@ -261,13 +309,9 @@ module hca_comp #(
               cp_moved <= 1'b1;
             end
             state_q <= COMPST_ACK_DONE;
-          end else begin
-            `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, wlast + 24'd1)
-            sc_ow     <= ow_rdata;
-            cp_moved  <= 1'b1;
-            sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
-            state_q   <= COMPST_WAIT_ACKED_CQE;
           end
+          // else ack_call: the WQE completes (hca_complete_send called in
+          // this cycle, COMPST_WAIT_ACKED_CQE; the UNA write above)
         end
         COMPST_ACK_DONE: begin
           if (sq_ci == sq_head) `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, psn_next)
@@ -303,18 +347,20 @@ module hca_comp #(
             endcase
             state_q <= COMPST_NAK_WQE;
           end else
-            state_q <= COMPST_RETIRE;
+            // a WQE that failed locally retires (none if the walk's last
+            // entry did not fail: ci_ok)
+            state_q <= ci_ok ? COMPST_END : COMPST_RETIRE;
         COMPST_NAK_WQE:
           state_q <= (sq_ci != sq_head) ? COMPST_NAK_FAIL : COMPST_WAIT_QP_ERR;
         COMPST_NAK_FAIL: begin
-          sc_ow <= ow_rdata;
+          sc_ow_q <= ow_rdata;
           if (ow_rdata[`OW_ERR_O])
             state_q <= COMPST_WAIT_QP_ERR;
           else if (psn_lt(p_psn, ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24])) begin
-            sc_status <= ne_status; sc_verr <= ne_verr; sc_force <= 1'b0;
+            sc_status_q <= ne_status; sc_verr_q <= ne_verr; sc_force_q <= 1'b0;
             state_q <= COMPST_WAIT_NAK_CQE;
           end else begin
-            sc_status <= 5'(`HCA_WC_WR_FLUSH_ERR); sc_verr <= 8'(`HCA_VENDOR_ERR_FLUSH); sc_force <= 1'b1;
+            sc_status_q <= 5'(`HCA_WC_WR_FLUSH_ERR); sc_verr_q <= 8'(`HCA_VENDOR_ERR_FLUSH); sc_force_q <= 1'b1;
             state_q <= COMPST_WAIT_FLUSH_CQE;
           end
         end

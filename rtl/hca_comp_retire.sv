@@ -4,8 +4,11 @@
 // (model/comp.c model_comp_retire).
 //
 // Job (docs/rtl.md "Handshakes"): `req` held until `done`; result `hit` (a
-// WQE was retired).  RETIREST_CHECK: nothing when no WQE is outstanding;
-// RETIREST_READ_OUTS reads the outstanding-table entry at SQ_CI;
+// WQE was retired).  RETIREST_CHECK: nothing when no WQE is outstanding,
+// else it reads the outstanding-table entry at SQ_CI (RETIREST_READ_OUTS
+// reads it again when a table write lands in that cycle, `ow_we`: the
+// caller's own, hca_req REQST_WQE_ERR, REQST_WQE_FAIL, REQST_FAULT_OUTS;
+// read-during-write gives the old entry);
 // RETIREST_CHECK_OUTS: nothing unless it failed locally (OW_ERR), else the
 // QP's new state is published at once (RC: ERR, UC/UD: SQE), so that a
 // driver that polls the error CQE and then queries the QP sees it, and the
@@ -47,6 +50,7 @@ module hca_comp_retire #(
     output logic        ow_re,
     output logic [LOG_MAX_QP+LOG_OUTS-1:0] ow_raddr,
     input  logic [`OW_W-1:0] ow_rdata,
+    input  logic        ow_we,           // the table is written in this cycle (hca_req)
     // hca_complete_send
     output logic        sc_req,
     output logic [`OW_W-1:0] sc_ow,
@@ -88,7 +92,7 @@ module hca_comp_retire #(
   logic [15:0] sq_ci, sq_head;
   assign sq_ci    = txs[`TXS_SQ_CI_O +: 16];
   assign sq_head  = txs[`TXS_SQ_HEAD_O +: 16];
-  assign ow_re    = state == RETIREST_READ_OUTS;
+  assign ow_re    = (state == RETIREST_CHECK && sq_ci != sq_head) || state == RETIREST_READ_OUTS;
   assign ow_raddr = {qn, sq_ci[LOG_OUTS-1:0]};
 
   always_ff @(posedge clk or negedge rst_n) begin
@@ -104,7 +108,7 @@ module hca_comp_retire #(
       case (state)
         RETIREST_CHECK: begin
           hit <= 1'b0;
-          if (sq_ci != sq_head) state_q <= RETIREST_READ_OUTS;
+          if (sq_ci != sq_head) state_q <= ow_we ? RETIREST_READ_OUTS : RETIREST_CHECK_OUTS;
           else begin
             done_q <= 1'b1; state_q <= RETIREST_IDLE;
           end

@@ -17,7 +17,9 @@
 //   frame (`req` -> `done`, `wb`): RECVST_CHECK_QP drops it when the QP is in
 //     RESET/INIT/ERR or of another type, or a UD Q_Key differs; otherwise the
 //     QP is marked busy, COMM_EST is raised on the first packet in RTR, and
-//     the packet goes to hca_resp (requests) or hca_comp (responses);
+//     the packet goes to hca_resp (requests) or hca_comp (responses), called
+//     in the same cycle (`go`: the callee's first state acts with the
+//     checks; RECVST_CHECK_QP is a cycle of its own only to wait or drop);
 //     RECVST_END releases the frame and asks for the item's write-back (wb).
 // Posted writes (docs/rtl.md "Posted payload writes"): an item whose RC
 // WRITE payload went out posted (hca_resp) holds its frame at RECVST_END
@@ -101,10 +103,20 @@ module hca_recv #(
   typedef enum logic [2:0] {RECVST_IDLE, RECVST_CHECK_FRAME, RECVST_CHECK_QP, RECVST_WAIT_RESP,
                             RECVST_WAIT_COMP, RECVST_END} st_t;
   st_t state_q, state;
+  // RECVST_CHECK_QP's checks pass in this cycle (qp_go): the callee
+  // (hca_resp, hca_comp) is called in the same cycle, its first state
+  // acting with them (the tail of the frame checks is its head: a tail
+  // call's mirror image); RECVST_CHECK_QP's own work is done by `go`.
+  logic at_qp, qp_go, go;
+  st_t  callee;
+  assign at_qp  = (state_q == RECVST_IDLE && !chk_req && req) || state_q == RECVST_CHECK_QP;
+  assign go     = at_qp && qp_go;
+  assign callee = p_info[`OPI_REQ] ? RECVST_WAIT_RESP : RECVST_WAIT_COMP;
   always_comb begin
     state = state_q;
     case (state_q)
-      RECVST_IDLE:      if (chk_req) state = RECVST_CHECK_FRAME; else if (req) state = RECVST_CHECK_QP;
+      RECVST_IDLE:      if (chk_req) state = RECVST_CHECK_FRAME; else if (req) state = qp_go ? callee : RECVST_CHECK_QP;
+      RECVST_CHECK_QP:  if (qp_go) state = callee;
       RECVST_WAIT_RESP: if (resp_done) state = RECVST_END;
       RECVST_WAIT_COMP: if (comp_done) state = RECVST_END;
       default: ;
@@ -125,6 +137,11 @@ module hca_recv #(
 
   logic [7:0] p_qpt;
   assign p_qpt = p_info[`OPI_RC] ? 8'(`HCA_QPT_RC) : p_info[`OPI_UC] ? 8'(`HCA_QPT_UC) : 8'(`HCA_QPT_UD);
+  // RECVST_CHECK_QP: no replay, no posted write outstanding or faulted, the
+  // QP of the frame's type and in a state that receives, a UD Q_Key that matches
+  assign qp_go = !replay && !r_post[0] && !fault &&
+                 !(qp_st == QPS_RESET || qp_type != p_qpt || qp_st == QPS_INIT || qp_st == QPS_ERR) &&
+                 !(is_ud && p_deth_qkey != qkey);
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
@@ -144,6 +161,14 @@ module hca_recv #(
       r_release <= 1'b0; r_release_q <= r_release; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
       state_q <= state;
+      if (go) begin
+        // RECVST_CHECK_QP passed: the QP busy, COMM_EST on the first packet in RTR
+        s_busy_set <= 1'b1;
+        if (!is_ud && qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O]) begin
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_COMMEST_O, 1, 1'b1)
+          s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_COMM_EST); s_evt_elem <= {{(32-LOG_MAX_QP){1'b0}}, qn};
+        end
+      end
       case (state)
         // a posted write's fault waits for its replay: once no item runs
         RECVST_IDLE:
@@ -202,14 +227,8 @@ module hca_recv #(
             s_stat[`HCA_STAT_RX_DROP_QKEY] <= 1'b1;
             r_release <= 1'b1;
             done <= 1'b1; wb <= 1'b0; state_q <= RECVST_IDLE;
-          end else begin
-            s_busy_set <= 1'b1;
-            if (!is_ud && qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O]) begin
-              `HCA_WSET(rxs_wm, rxs_wv, `RXS_COMMEST_O, 1, 1'b1)
-              s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_COMM_EST); s_evt_elem <= {{(32-LOG_MAX_QP){1'b0}}, qn};
-            end
-            state_q <= p_info[`OPI_REQ] ? RECVST_WAIT_RESP : RECVST_WAIT_COMP;
           end
+          // else qp_go: the callee was called in this cycle (state, go)
         RECVST_END: begin
           // a posted write of this item still outstanding, or faulted: hold the frame
           if (!replay && (r_post[0] || r_post[2])) r_cmd[0] <= 1'b1;

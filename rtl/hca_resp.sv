@@ -9,12 +9,14 @@
 //   RC (rc_responder): RESPST_CHECK_PSN -- duplicates are re-ACKed with
 //     ePSN - 1 (RX_DUP; a duplicate READ/atomic is replayed from the
 //     responder resources: hca_read_atomic, RESPST_WAIT_RDAT_END), a PSN gap
-//     gets one PSN-sequence NAK (RX_SEQ_ERR); RESPST_CHECK_OP -- opcode
+//     gets one PSN-sequence NAK (RX_SEQ_ERR); the expected PSN goes on in
+//     the same cycle (do_op) to the opcode checks: opcode
 //     sequence and lengths (wire.md 4.2: NAK invalid request), access (NAK
 //     remote access), a receive WQE taken when a SEND starts or a WRITE with
 //     immediate arrives (hca_scatter take; none: RNR NAK with the QP's
 //     min_rnr_timer; fetch fault: NAK remote operational; malformed: error
-//     CQE and NAK); RESPST_CHECK_LEN -- SEND longer than the receive WQE (LEN
+//     CQE and NAK); then in the same cycle (do_len), or in RESPST_CHECK_LEN
+//     after a receive WQE's fetch: SEND longer than the receive WQE (LEN
 //     error CQE, NAK invalid request), a misaligned atomic (NAK invalid
 //     request), the RETH/AtomicETH rkey check (hca_mr_check: NAK remote
 //     access); RESPST_EXECUTE -- READ/atomic: no responder resources (NAK
@@ -163,7 +165,7 @@ module hca_resp #(
   typedef enum logic [5:0] {
     RESPST_IDLE,
     // RC
-    RESPST_CHECK_PSN, RESPST_CHECK_OP, RESPST_WAIT_RWQE, RESPST_RWQE_RESULT, RESPST_CHECK_LEN,
+    RESPST_CHECK_PSN, RESPST_WAIT_RWQE, RESPST_RWQE_RESULT, RESPST_CHECK_LEN,
     RESPST_WAIT_RKEY, RESPST_RKEY_RESULT, RESPST_EXECUTE, RESPST_WAIT_SEND_SCATTER, RESPST_SEND_DONE,
     RESPST_WAIT_WRITE_PAYLOAD, RESPST_ACK, RESPST_NAK, RESPST_WAIT_NAK_SENT, RESPST_NAK_QP_ERR,
     // UC
@@ -298,7 +300,9 @@ module hca_resp #(
   logic [63:0] rs_iova;              // the RETH VA, translated
   logic [63:0] fa;                   // the WRITE payload's address (fault report)
 
-  always_ff @(posedge clk or negedge rst_n) begin
+  always_ff @(posedge clk or negedge rst_n) begin : seq
+    logic do_op, do_len;                 // RESPST_CHECK_PSN goes on to the opcode / length checks
+    do_op = 1'b0; do_len = 1'b0;
     if (!rst_n) begin
       state_q <= RESPST_IDLE; done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0;
       rs_code <= '0; rs_iova <= '0; fa <= '0; ack_psn <= '0; ack_syn <= '0; ack_owe <= 1'b0; rd_kind <= '0;
@@ -349,9 +353,13 @@ module hca_resp #(
             end
           end else begin
             `HCA_WSET(rxs_wm, rxs_wv, `RXS_SEQNAK_O, 1, 1'b0)
-            state_q <= RESPST_CHECK_OP;
+            do_op = 1'b1;                      // the opcode checks in this cycle (below)
           end
-        RESPST_CHECK_OP:
+        default: ;
+      endcase
+      // the opcode checks (model/resp.c rc_responder after the PSN), in the
+      // cycle the PSN is found to be the expected one (RESPST_CHECK_PSN)
+      if (do_op) begin
           if (!seq_ok || !len_ok) begin
             rs_code <= 8'(`HCA_AETH_NAK_INVALID_REQUEST);
             state_q <= RESPST_NAK;
@@ -363,7 +371,9 @@ module hca_resp #(
           end else if (((ro_send && ro_start) || (ro_write && ro_imm)) && !r_rwqe_v)
             state_q <= RESPST_WAIT_RWQE;
           else
-            state_q <= RESPST_CHECK_LEN;
+            do_len = 1'b1;                     // the length checks in this cycle too (below)
+      end
+      case (state)
         RESPST_RWQE_RESULT:
           if (rwqe_res == `RQ_NONE) begin
             ack_psn <= p_psn;
@@ -379,7 +389,12 @@ module hca_resp #(
               state_q <= RESPST_NAK;
           end else
             state_q <= RESPST_CHECK_LEN;
-        RESPST_CHECK_LEN:
+        RESPST_CHECK_LEN: do_len = 1'b1;
+        default: ;
+      endcase
+      // the length and alignment checks, the rkey's call: RESPST_CHECK_LEN
+      // (after a receive WQE's fetch), else in RESPST_CHECK_PSN's cycle
+      if (do_len) begin
           if (ro_send && ({1'b0, r_rwqe_off} + {17'b0, p_pay_len}) > {1'b0, r_rwqe_tot}) begin
             rs_code <= 8'(`HCA_AETH_NAK_INVALID_REQUEST);
             rc_status <= 5'(`HCA_WC_LOC_LEN_ERR); rc_verr <= 8'(`HCA_VENDOR_ERR_LENGTH);
@@ -397,6 +412,8 @@ module hca_resp #(
             state_q <= RESPST_WAIT_RKEY;
           end else
             state_q <= RESPST_EXECUTE;
+      end
+      case (state)
         RESPST_RKEY_RESULT:
           if (mr_verr != 8'h0) begin
             rs_code <= 8'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR);

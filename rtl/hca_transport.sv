@@ -745,7 +745,7 @@ module hca_transport #(
       .dbg_act(rt_act), .dbg_st(rt_st),
       .qn(qn), .txs(txs), .qp_st(qp_st), .is_rc(c_rc), .st_wm(rt_st_wm), .st_wv(rt_st_wv),
       .txs_wm(rt_txs_wm), .txs_wv(rt_txs_wv), .s_qp_set(rt_qp_set), .s_qp_val(rt_qp_val),
-      .s_busy_set(rt_busy_set), .ow_re(rt_ow_re), .ow_raddr(rt_ow_raddr), .ow_rdata(ow_rdata),
+      .s_busy_set(rt_busy_set), .ow_re(rt_ow_re), .ow_raddr(rt_ow_raddr), .ow_rdata(ow_rdata), .ow_we(ow_we),
       .sc_req(rt_cs_req), .sc_ow(rt_cs_ow), .sc_status(rt_cs_status), .sc_verr(rt_cs_verr), .sc_force(rt_cs_force),
       .sc_done(cs_dn[1]), .qe_req(rt_qe_req), .qe_has(rt_qe_has), .qe_evt(rt_qe_evt), .qe_done(qe_dn[1]));
 

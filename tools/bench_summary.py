@@ -170,9 +170,9 @@ def main():
     sim_load = next((float(m.group(1)) for m in map(LOAD_RE.search, sim_log or []) if m), None)
     shim, load, floor = parse_shim(read(os.path.join(d, "shim.log")))
     t = Table()
-    rtl_note = ("RTL: payload read ahead into transmit slots, WQEs prefetched per QP and read from the doorbell, "
+    rtl_note = ("RTL: payload read ahead into transmit slots, WQEs prefetched per QP (16 entries) and read from the doorbell, "
                 "the first payload read issued with the lkey check, frames back to back, payload and CQE writes "
-                "posted, but one work item at a time (an ACK item of about 21-24 cycles and a step of about 14 per "
+                "posted, but one work item at a time (an ACK item of about 18-21 cycles and a step of about 14 per "
                 "64 B message) and store and forward per packet (docs/rtl.md 'What limits it')")
 
     for w, tgt in ((512, 48.4), (64, 7.5)):
