@@ -41,6 +41,21 @@ static void tick()
 	top->eval();
 }
 
+// The callers' requests and arguments as they hold them, the callee's done.
+static void drive(const caller c[4], bool done_q)
+{
+	unsigned r = 0, a = 0;
+	for (int i = 0; i < 4; i++)
+		if (c[i].wait) {
+			r |= 1u << i;
+			a |= (unsigned)c[i].tag << (8 * i);
+		}
+	top->req = r;
+	top->arg = a;
+	top->done = done_q;
+	top->eval();
+}
+
 // One run of `cycles` cycles; `solo`: a caller raises a request only while no
 // other one is raised (the single lane).
 static void run(unsigned cycles, bool solo, unsigned &calls)
@@ -68,19 +83,7 @@ static void run(unsigned cycles, bool solo, unsigned &calls)
 				c[i].tag = (uint8_t)(i << 6 | (c[i].seq++ & 63));
 				any = true;
 			}
-		auto drive = [&]() {
-			unsigned r = 0, a = 0;
-			for (int i = 0; i < 4; i++)
-				if (c[i].wait) {
-					r |= 1u << i;
-					a |= (unsigned)c[i].tag << (8 * i);
-				}
-			top->req = r;
-			top->arg = a;
-			top->done = done_q;
-			top->eval();
-		};
-		drive();
+		drive(c, done_q);
 		// done: to the caller of the call that ends, only
 		unsigned want = done_q ? 1u << owner : 0;
 		CHECK(top->c_done == want, "cycle %llu: c_done 0x%x, want 0x%x", (unsigned long long)t, top->c_done, want);
@@ -92,7 +95,7 @@ static void run(unsigned cycles, bool solo, unsigned &calls)
 				c[i].doneN++;
 				calls++;
 			}
-		drive();
+		drive(c, done_q);
 		// still to that caller once it has dropped its request (done must
 		// not follow the grant, which moves on in this cycle)
 		CHECK(top->c_done == want, "cycle %llu: after the drop c_done 0x%x, want 0x%x", (unsigned long long)t,
@@ -136,16 +139,7 @@ static void run(unsigned cycles, bool solo, unsigned &calls)
 	// drain: finish what is in flight with the clock enabled
 	for (int k = 0; k < 64; k++) {
 		top->ce = 1;
-		unsigned r = 0, a = 0;
-		for (int i = 0; i < 4; i++)
-			if (c[i].wait) {
-				r |= 1u << i;
-				a |= (unsigned)c[i].tag << (8 * i);
-			}
-		top->req = r;
-		top->arg = a;
-		top->done = done_q;
-		top->eval();
+		drive(c, done_q);
 		for (int i = 0; i < 4; i++)
 			if (top->c_done >> i & 1) {
 				c[i].wait = false;

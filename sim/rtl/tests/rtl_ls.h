@@ -31,10 +31,11 @@ static void ls_config(void *ctx, unsigned int node, struct hca_engine_config *ec
 	}
 }
 
-/* The testbench, and per node a PD, two CQs of 2^cq_log entries, a 1 MiB MR; no QP. */
-static int setup_objs(struct rt *t, unsigned int cq_log)
+/* The testbench with a wire of `latency` cycles (0: the testbench's
+ * default), and per node a PD, two CQs of 2^cq_log entries, a 1 MiB MR; no QP. */
+static int setup_objs_latency(struct rt *t, unsigned int cq_log, uint64_t latency)
 {
-	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config, .latency = latency };
 
 	memset(t, 0, sizeof(*t));
 	t->tb = tb_create(&c);
@@ -49,6 +50,11 @@ static int setup_objs(struct rt *t, unsigned int cq_log)
 		t->mr[i] = tb_mr_reg(t->n[i], t->pd[i], 1 << 20, RT_ACC_ALL);
 	}
 	return 0;
+}
+
+static int setup_objs(struct rt *t, unsigned int cq_log)
+{
+	return setup_objs_latency(t, cq_log, 0);
 }
 
 static int setup(struct rt *t, uint8_t type, const struct tb_qp_attr *attr, const struct tb_qp_cap *cap,

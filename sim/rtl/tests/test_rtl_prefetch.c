@@ -334,22 +334,6 @@ static void give_way(unsigned int n)
  * 0's packet, and WQE 0's ACK must not reach the RTL before its step starts
  * WQE 1 (a race of the test's own timing, see give_way). */
 #define MANY_QPS 24
-static void setup_objs_slow_wire(struct rt *t, unsigned int cq_log)
-{
-	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config, .latency = 2000 };
-
-	memset(t, 0, sizeof(*t));
-	t->tb = tb_create(&c);
-	tb_set_filter(t->tb, rt_cap_filter, &t->cap);
-	for (int i = 0; i < 2; i++) {
-		t->n[i] = tb_node(t->tb, (unsigned int)i);
-		t->pd[i] = tb_pd_alloc(t->n[i]);
-		t->scq[i] = tb_cq_create(t->n[i], cq_log, NULL);
-		t->rcq[i] = tb_cq_create(t->n[i], cq_log, NULL);
-		t->mr[i] = tb_mr_reg(t->n[i], t->pd[i], 1 << 20, RT_ACC_ALL);
-	}
-}
-
 static void many_qps(unsigned int nq, unsigned int per, unsigned int fault_qp, const char *what)
 {
 	struct tb_qp *q[2][MANY_QPS];
@@ -359,7 +343,7 @@ static void many_qps(unsigned int nq, unsigned int per, unsigned int fault_qp, c
 	struct hca_cqe c;
 	bool ok = true;
 
-	setup_objs_slow_wire(&t, 10);
+	setup_objs_latency(&t, 10, 2000);
 	for (unsigned int i = 0; i < nq; i++) {
 		if (i == fault_qp)
 			fcq = tb_cq_create(t.n[0], 6, NULL);
