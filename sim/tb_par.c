@@ -2,7 +2,7 @@
 /*
  * The testbench's worker thread (sim/tb_par.h).  Two sequence numbers: `go`
  * (jobs handed over) and `done` (jobs finished).  A waiter spins up to
- * SPIN_LOOPS pauses, then announces itself in `sleepers` and sleeps on the
+ * SPIN_NS nanoseconds, then announces itself in `sleepers` and sleeps on the
  * futex of the word it waits for; the other side wakes it only when it
  * announced itself (sequentially consistent store then load on both sides,
  * so a wake-up is never lost: the futex returns at once if the word moved).
@@ -15,16 +15,32 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tb_par.h"
 
-/* A few microseconds of pause instructions (20-150 ns each, by processor
- * and load): a busy step's other work is shorter.  Longer spins only burn
- * the CPU of a machine busy with other work (docs/sim.md 9.6). */
-#ifndef SPIN_LOOPS
-#define SPIN_LOOPS 64
+/* How long a waiter spins before it sleeps, measured in time, not in pause
+ * instructions (3-150 ns each, by processor).  Between two parallel steps
+ * the worker waits for the other thread's half of a step and the wire's
+ * work (2-5 us of a busy RTL step); a wake-up from the futex costs about as
+ * much again, and a step that needed one counts as not run at once (tb.c's
+ * back-off).  64 pauses, about 2 us, were too short for that: on an idle
+ * 2-core machine none of make bench-sim's steps ran in two threads
+ * (docs/sim.md 9.6).  On a machine busy with other work the back-off stops
+ * the parallel steps, and the worker then spins once per pause. */
+#ifndef SPIN_NS
+#define SPIN_NS 50000
 #endif
+#define SPIN_CHECK 16	/* pauses between two looks at the clock */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 struct tb_par {
 	pthread_t th;
@@ -59,11 +75,19 @@ static uint32_t wait_change(_Atomic uint32_t *w, _Atomic uint32_t *sleeper, uint
 {
 	uint32_t v;
 
-	for (unsigned int i = 0; i < SPIN_LOOPS; i++) {
+	uint64_t end = 0;
+
+	for (unsigned int i = 1;; i++) {
 		v = atomic_load_explicit(w, memory_order_acquire);
 		if (v != old)
 			return v;
 		cpu_relax();
+		if (i % SPIN_CHECK)
+			continue;
+		if (!end)
+			end = mono_ns() + SPIN_NS;
+		else if (mono_ns() >= end)
+			break;
 	}
 	*slept = true;
 	for (;;) {
