@@ -474,18 +474,13 @@ int shim_wait(struct shim_device *d, uint64_t seen, unsigned int timeout_ms)
 }
 
 /*
- * d has work in hand: frames waiting for it, or its backend acts at the
- * current cycle (the untimed model) or at its next clock edge (a timed
- * engine such as the RTL reports now + 1 while busy; a model timer due at
- * exactly now + 1 counts too, harmlessly).
- */
-/*
- * Work in hand: a received frame not yet taken, or the device's next own
- * action within SHIM_QUIESCE_HORIZON cycles.  next_event() is the next cycle
- * the device acts without input (backend.h): now() for an engine stepping
- * through work, but an RTL waiting for host memory skips its quiet cycles
- * and reports the cycle the DMA response is due (docs/sim.md 9.2) -- work in
- * hand all the same (an ACK owed until a payload write is answered, say).
+ * d has work in hand: a received frame not yet taken, or the device's next
+ * own action within SHIM_QUIESCE_HORIZON cycles.  next_event() is the next
+ * cycle the device acts without input (backend.h): now() for the untimed
+ * model, now + 1 for the RTL stepping through work, but an RTL waiting for
+ * host memory skips its quiet cycles and reports the cycle the DMA response
+ * is due (docs/sim.md 9.2) -- work in hand all the same (an ACK owed until a
+ * payload write is answered, say).
  * Transport timers are further away: the shortest, an ACK timeout of 2^11
  * cycles (IB timeout 1) or an RNR wait of 2500 (0.01 ms), lie beyond the
  * horizon, so a device whose only pending action is a timer is idle here.

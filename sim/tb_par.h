@@ -2,8 +2,9 @@
 /*
  * One worker thread for the testbench's parallel step (sim/tb.c, docs/sim.md
  * 9.6): the main thread hands it a job, runs its own part, then waits for
- * the job's end.  Hand-over and wait spin briefly (a busy step lasts a few
- * microseconds), then sleep on a futex.  The job's writes are visible to
+ * the job's end.  Hand-over and wait spin up to 50 us (longer than the
+ * other thread's half of a busy step and its wire work), then sleep on a
+ * futex.  The job's writes are visible to
  * the main thread after tb_par_wait (release/acquire).
  */
 #ifndef HCASIM_SIM_TB_PAR_H
