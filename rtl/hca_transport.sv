@@ -344,7 +344,7 @@ module hca_transport #(
   logic [`OW_W-1:0] req_cs_ow, rt_cs_ow, comp_cs_ow, crd_cs_ow, ry_cs_ow, cs_ow;
   logic [4:0]  req_cs_status, rt_cs_status, comp_cs_status, crd_cs_status, ry_cs_status, cs_status;
   logic [7:0]  req_cs_verr, rt_cs_verr, comp_cs_verr, crd_cs_verr, ry_cs_verr, cs_verr;
-  logic        req_cs_force, rt_cs_force, comp_cs_force, crd_cs_force, ry_cs_force, cs_force;
+  logic        req_cs_force, rt_cs_force, comp_cs_force, crd_cs_force, ry_cs_force, cs_force, cs_defer;
   logic        comp_ry_req, tmr_ry_req, ry_req, ry_done, tmr_req, tmr_done;
   logic [1:0]  comp_ry_kind, ry_kind;
   logic [23:0] comp_ry_psn, tmr_ry_psn, ry_psn;
@@ -489,12 +489,14 @@ module hca_transport #(
             rda_mr_len, scat_mr_key, scat_mr_pdn, scat_mr_acc, scat_mr_va, scat_mr_len, resp_mr_key, resp_mr_pdn,
             resp_mr_acc, resp_mr_va, resp_mr_len, req_mr_key, req_mr_pdn, req_mr_acc, req_mr_va, req_mr_len}),
       .done(mr_done), .c_req(mr_req), .c_arg({mr_key, mr_pdn, mr_acc, mr_va, mr_len}), .gnt(mr_gnt), .c_done(mr_dn));
-  hca_call_arb #(.N(5), .W(`OW_W + 5 + 8 + 1)) u_cs_arb (
+  // `defer` (a posted CQE write) is hca_comp's only
+  hca_call_arb #(.N(5), .W(`OW_W + 5 + 8 + 1 + 1)) u_cs_arb (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({ry_cs_req, crd_cs_req, comp_cs_req, rt_cs_req, req_cs_req}),
-      .arg({ry_cs_ow, ry_cs_status, ry_cs_verr, ry_cs_force, crd_cs_ow, crd_cs_status, crd_cs_verr, crd_cs_force,
-            comp_cs_ow, comp_cs_status, comp_cs_verr, comp_cs_force, rt_cs_ow, rt_cs_status, rt_cs_verr, rt_cs_force,
-            req_cs_ow, req_cs_status, req_cs_verr, req_cs_force}), .done(cs_done),
-      .c_req(cs_req), .c_arg({cs_ow, cs_status, cs_verr, cs_force}), .gnt(cs_gnt), .c_done(cs_dn));
+      .arg({ry_cs_ow, ry_cs_status, ry_cs_verr, ry_cs_force, 1'b0, crd_cs_ow, crd_cs_status, crd_cs_verr, crd_cs_force,
+            1'b0, comp_cs_ow, comp_cs_status, comp_cs_verr, comp_cs_force, comp_cs_defer, rt_cs_ow, rt_cs_status,
+            rt_cs_verr, rt_cs_force, 1'b0, req_cs_ow, req_cs_status, req_cs_verr, req_cs_force, 1'b0}),
+      .done(cs_done), .c_req(cs_req), .c_arg({cs_ow, cs_status, cs_verr, cs_force, cs_defer}), .gnt(cs_gnt),
+      .c_done(cs_dn));
   hca_call_arb #(.N(2), .W(1)) u_rt_arb (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({comp_rt_req, req_rt_req}), .arg(2'b00), .done(rt_done),
       .c_req(rt_req), .c_arg(rt_arg), .gnt(rt_gnt), .c_done(rt_dn));
@@ -751,7 +753,7 @@ module hca_transport #(
 
   hca_complete_send #(.LOG_MAX_QP(LOG_MAX_QP)) u_csend (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cs_req), .ow(cs_ow), .status(cs_status),
-      .verr(cs_verr), .force_cqe(cs_force), .defer(comp_cs_defer), .done(cs_done), .dbg_act(cs_act), .dbg_st(cs_st),
+      .verr(cs_verr), .force_cqe(cs_force), .defer(cs_defer), .done(cs_done), .dbg_act(cs_act), .dbg_st(cs_st),
       .qn(qn), .txs(txs), .qp_st(qp_st), .qp_flags(c_flags), .send_cqn(c_send_cqn),
       .txs_wm(cs_txs_wm), .txs_wv(cs_txs_wv), .s_busy_set(cs_busy_set),
       .cqp_req(cs_cqp_req), .cqp_cqn(cs_cqp_cqn), .cqp_cqe(cs_cqp_cqe), .cqp_sol(cs_cqp_sol),
