@@ -192,7 +192,7 @@ struct model_rxf {
 
 /* Buffers of consumed frames kept for the next ones (no malloc/free churn
  * per frame): up to MODEL_RX_SPARE, each at least MODEL_RX_BUF bytes. */
-#define MODEL_RX_SPARE 64
+#define MODEL_RX_SPARE 512
 #define MODEL_RX_BUF 4352
 
 struct model {
