@@ -58,6 +58,8 @@ struct sw_port_ops {
 	 */
 	void (*rings)(struct sw_port *p, int woken);
 	int (*sleep)(struct sw_port *p, int sleeping);
+	/* Optional: frames are waiting for rings() (a look at memory, no system call). */
+	int (*pending)(struct sw_port *p);
 	void (*closing)(struct sw_port *p);
 };
 

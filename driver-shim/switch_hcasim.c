@@ -340,6 +340,13 @@ static int hcasim_sleep(struct sw_port *p, int sleeping)
 	return o->seg ? shmring_sleep(&o->rx, sleeping) : 0;
 }
 
+static int hcasim_pending(struct sw_port *p)
+{
+	struct hcasim_out *o = &out[p->id];
+
+	return o->seg && shmring_pending(&o->rx);
+}
+
 static const struct sw_port_ops hcasim_ops = {
 	.kind = "hcasim",
 	.input = hcasim_input,
@@ -347,6 +354,7 @@ static const struct sw_port_ops hcasim_ops = {
 	.flush = hcasim_flush,
 	.rings = hcasim_rings,
 	.sleep = hcasim_sleep,
+	.pending = hcasim_pending,
 	.closing = shm_release,
 };
 

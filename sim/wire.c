@@ -18,13 +18,24 @@
 #define WIRE_MAC_TABLE 256
 #define WIRE_DEFAULT_PORTS 64
 #define WIRE_DEFAULT_REORDER_TIMEOUT 10000
+/*
+ * Copies' buffers are kept for reuse (a switch forwarding a million frames a
+ * second should not malloc and free two blocks per frame): up to
+ * WIRE_POOL_MAX frames of WIRE_POOL_BUF bytes (a PMTU-4096 frame with every
+ * header); larger frames are allocated to size and freed.
+ */
+#define WIRE_POOL_MAX 1024
+#define WIRE_POOL_BUF 4352
 
 struct wframe {
 	uint64_t due;
 	uint64_t seq;		/* tie-break: scheduling order */
 	unsigned int port;	/* destination */
 	size_t len;
-	uint8_t *data;
+	size_t cap;		/* bytes at data */
+	struct wframe *next;	/* in the pool */
+	uint8_t *data;		/* = buf */
+	uint8_t buf[];
 };
 
 struct held {
@@ -64,6 +75,8 @@ struct wire {
 	unsigned int nmacs, mac_next;
 	struct pcap_writer *cap_tx, *cap_rx;
 	struct wire_stats st;
+	struct wframe *pool;		/* spare frames of WIRE_POOL_BUF bytes */
+	unsigned int npool;
 };
 
 /* ---------------------------------------------------------------- PRNG */
@@ -236,12 +249,18 @@ fail: {
 }
 }
 
-static void free_frame(struct wframe *f)
+/* A copy that is no longer needed: back to the pool, or freed. */
+static void free_frame(struct wire *w, struct wframe *f)
 {
-	if (f) {
-		free(f->data);
-		free(f);
+	if (!f)
+		return;
+	if (f->cap == WIRE_POOL_BUF && w->npool < WIRE_POOL_MAX) {
+		f->next = w->pool;
+		w->pool = f;
+		w->npool++;
+		return;
 	}
+	free(f);
 }
 
 void wire_destroy(struct wire *w)
@@ -249,10 +268,16 @@ void wire_destroy(struct wire *w)
 	if (!w)
 		return;
 	for (size_t i = 0; i < w->hn; i++)
-		free_frame(w->heap[i]);
+		free_frame(w, w->heap[i]);
 	for (unsigned int p = 0; p < w->nports; p++)
 		for (unsigned int k = 0; k < w->ports[p].nheld; k++)
-			free_frame(w->ports[p].held[k].f);
+			free_frame(w, w->ports[p].held[k].f);
+	while (w->pool) {
+		struct wframe *f = w->pool;
+
+		w->pool = f->next;
+		free(f);
+	}
 	pcap_writer_close(w->cap_tx);
 	pcap_writer_close(w->cap_rx);
 	free(w->heap);
@@ -294,7 +319,7 @@ int wire_detach(struct wire *w, unsigned int port)
 	/* Copies toward it: out of the heap (kept order intact), and the held ones. */
 	for (size_t i = 0; i < w->hn; i++) {
 		if (w->heap[i]->port == port) {
-			free_frame(w->heap[i]);
+			free_frame(w, w->heap[i]);
 			w->st.orphaned++;
 		} else {
 			w->heap[k++] = w->heap[i];
@@ -304,7 +329,7 @@ int wire_detach(struct wire *w, unsigned int port)
 	for (size_t i = w->hn / 2; i-- > 0;)
 		sift_down(w, i);
 	for (unsigned int h = 0; h < p->nheld; h++) {
-		free_frame(p->held[h].f);
+		free_frame(w, p->held[h].f);
 		w->st.orphaned++;
 	}
 	w->nheld -= p->nheld;
@@ -357,16 +382,23 @@ static size_t corrupt_pos(const uint8_t *f, size_t len, uint64_t v)
 	return lo + v % (hi - lo);
 }
 
-static struct wframe *new_frame(unsigned int port, const uint8_t *data, size_t len, uint64_t due)
+static struct wframe *new_frame(struct wire *w, unsigned int port, const uint8_t *data, size_t len,
+				uint64_t due)
 {
-	struct wframe *f = malloc(sizeof(*f));
+	struct wframe *f;
 
-	if (!f)
-		return NULL;
-	f->data = malloc(len);
-	if (!f->data) {
-		free(f);
-		return NULL;
+	if (len <= WIRE_POOL_BUF && w->pool) {
+		f = w->pool;
+		w->pool = f->next;
+		w->npool--;
+	} else {
+		size_t cap = len <= WIRE_POOL_BUF ? WIRE_POOL_BUF : len;
+
+		f = malloc(sizeof(*f) + cap);
+		if (!f)
+			return NULL;
+		f->cap = cap;
+		f->data = f->buf;
 	}
 	memcpy(f->data, data, len);
 	f->len = len;
@@ -391,7 +423,7 @@ static void passed(struct wire *w, struct wport *p, uint64_t due)
 			p->nheld--;
 			w->nheld--;
 			if (heap_push(w, f))
-				free_frame(f);
+				free_frame(w, f);
 		} else {
 			k++;
 		}
@@ -420,7 +452,7 @@ static void schedule_copy(struct wire *w, unsigned int port, const uint8_t *data
 		due += 1 + v_jit % w->faults.jitter_max;
 		w->st.jittered++;
 	}
-	f = new_frame(port, data, len, due);
+	f = new_frame(w, port, data, len, due);
 	if (!f)
 		return;
 	if (hit(u_cor, w->thr_corrupt, w->all_corrupt)) {
@@ -428,7 +460,7 @@ static void schedule_copy(struct wire *w, unsigned int port, const uint8_t *data
 		w->st.corrupted++;
 	}
 	if (hit(u_dup, w->thr_dup, w->all_dup)) {
-		d = new_frame(port, data, len, due);
+		d = new_frame(w, port, data, len, due);
 		if (d)
 			w->st.duplicated++;
 	}
@@ -447,8 +479,8 @@ static void schedule_copy(struct wire *w, unsigned int port, const uint8_t *data
 			f->due = p->last_due;
 		p->last_due = f->due;
 		if (heap_push(w, f)) {
-			free_frame(f);
-			free_frame(d);
+			free_frame(w, f);
+			free_frame(w, d);
 			return;
 		}
 		passed(w, p, f->due);
@@ -458,7 +490,7 @@ static void schedule_copy(struct wire *w, unsigned int port, const uint8_t *data
 			d->due = p->last_due;
 		p->last_due = d->due;
 		if (heap_push(w, d)) {
-			free_frame(d);
+			free_frame(w, d);
 			return;
 		}
 		passed(w, p, d->due);
@@ -599,7 +631,7 @@ unsigned int wire_deliver(struct wire *w, uint64_t now)
 			f->due = h < wp->last_due ? wp->last_due : h;
 			wp->last_due = f->due;
 			if (heap_push(w, f))
-				free_frame(f);
+				free_frame(w, f);
 			continue;
 		}
 		if (!w->hn || w->heap[0]->due > now)
@@ -613,7 +645,7 @@ unsigned int wire_deliver(struct wire *w, uint64_t now)
 			wp->st.rx_bytes += f->len;
 			capture(w, &w->cap_rx, f->due, f->data, f->len);
 			wp->rx(wp->ctx, f->port, f->data, f->len, f->due);
-			free_frame(f);
+			free_frame(w, f);
 			n++;
 		}
 	}
@@ -673,7 +705,7 @@ long wire_replay_pcap(struct wire *w, unsigned int port, const char *path, uint6
 		}
 		if (!n)
 			ns0 = pf.ns;
-		f = new_frame(port, pf.data, pf.len,
+		f = new_frame(w, port, pf.data, pf.len,
 			      start + pcap_ns_to_cycles(pf.ns > ns0 ? pf.ns - ns0 : 0));
 		if (!f) {
 			rc = -ENOMEM;
@@ -684,7 +716,7 @@ long wire_replay_pcap(struct wire *w, unsigned int port, const char *path, uint6
 	pcap_reader_close(r);
 	if (rc < 0) {
 		for (size_t i = 0; i < n; i++)
-			free_frame(list[i]);
+			free_frame(w, list[i]);
 		free(list);
 		return rc;
 	}
@@ -697,7 +729,7 @@ long wire_replay_pcap(struct wire *w, unsigned int port, const char *path, uint6
 		wp->last_due = f->due;
 		if (heap_push(w, f)) {
 			for (size_t j = i; j < n; j++)
-				free_frame(list[j]);
+				free_frame(w, list[j]);
 			free(list);
 			return -ENOMEM;
 		}
