@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,8 +266,39 @@ static void spin_until(uint64_t due)
 	}
 }
 
+/*
+ * Idle: frames came in less than --idle-spin microseconds ago (default
+ * SW_IDLE_SPIN_US).  Wait for the next ones on the CPU, yielding it to any
+ * other thread that wants it, until `due` or until frames come into a ring.
+ * Traffic between two HCAs comes in bursts: a batch of requests, then its
+ * batch of responses some 30-60 us later (the peer's device thread at work).
+ * Sleeping between them costs the switch two context switches and each HCA
+ * an eventfd write per batch, and on a busy machine the woken switch waits
+ * for a CPU; a switch that watches the rings takes the batch at once.  The
+ * yield keeps that from starving the HCAs' threads on a small machine.
+ */
+#define SW_IDLE_SPIN_US 100u
+static uint64_t sw_idle_spin_us = SW_IDLE_SPIN_US;
+static uint64_t spin_cpu_ns;	/* CPU time spent in spin_until and idle_spin_until */
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void idle_spin_until(uint64_t due)
+{
+	while (!stop && now_cycles() < due && !ports_pending())
+		sched_yield();
+}
+
 static void serve(void)
 {
+	uint64_t last_in = 0, idle_spin = sw_idle_spin_us * (HCA_CLK_HZ / 1000000u);
+
 	while (!stop) {
 		struct pollfd pfd[SW_MAX_LISTEN + 2 * SW_MAX_PORTS + SW_QEMU_POLLFDS];
 		struct sw_port *who[SW_MAX_LISTEN + 2 * SW_MAX_PORTS];
@@ -291,7 +323,16 @@ static void serve(void)
 		now = now_cycles();
 		ne = wire_next_event(wire);
 		if (ne != UINT64_MAX && ne > now && (ne - now) * SW_NS_PER_CYCLE <= SW_SPIN_NS) {
+			uint64_t c = cpu_ns();
+
 			spin_until(ne);
+			spin_cpu_ns += cpu_ns() - c;
+			now = now_cycles();
+		} else if (last_in + idle_spin > now && !ports_pending()) {
+			uint64_t until = last_in + idle_spin, c = cpu_ns();
+
+			idle_spin_until(ne < until ? ne : until);
+			spin_cpu_ns += cpu_ns() - c;
 			now = now_cycles();
 		}
 		/* until the next delivery is due (not rounded up to milliseconds) */
@@ -317,9 +358,15 @@ static void serve(void)
 			else if (who[k]->ops && who[k]->wake_fd == pfd[k].fd)
 				woken[who[k] - ports] = 1;
 		}
-		for (unsigned int i = 0; i < SW_MAX_PORTS; i++)
-			if (ports[i].ops && ports[i].ops->rings)
-				ports[i].ops->rings(&ports[i], woken[i]);
+		{
+			uint64_t before = sw_frames_in;
+
+			for (unsigned int i = 0; i < SW_MAX_PORTS; i++)
+				if (ports[i].ops && ports[i].ops->rings)
+					ports[i].ops->rings(&ports[i], woken[i]);
+			if (sw_frames_in != before)
+				last_in = round_now;
+		}
 		deliver(now_cycles());
 	}
 }
@@ -341,6 +388,10 @@ static void report(const char *pcap)
 		(unsigned long long)st.duplicated, (unsigned long long)st.reordered,
 		(unsigned long long)st.corrupted, (unsigned long long)st.flooded,
 		(unsigned long long)lost, (unsigned long long)st.orphaned);
+	fprintf(stderr, "hcasim switch: cpu %.3f s, of which %.3f s waiting on the CPU for frames "
+			"(deliveries due within %u us, --idle-spin %llu us)\n",
+		(double)cpu_ns() / 1e9, (double)spin_cpu_ns / 1e9, SW_SPIN_NS / 1000,
+		(unsigned long long)sw_idle_spin_us);
 	if (pcap)
 		fprintf(stderr, "hcasim switch: %llu frames captured in %s\n",
 			(unsigned long long)st.sent, pcap);
@@ -391,6 +442,7 @@ int hcasim_switch_main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "qemu", required_argument, NULL, 'Q' },
 		{ "no-shm", no_argument, NULL, 'M' },
+		{ "idle-spin", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -458,6 +510,14 @@ int hcasim_switch_main(int argc, char **argv)
 			break;
 		case 'M':
 			sw_no_shm = 1;
+			break;
+		case 'I':
+			if (parse_u64("idle-spin", optarg, &sw_idle_spin_us) ||
+			    sw_idle_spin_us > 1000000u) {
+				if (sw_idle_spin_us > 1000000u)
+					fprintf(stderr, "hcasim switch: --idle-spin wants at most 1000000 us\n");
+				return 2;
+			}
 			break;
 		case 'h':
 			hcasim_usage(stdout);

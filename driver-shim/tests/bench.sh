@@ -35,11 +35,21 @@ if [ -n "${SOCKFLOOR:-}" ]; then
   "$SOCKFLOOR"; ok $? "socket floor"
 fi
 
-# CPU seconds of a process so far (user + system).
+# CPU seconds of a process so far: the scheduler's nanoseconds (schedstat; its
+# clock ticks, 10 ms, were as large as the switch's whole figure at 64 B).
 proc_cpu() {
   local st
+  if read -r -a st < "/proc/$1/schedstat" 2>/dev/null; then
+    awk -v ns="${st[0]}" 'BEGIN { printf "%.4f", ns / 1e9 }'
+    return
+  fi
   read -r -a st < "/proc/$1/stat" 2>/dev/null || { echo 0; return; }
   awk -v u="${st[13]}" -v s="${st[14]}" -v t="$tck" 'BEGIN { printf "%.3f", (u + s) / t }'
+}
+
+# What the switch spent waiting on the CPU for frames (its exit report).
+sw_spin() {
+  sed -nE 's/.*cpu [0-9.]+ s, of which ([0-9.]+) s waiting on the CPU.*/\1/p' "$1" | head -1
 }
 
 # Device-thread CPU seconds from a `hcasim run` log (HCASIM_DEBUG=1).
@@ -51,14 +61,23 @@ csv=${BENCH_SHIM_CSV:-build/bench/shim.csv}
 mkdir -p "$(dirname "$csv")"
 echo "backend,size,iters,mb_per_s_avg,gb_per_s,mpps,mb_per_s_peak,mode,cpu_us_per_msg" > "$csv"
 
-# BENCH_SHIM_SPECS="SIZE ITERS,SIZE ITERS" to run other sizes
-IFS=, read -r -a specs <<<"${BENCH_SHIM_SPECS:-64 50000,65536 5000}"
+# BENCH_SHIM_SPECS="SIZE ITERS,SIZE ITERS" to run other sizes.  The first run,
+# 64 B x 1000 ("fixed"), measures what a run costs whatever its length: the
+# device threads' start-up (bring-up, firmware commands) and their idle ticks
+# (device time follows the wall clock: a firmware health tick every 262 us,
+# about a thousand wake-ups a second) during perftest's own start-up and
+# exchange.  It is subtracted for the "net" figure of each run.
+IFS=, read -r -a specs <<<"${BENCH_SHIM_FIXED:-64 1000},${BENCH_SHIM_SPECS:-64 50000,65536 5000}"
 read -r -a modes <<<"${BENCH_SHIM_MODES:-shm batched per-frame}"
-progress_init $((${#specs[@]} * ${#modes[@]})) >&2
+progress_init $(((${#specs[@]} - 1) * ${#modes[@]} + 1)) >&2
 step=0
+fixed_cpu=0 fixed_iters=0
 for spec in "${specs[@]}"; do
   read -r size iters <<<"$spec"
-  for mode in "${modes[@]}"; do
+  run_modes=("${modes[@]}")
+  fixed=0
+  [ "$step" -eq 0 ] && fixed=1 && run_modes=(shm)
+  for mode in "${run_modes[@]}"; do
     progress_show "$step" "ib_write_bw $size B x $iters on $backend, $mode" >&2
     step=$((step + 1))
     SW_NO_PCAP=1 start_switch --quiet || exit 1
@@ -82,13 +101,22 @@ for spec in "${specs[@]}"; do
       continue
     fi
     ok 0 ""
+    if [ "$fixed" = 1 ]; then
+      fixed_iters=$iters
+      fixed_cpu=$(awk -v c="$(dev_cpu "$CLI_LOG")" -v s="$(dev_cpu "$SRV_LOG")" -v w="$sw_cpu" \
+        -v sp="$(sw_spin "$SW_LOG")" 'BEGIN { printf "%.4f", c + s + w - sp }')
+      printf 'bench shim: fixed cost of a run (ib_write_bw %d B x %d, %s): device threads %s s + %s s, switch %s s (%s s of it waiting for frames); %s s without the wait\n' \
+        "$size" "$iters" "$mode" "$(dev_cpu "$CLI_LOG")" "$(dev_cpu "$SRV_LOG")" "$sw_cpu" "$(sw_spin "$SW_LOG")" "$fixed_cpu"
+      continue
+    fi
     read -r _ _ peak avg rate _ <<<"$line"
     rate=${rate%%[!0-9.]*}	# (the device thread's exit line may follow on the same line)
     frames=$(sed -nE 's/.*: ([0-9]+) frames in,.*/\1/p' "$SW_LOG")
     sends=$(sed -nE 's/.*frames out in ([0-9]+) sends.*/\1/p' "$CLI_LOG" | head -1)
     awk -v size="$size" -v iters="$iters" -v be="$backend" -v mode="$mode" -v avg="$avg" \
         -v rate="$rate" -v peak="$peak" -v c="$(dev_cpu "$CLI_LOG")" -v s="$(dev_cpu "$SRV_LOG")" \
-        -v w="$sw_cpu" -v frames="${frames:-0}" -v sends="${sends:-0}" -v csv="$csv" 'BEGIN {
+        -v w="$sw_cpu" -v sp="$(sw_spin "$SW_LOG")" -v fx="$fixed_cpu" -v fxn="$fixed_iters" \
+        -v frames="${frames:-0}" -v sends="${sends:-0}" -v csv="$csv" 'BEGIN {
       cpu = c + s + w; bytes = size * iters
       gbps = avg * 8 / 1000
       ceil_gbps = cpu > 0 ? 2 * bytes * 8 / cpu / 1e9 : 0
@@ -98,6 +126,12 @@ for spec in "${specs[@]}"; do
       printf "bench shim:   cpu: client device %.3f s, server device %.3f s, switch %.3f s = %.2f us/msg;" \
              " on 2 idle cores at most %.2f Gb/s, %.3f Mpps; %d frames, client sent them in %d system calls\n",
              c, s, w, cpu * 1e6 / iters, ceil_gbps, ceil_mpps, frames, sends
+      # marginal: what the messages beyond those of the fixed run cost (its CPU and the
+      # waits of the switch on the CPU not counted)
+      net = cpu - sp - fx; n = iters - fxn
+      if (fx > 0 && net > 0 && n > 0)
+        printf "bench shim:   marginal: %.2f us/msg (this run less the switch waiting on the CPU for frames, %.3f s, and less the fixed run, %.3f s, over %d more messages); on 2 idle cores at most %.2f Gb/s, %.3f Mpps\n",
+               net * 1e6 / n, sp, fx, n, 2 * n * size * 8 / net / 1e9, 2 * n / net / 1e6
       printf "%s,%d,%d,%s,%.3f,%s,%s,%s,%.2f\n", be, size, iters, avg, gbps, rate, peak, mode,
              cpu * 1e6 / iters >> csv
     }'
