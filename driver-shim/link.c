@@ -66,11 +66,12 @@ struct shim_link {
 	struct shim_bus *bus;
 	pthread_mutex_t send_lock;	/* the socket's send side, txbuf */
 	pthread_mutex_t rx_lock;	/* the socket's receive side, rxbuf */
-	pthread_mutex_t lock;		/* answers, counters */
+	pthread_mutex_t lock;		/* answers */
 	pthread_cond_t cond;
 	struct link_answer ans[LINK_ANSWERS];
-	uint64_t tx, rx;		/* frames */
-	uint64_t tx_calls, rx_calls;	/* sendmmsg/recvmmsg calls that moved frames */
+	/* counters (relaxed atomics: a lock per frame cost more than the frame's copy) */
+	_Atomic uint64_t tx, rx;		/* frames */
+	_Atomic uint64_t tx_calls, rx_calls;	/* sendmmsg/recvmmsg calls that moved frames */
 	uint8_t *rxbuf;			/* LINK_RX_MSGS messages of LINK_MSG_MAX */
 	/* hand-over of the messages in rxbuf (under rx_lock) */
 	unsigned int rx_n, rx_i;	/* messages read, the next one to hand over */
@@ -361,21 +362,16 @@ static int flush_locked(struct shim_link *l)
 		frames += l->tx_frames[i];
 	l->tx_n = 0;
 	l->tx_used = 0;
-	pthread_mutex_lock(&l->lock);
-	l->tx += frames;
-	l->tx_calls += calls;
-	pthread_mutex_unlock(&l->lock);
+	atomic_fetch_add_explicit(&l->tx, frames, memory_order_relaxed);
+	atomic_fetch_add_explicit(&l->tx_calls, calls, memory_order_relaxed);
 	return l->dead ? -EPIPE : -err;
 }
 
 /* Publish the frames written into the ring to the switch (send_lock held). */
 static void shm_publish_locked(struct shim_link *l)
 {
-	if (shmring_publish(&l->tx_ring)) {
-		pthread_mutex_lock(&l->lock);
-		l->tx_calls++;
-		pthread_mutex_unlock(&l->lock);
-	}
+	if (shmring_publish(&l->tx_ring))
+		atomic_fetch_add_explicit(&l->tx_calls, 1, memory_order_relaxed);
 }
 
 void shim_link_flush(struct shim_link *l)
@@ -408,9 +404,7 @@ static int shm_send_locked(struct shim_link *l, const uint8_t *frame, size_t len
 		}
 		nanosleep(&ts, NULL);
 	}
-	pthread_mutex_lock(&l->lock);
-	l->tx++;
-	pthread_mutex_unlock(&l->lock);
+	atomic_fetch_add_explicit(&l->tx, 1, memory_order_relaxed);
 	return 0;
 }
 
@@ -686,12 +680,10 @@ static int link_poll(struct shim_link *l, int read_socket)
 		l->eof = 2;
 	}
 	pthread_mutex_unlock(&l->rx_lock);
-	if (total || calls) {
-		pthread_mutex_lock(&l->lock);
-		l->rx += total;
-		l->rx_calls += calls;
-		pthread_mutex_unlock(&l->lock);
-	}
+	if (total)
+		atomic_fetch_add_explicit(&l->rx, total, memory_order_relaxed);
+	if (calls)
+		atomic_fetch_add_explicit(&l->rx_calls, calls, memory_order_relaxed);
 	return (int)total;
 }
 
@@ -753,18 +745,14 @@ int shim_link_resolve(struct shim_link *l, uint32_t ipv4, uint8_t mac[6], unsign
 
 void shim_link_counters(const struct shim_link *l, uint64_t *tx, uint64_t *rx)
 {
-	pthread_mutex_lock((pthread_mutex_t *)&l->lock);
-	*tx = l->tx;
-	*rx = l->rx;
-	pthread_mutex_unlock((pthread_mutex_t *)&l->lock);
+	*tx = atomic_load_explicit(&l->tx, memory_order_relaxed);
+	*rx = atomic_load_explicit(&l->rx, memory_order_relaxed);
 }
 
 void shim_link_calls(const struct shim_link *l, uint64_t *tx_calls, uint64_t *rx_calls)
 {
-	pthread_mutex_lock((pthread_mutex_t *)&l->lock);
-	*tx_calls = l->tx_calls;
-	*rx_calls = l->rx_calls;
-	pthread_mutex_unlock((pthread_mutex_t *)&l->lock);
+	*tx_calls = atomic_load_explicit(&l->tx_calls, memory_order_relaxed);
+	*rx_calls = atomic_load_explicit(&l->rx_calls, memory_order_relaxed);
 }
 
 /* ---- in-process segments ------------------------------------------------------ */

@@ -254,16 +254,20 @@ static int ports_pending(void)
 	return 0;
 }
 
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 /* Wait on the CPU until cycle `due` or until frames come into a ring (SW_SPIN_NS). */
 static void spin_until(uint64_t due)
 {
-	while (!stop && now_cycles() < due && !ports_pending()) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#elif defined(__aarch64__)
-		__asm__ __volatile__("yield");
-#endif
-	}
+	while (!stop && now_cycles() < due && !ports_pending())
+		cpu_relax();
 }
 
 /*
@@ -291,8 +295,13 @@ static uint64_t cpu_ns(void)
 
 static void idle_spin_until(uint64_t due)
 {
-	while (!stop && now_cycles() < due && !ports_pending())
+	while (!stop && now_cycles() < due && !ports_pending()) {
+		/* a yield is a context switch when another thread wants the CPU:
+		 * one every few microseconds, not one per look at the rings */
+		for (int i = 0; i < 32 && !ports_pending(); i++)
+			cpu_relax();
 		sched_yield();
+	}
 }
 
 static void serve(void)
