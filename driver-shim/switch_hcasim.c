@@ -256,6 +256,8 @@ static ssize_t recv_fds(int fd, uint8_t *buf, size_t len, int *fds, unsigned int
 	return n;
 }
 
+static void hcasim_rings(struct sw_port *p, int woken);
+
 static void hcasim_input(struct sw_port *p)
 {
 	uint8_t buf[sizeof(struct hcasw_hdr) + HCASW_MAX_MSG];
@@ -273,7 +275,13 @@ static void hcasim_input(struct sw_port *p)
 			return;
 		if (n <= 0) {
 			close_fds(fds, nfds);
-			sw_port_close(p);
+			/* The HCA's last frames may still be in its ring (an ACK it
+			 * published just before its process exited, when the switch
+			 * sees the wake-up and the hang-up in one round): into the
+			 * switch first, then close. */
+			hcasim_rings(p, 0);
+			if (p->ops)
+				sw_port_close(p);
 			return;
 		}
 		memcpy(&h, buf, (size_t)n < sizeof(h) ? 0 : sizeof(h));
