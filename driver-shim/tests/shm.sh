@@ -106,6 +106,21 @@ peer_run() {
 }
 peer_run shm
 peer_run socket
+
+# ---- frames published just before the HCA's process exits -----------------------------
+# (an ACK published as the program exits): the switch sees them and the hang-up
+# in one poll round and must forward them before it closes the port.
+start_switch || { ok 1 "switch"; finish; }
+"$PEER" "$SW_SOCK" recv 40 02:00:00:00:00:ff >"$T_DIR/recv-exit.txt" 2>"$T_DIR/recv-exit.err" &
+rpid=$!
+T_PIDS+=("$rpid")
+sleep 0.3
+"$PEER" "$SW_SOCK" exit 40 02:00:00:00:00:01 >"$T_DIR/send-exit.txt" 2>&1
+ok $? "exiting peer: 40 frames published, no wake-up, exit"
+wait "$rpid"
+n=$(grep -c '^frame' "$T_DIR/recv-exit.txt")
+[ "$n" -eq 40 ]; ok $? "the 40 frames an exiting peer left in its ring were forwarded ($n arrived)"
+stop_switch
 grep '^frame' "$T_DIR/recv-shm.txt" >"$T_DIR/f-shm.txt"
 grep '^frame' "$T_DIR/recv-socket.txt" >"$T_DIR/f-socket.txt"
 n=$(wc -l <"$T_DIR/f-shm.txt")

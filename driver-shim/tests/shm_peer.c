@@ -12,6 +12,12 @@
  *   shm_peer PATH recv N MAC   [--socket]   HELLO as MAC; print "frame LEN HASH"
  *                                           per frame received until N came or
  *                                           2 s passed without one
+ *   shm_peer PATH exit N MAC                HELLO as MAC, wait 0.3 s (the switch
+ *                                           asleep), then N frames as `send` into
+ *                                           the ring, published without waking the
+ *                                           switch, and exit at once: the switch
+ *                                           learns of them and of the hang-up in
+ *                                           one poll round
  *   shm_peer PATH bad WHAT MAC              WHAT: oversized | truncated | wrap0
  *                                           (a bad record in the ring, then
  *                                           print "closed" when the switch
@@ -140,6 +146,8 @@ static int wait_closed(void)
 	return -1;
 }
 
+static int no_wake;	/* `exit`: publish without waking the switch */
+
 /* Append a record (len, raw bytes) at byte pos of ring 0; publish; wake a sleeping switch. */
 static void ring_put(uint64_t *pos, uint32_t len, const uint8_t *f, size_t flen)
 {
@@ -153,7 +161,7 @@ static void ring_put(uint64_t *pos, uint32_t len, const uint8_t *f, size_t flen)
 	memcpy(data(0) + (*pos % RING) + 8, f, flen);
 	*pos += need;
 	atomic_store(&ctl(0)->tail, *pos);
-	if (atomic_exchange(&ctl(0)->sleeping, 0))
+	if (!no_wake && atomic_exchange(&ctl(0)->sleeping, 0))
 		(void)!write(efd_sw, &one, 8);
 }
 
@@ -201,10 +209,11 @@ static int do_send(unsigned int n, const uint8_t mac[6], int shm)
 			if (send(sock, m, sizeof(h) + len, 0) < 0)
 				return 1;
 		}
-		if (i % 50 == 49)
+		if (i % 50 == 49 && !no_wake)
 			usleep(2000);	/* (the receiver's queue is not the subject) */
 	}
-	usleep(200000);		/* let the switch take everything before we leave */
+	if (!no_wake)
+		usleep(200000);	/* let the switch take everything before we leave */
 	return 0;
 }
 
@@ -359,6 +368,13 @@ int main(int argc, char **argv)
 		return do_send((unsigned int)atoi(argv[3]), mac, flags & HCASW_WELCOME_SHM);
 	if (!strcmp(argv[2], "recv"))
 		return do_recv((unsigned int)atoi(argv[3]), flags & HCASW_WELCOME_SHM);
+	if (!strcmp(argv[2], "exit")) {
+		if (!(flags & HCASW_WELCOME_SHM))
+			return 1;
+		usleep(300000);
+		no_wake = 1;
+		return do_send((unsigned int)atoi(argv[3]), mac, 1);	/* (and exit: the hang-up) */
+	}
 	if (!strcmp(argv[2], "bad"))
 		return (flags & HCASW_WELCOME_SHM) ? do_bad(argv[3]) : 1;
 	return 2;
