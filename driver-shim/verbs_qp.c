@@ -282,14 +282,15 @@ static void reset_wq(struct shim_wq *wq)
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct shim_qp *qp = to_sqp(ibqp);
-	struct shim_context *c = qp->ctx;
+	struct shim_context *c;
 	struct hca_qp_attr a = { 0 };
 	uint32_t mask = (uint32_t)attr_mask;
 	struct hca_cmd cmd;
 	int ret;
 
-	if (!attr || attr_mask <= 0)
+	if (!ibqp || !attr || attr_mask <= 0)
 		return shim_errno(EINVAL);
+	c = qp->ctx;
 	/* Bits firmware does not know (rate limit, ...) are not ours to ignore. */
 	if (mask & ~(uint32_t)QP_ATTR_KNOWN)
 		return shim_errno(EINVAL);
@@ -361,13 +362,14 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 		 struct ibv_qp_init_attr *init_attr)
 {
 	struct shim_qp *qp = to_sqp(ibqp);
-	struct shim_context *c = qp->ctx;
+	struct shim_context *c;
 	struct hca_qp_attr a = { 0 };
 	struct hca_cmd cmd;
 	int ret;
 
-	if (!attr || !init_attr)
+	if (!ibqp || !attr || !init_attr)
 		return shim_errno(EINVAL);
+	c = qp->ctx;
 	hca_cmd_init(&cmd, HCA_OBJ_QP, HCA_METHOD_QP_QUERY, c->handle);
 	hca_cmd_idr(&cmd, HCA_ATTR_QP_QUERY_HANDLE, ibqp->handle);
 	hca_cmd_out(&cmd, HCA_ATTR_QP_QUERY_ATTR, &a, sizeof(a));
@@ -448,9 +450,13 @@ static int match_async_qp(const void *item, const void *arg)
 int ibv_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct shim_qp *qp = to_sqp(ibqp);
-	struct shim_context *c = qp->ctx;
+	struct shim_context *c;
 	struct hca_cmd cmd;
 	int ret;
+
+	if (!ibqp)
+		return shim_errno(EINVAL);
+	c = qp->ctx;
 
 	/* An ACK for the last request received may still be on its way out of
 	 * the engine (shim_device_quiesce, device.c): let it go first. */

@@ -363,7 +363,7 @@ static void rc_connection(int accept_delay_ms)
 		struct ibv_qp_attr a;
 		struct ibv_qp_init_attr ia;
 
-		CHECK(!ibv_query_qp(k.cli->qp, &a, IBV_QP_STATE, &ia) && a.qp_state == IBV_QPS_ERR,
+		CHECK(k.cli->qp && !ibv_query_qp(k.cli->qp, &a, IBV_QP_STATE, &ia) && a.qp_state == IBV_QPS_ERR,
 		      "disconnect moved the QP to ERR");
 	}
 	rdma_dereg_mr(smr);
@@ -484,7 +484,7 @@ static void ud(void)
 	rdma_ack_cm_event(e);
 	qp_attr(&qa, IBV_QPT_UD);
 	CHECK(!rdma_create_qp(k.srv, NULL, &qa), "UD QP");
-	CHECK(!ibv_query_qp(k.srv->qp, &a, IBV_QP_STATE | IBV_QP_QKEY, &ia) && a.qp_state == IBV_QPS_RTS &&
+	CHECK(k.srv->qp && !ibv_query_qp(k.srv->qp, &a, IBV_QP_STATE | IBV_QP_QKEY, &ia) && a.qp_state == IBV_QPS_RTS &&
 	      a.qkey == 0x01234567, "rdma_create_qp made the UD QP ready (RTS, RDMA_UDP_QKEY)");
 	CHECK(!rdma_accept(k.srv, NULL), "accept: SIDR_REP");
 	e = expect(cch, RDMA_CM_EVENT_ESTABLISHED, "UD client", 1);

@@ -294,6 +294,14 @@ static void test_constructors(struct t_end *e)
 	char buf[64];
 
 	CHECK_EQ(ibv_query_device(e->ctx, &da), 0, "query device");
+	/* a QP that was never created (a failed rdma_create_qp leaves id->qp NULL) */
+	{
+		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT };
+
+		CHECK_EQ(ibv_query_qp(NULL, &qa, IBV_QP_STATE, &ia), EINVAL, "query_qp(NULL): EINVAL");
+		CHECK_EQ(ibv_modify_qp(NULL, &qa, IBV_QP_STATE), EINVAL, "modify_qp(NULL): EINVAL");
+		CHECK_EQ(ibv_destroy_qp(NULL), EINVAL, "destroy_qp(NULL): EINVAL");
+	}
 	/* CQs: man ibv_create_cq */
 	errno = 0;
 	CHECK(ibv_create_cq(e->ctx, 0, NULL, NULL, 0) == NULL && errno == EINVAL, "CQ of 0 entries");
