@@ -263,7 +263,7 @@ module hca_req #(
   assign qe_evt   = 8'(`HCA_EVENT_QP_FATAL);
   assign mr_req   = state == REQST_WAIT_LKEY || state == REQST_WAIT_PKT_LKEY;
   assign sc_req   = state == REQST_WAIT_SEND_DONE;
-  assign step_end = state == REQST_END;
+  assign step_end = state == REQST_END || pay_end;   // (pay_end: below)
   assign tm_kind  = `TMR_ACK;
   assign dbg_act  = state != REQST_IDLE && !fl_req && !rt_req && !qe_req && !mr_req && !sc_req;
   assign dbg_st   = 8'(state);
@@ -400,8 +400,9 @@ module hca_req #(
   // A prefetched WQE is taken in REQST_FETCH_WQE's cycle (its read done):
   // fetch buffer 0 is loaded by the next cycle, REQST_VALIDATE_WQE.
   logic tw_hit;                      // fetch buffer 0 holds the WQE at SQ_HEAD (validated before)
+  logic take_early;                  // REQST_CHECK_STATE takes the prefetched WQE (below)
   assign tw_hit  = tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head;
-  assign wp_take = state == REQST_FETCH_WQE && !tw_hit && wp_hit && wp_ready;
+  assign wp_take = (state == REQST_FETCH_WQE || take_early) && !tw_hit && wp_hit && wp_ready;
 
   // SQ_HEAD's WQE address; a WQE read's fault (a taken prefetch's, a fetch's
   // or a refetch's), reported in one place
@@ -441,8 +442,38 @@ module hca_req #(
       cursor_next = REQST_FETCH_WQE;
   end
 
+  // The shortcuts of a step (issue 12, a shorter requester step):
+  // * REQST_CHECK_STATE goes straight to the cursor decision when the QP is
+  //   in RTS and the retire would find nothing (no WQE outstanding, or none
+  //   that may have failed: hca_req_fail_bits), or when it comes back for
+  //   the WQE whose read it gave way to (its step checked them: the items
+  //   run since retire what they complete or fail); and when that decision
+  //   is to start the WQE at SQ_HEAD and its prefetch is done, it takes it
+  //   in the same cycle (take_early: REQST_FETCH_WQE's work, fetch_go);
+  // * the last lkey check's result cycle (REQST_LKEY_RESULT) starts the WQE
+  //   when REQST_GATE would let it (gate_go: REQST_GATE's work);
+  // * REQST_BUILD_HDR closes the slot of an early payload read when a slot
+  //   is free (REQST_WAIT_TX's work, hdr_fold);
+  // * REQST_WAIT_PAYLOAD ends an RC packet's step (REQST_END's work, pay_end).
+  logic fmay, fast_cursor, fetch_go, gate_go, hdr_fold, pay_end;
+  hca_req_fail_bits #(.LOG_MAX_QP(LOG_MAX_QP)) u_fbits (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .set(ow_we && ow_wdata[`OW_ERR_O]),
+      .set_qn(ow_waddr[LOG_OUTS +: LOG_MAX_QP]), .clr(state == REQST_CHECK_STATE && t_sq_ci == t_sq_head),
+      .clr_qn(qn), .qn(qn), .may(fmay));
+  assign fast_cursor = state == REQST_CHECK_STATE && !pf_hit && qp_st == QPS_RTS &&
+                       (t_sq_ci == t_sq_head || !fmay ||
+                        (yq_v && yq_qn == qn && wp_hit && cursor_next == REQST_FETCH_WQE));
+  assign take_early  = fast_cursor && cursor_next == REQST_FETCH_WQE && !tw_hit && wp_hit && wp_ready;
+  assign fetch_go    = take_early || (state == REQST_FETCH_WQE && !tw_hit && !(wp_hit && !wp_ready) &&
+                                      !(!wp_hit && wp_free_now && give_way));
+  assign gate_go     = !gate_hold && (state == REQST_GATE ||
+                                      (state == REQST_LKEY_RESULT && mr_verr == 8'h0 && 8'(sk_i) + 8'd1 >= w_nsge));
+  assign hdr_fold    = state == REQST_BUILD_HDR && !p_closed && ep_v && tx_free;
+  assign pay_end     = state == REQST_WAIT_PAYLOAD && (d_g_done || pk_async) && !(!pk_async && d_g_fault) &&
+                       !(!is_rc && pk_last);
+
   logic [3:0] gid_i;                 // the source GID of the packet (REQST_WAIT_TX)
-  assign e_gid_idx  = gid_i;
+  assign e_gid_idx  = (state == REQST_BUILD_HDR) ? p_gid_i : gid_i;   // BUILD_HDR resolves it (hdr_fold)
   assign s_fault_wr = 1'b0;          // WQE fetches and payload reads
 
   always_ff @(posedge clk or negedge rst_n) begin
@@ -481,7 +512,7 @@ module hca_req #(
       state_q <= state;
       if (wqe_fault) begin
         s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE);
-        s_fault_iova <= (state == REQST_FETCH_WQE) ? head_addr : fa;
+        s_fault_iova <= wp_take ? head_addr : fa;
         s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
       end
       case (state)
@@ -497,11 +528,10 @@ module hca_req #(
           end
           else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
             state_q <= REQST_END;
-          else if (qp_st == QPS_RTS && (t_sq_ci == t_sq_head ||
-                   (yq_v && yq_qn == qn && wp_hit && cursor_next == REQST_FETCH_WQE)))
+          else if (fast_cursor)
             // no WQE to retire (hca_comp_retire: no hit), no drain; or back
-            // for the WQE whose read it gave way to (its step checked them:
-            // the items run since retire what they complete or fail)
+            // for the WQE whose read it gave way to; a prefetched WQE taken
+            // now (take_early: fetch_go below)
             state_q <= cursor_next;
           else
             state_q <= REQST_WAIT_RETIRE;
@@ -548,30 +578,7 @@ module hca_req #(
             wp_ikey  <= {qn, t_sq_head, qpc_gen};
             wp_addr  <= head_addr;
             wp_len   <= 16'd1 << log_sq_stride;
-          end else begin : fetch
-            logic [15:0] nx, ahead;
-            nx    = t_sq_head + 16'd1;
-            ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
-            tw_v      <= 1'b0;
-            sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
-            fa        <= head_addr;
-            if (wp_hit && wp_err)                          // a faulted prefetch: what a faulting fetch does
-              did <= 1'b1;                                 // (the fault: wqe_fault)
-            else if (!wp_hit) begin
-              d_f_start <= 1'b1;
-              d_f_addr  <= head_addr;
-              d_f_len   <= 16'd1 << log_sq_stride;
-            end
-            if (wp_free && ahead >= 16'd2 && {16'b0, ahead} <= (32'd1 << log_sq_size)) begin
-              wp_issue <= 1'b1;                            // the next posted WQE, read ahead
-              wp_ikey  <= {qn, nx, qpc_gen};
-              wp_addr  <= slot_addr(sq_base, nx, log_sq_size, log_sq_stride);
-              wp_len   <= 16'd1 << log_sq_stride;
-            end
-            // taken (wp_take: fetch buffer 0 loaded in this cycle): validated
-            // next; else the fetch's done cycle validates (the comb state)
-            state_q   <= !wp_hit ? REQST_WAIT_WQE : wp_err ? REQST_WAIT_QP_ERR : REQST_VALIDATE_WQE;
-          end
+          end                                 // else the fetch (fetch_go, below)
         REQST_WAIT_WQE: if (d_f_done) begin              // faulted (wqe_fault): a good one is REQST_VALIDATE_WQE now
           did     <= 1'b1;
           state_q <= REQST_WAIT_QP_ERR;
@@ -634,28 +641,7 @@ module hca_req #(
         REQST_GATE:
           if (gate_hold)
             state_q <= REQST_END;            // gated: waits for acknowledgements
-          else begin : start
-            /* verilator lint_off UNUSEDSIGNAL */
-            logic [31:0] n;
-            /* verilator lint_on UNUSEDSIGNAL */
-            // PSNs: packets (SEND/WRITE), response packets (READ), 1 (atomic)
-            n = (ow[`OW_LEN_O +: 32] == 32'h0 || v_atomic) ? 32'd1 :
-                ((ow[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
-            if (v_rdat) `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, t_rd_out + 5'd1)
-            ow_we    <= 1'b1;
-            ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
-            ow_wdata <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
-            ow       <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
-            `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, t_psn_next + n[23:0])
-            `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
-            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
-            // the cursor is on it (TX_WQE = SQ_HEAD): its first packet at
-            // once, the entry just written being ow, the WQE in fetch buffer
-            // 0 (else through REQST_CHECK_OUTS, as a resumed WQE)
-            // (with its payload read out, ep_v, always: fetch buffer 0 holds
-            // the WQE this step validated, whatever QPC write moved qpc_gen)
-            state_q <= (ep_v || tw_hit) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
-          end
+        // (else gate_go, below)
         REQST_WAIT_OUTS_WRITE: state_q <= REQST_READ_OUTS;   // let the table write land
 
         // ---- transmit one packet of the cursor WQE (model/req.c send_packet)
@@ -722,8 +708,15 @@ module hca_req #(
             h_qkey     <= p_qkey;
             h_deth_sqp <= p_sqp;
             gid_i      <= p_gid_i;
-            h_sip      <= p_gid_ok ? 32'h1 : 32'h0;                 // resolved in REQST_WAIT_TX
-            state_q    <= REQST_WAIT_TX;
+            h_sip      <= p_gid_ok ? e_gid[127:96] : 32'h0;         // (REQST_WAIT_TX resolves it again)
+            if (hdr_fold) begin
+              // REQST_WAIT_TX's work for an early payload read (below)
+              ep_v      <= 1'b0;
+              d_g_close <= 1'b1;
+              pk_async  <= is_rc && tx_async_ok;
+              state_q   <= REQST_WAIT_PAYLOAD;
+            end else
+              state_q    <= REQST_WAIT_TX;
           end
         end
         REQST_WAIT_TX: begin
@@ -820,8 +813,11 @@ module hca_req #(
               sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
               state_q <= REQST_WAIT_SEND_DONE;
             end else begin
-              did     <= 1'b1;
-              state_q <= REQST_END;
+              // REQST_END's work (pay_end, step_end): progress, busy again
+              did        <= 1'b1;
+              s_busy_set <= 1'b1;
+              done       <= 1'b1;
+              state_q    <= REQST_IDLE;
             end
           end
         end
@@ -876,6 +872,55 @@ module hca_req #(
         end
         default: ;
       endcase
+      // ---- the shortcuts' work (above cursor_next): after the case, so that
+      // their assignments win over the state's own
+      if (fetch_go) begin : fetch
+        logic [15:0] nx, ahead;
+        nx    = t_sq_head + 16'd1;
+        ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
+        tw_v      <= 1'b0;
+        sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
+        fa        <= head_addr;
+        if (wp_hit && wp_err)                          // a faulted prefetch: what a faulting fetch does
+          did <= 1'b1;                                 // (the fault: wqe_fault)
+        else if (!wp_hit) begin
+          d_f_start <= 1'b1;
+          d_f_addr  <= head_addr;
+          d_f_len   <= 16'd1 << log_sq_stride;
+        end
+        if (wp_free && ahead >= 16'd2 && {16'b0, ahead} <= (32'd1 << log_sq_size)) begin
+          wp_issue <= 1'b1;                            // the next posted WQE, read ahead
+          wp_ikey  <= {qn, nx, qpc_gen};
+          wp_addr  <= slot_addr(sq_base, nx, log_sq_size, log_sq_stride);
+          wp_len   <= 16'd1 << log_sq_stride;
+        end
+        // taken (wp_take: fetch buffer 0 loaded in this cycle): validated
+        // next; else the fetch's done cycle validates (the comb state)
+        state_q   <= !wp_hit ? REQST_WAIT_WQE : wp_err ? REQST_WAIT_QP_ERR : REQST_VALIDATE_WQE;
+      end
+      if (gate_go) begin : start
+        /* verilator lint_off UNUSEDSIGNAL */
+        logic [31:0] n;
+        /* verilator lint_on UNUSEDSIGNAL */
+        // PSNs: packets (SEND/WRITE), response packets (READ), 1 (atomic)
+        n = (ow[`OW_LEN_O +: 32] == 32'h0 || v_atomic) ? 32'd1 :
+            ((ow[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
+        if (v_rdat) `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, t_rd_out + 5'd1)
+        ow_we    <= 1'b1;
+        ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
+        ow_wdata <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
+        ow       <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
+        `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, t_psn_next + n[23:0])
+        `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
+        `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
+        // the cursor is on it (TX_WQE = SQ_HEAD): its first packet at
+        // once, the entry just written being ow, the WQE in fetch buffer
+        // 0 (else through REQST_CHECK_OUTS, as a resumed WQE)
+        // (with its payload read out, ep_v, always: fetch buffer 0 holds
+        // the WQE this step validated, whatever QPC write moved qpc_gen)
+        // (and in REQST_LKEY_RESULT's cycle, fb holds the WQE it checked)
+        state_q <= (ep_v || tw_hit || state == REQST_LKEY_RESULT) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
+      end
     end
   end
 endmodule
