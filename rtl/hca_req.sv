@@ -261,7 +261,11 @@ module hca_req #(
   assign qe_req   = state == REQST_WAIT_QP_ERR;
   assign qe_has   = 1'b1;
   assign qe_evt   = 8'(`HCA_EVENT_QP_FATAL);
-  assign mr_req   = state == REQST_WAIT_LKEY || state == REQST_WAIT_PKT_LKEY;
+  // a key check is asked for where it is prepared (REQST_VALIDATE_WQE: SGE
+  // 0's, with the validation, when the WQE passes it; REQST_CHECK_LKEY,
+  // REQST_PKT_LKEY) and held until its done (REQST_WAIT_*LKEY)
+  assign mr_req   = state == REQST_WAIT_LKEY || state == REQST_WAIT_PKT_LKEY || state == REQST_CHECK_LKEY ||
+                    state == REQST_PKT_LKEY || (state == REQST_VALIDATE_WQE && v_lkey);
   assign sc_req   = state == REQST_WAIT_SEND_DONE;
   assign step_end = state == REQST_END || pay_end;   // (pay_end: below)
   assign tm_kind  = `TMR_ACK;
@@ -333,12 +337,13 @@ module hca_req #(
   assign gw_len  = fb[8*(64 + 16*gw_i + `HCA_WQE_DATA_SEG_BYTE_COUNT_OFF) +: 32];
 
   // Validation of a fetched send WQE (model/req.c parse_wqe: hca_wqe_check).
-  logic        v_rdat, v_atomic, v_inline, v_bad, v_toolong, v_udlong;
+  logic        v_rdat, v_atomic, v_inline, v_bad, v_toolong, v_udlong, v_lkey;
   logic [31:0] v_total;
   hca_wqe_check #(.FB_BYTES(FB_BYTES)) u_wchk (
       .fb(fb), .sq_head(t_sq_head), .log_sq_stride(log_sq_stride), .is_rc(is_rc), .is_ud(is_ud), .pmtu(pmtu),
       .v_rdat(v_rdat), .v_atomic(v_atomic), .v_inline(v_inline), .v_bad(v_bad), .v_toolong(v_toolong),
       .v_udlong(v_udlong), .v_len(v_total));
+  assign v_lkey = !v_bad && !v_toolong && !v_udlong && !v_inline && w_nsge != 8'd0;   // SGE 0's key check next
 
   // The cursor WQE's next packet and its header fields (hca_req_pkt),
   // registered in REQST_BUILD_HDR.
@@ -373,20 +378,13 @@ module hca_req #(
   logic [63:0] tx_iova_gw;
   assign tx_iova_gw = tx_iova_r[gw_i[3:0]];
 
-  // hca_mr_check's arguments: SGE sk_i's, loaded where a key check is
-  // prepared (REQST_VALIDATE_WQE: the first SGE's, sk_i = 0, with the
-  // validation, so the check starts in the next cycle)
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
-      mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
-    end else if (ce && (state == REQST_VALIDATE_WQE || state == REQST_CHECK_LKEY || state == REQST_PKT_LKEY)) begin
-      mr_key <= sk_key;
-      mr_pdn <= pdn;
-      mr_acc <= v_rdat ? 16'(`HCA_ACCESS_LOCAL_WRITE) : 16'h0;
-      mr_va  <= sk_addr;
-      mr_len <= {32'b0, sk_len};
-    end
-  end
+  // hca_mr_check's arguments: SGE sk_i's (sk_i and fetch buffer 0 do not
+  // change while a check runs; hca_mr_check registers them with the request)
+  assign mr_key = sk_key;
+  assign mr_pdn = pdn;
+  assign mr_acc = v_rdat ? 16'(`HCA_ACCESS_LOCAL_WRITE) : 16'h0;
+  assign mr_va  = sk_addr;
+  assign mr_len = {32'b0, sk_len};
 
   // REQST_GATE holds the WQE back: the fence, max_rd_atomic, a READ/atomic
   // behind read-ahead packets, the RC window at PSN_NEXT (the same in
@@ -597,14 +595,14 @@ module hca_req #(
           end else if (v_udlong) begin
             cs_status <= 5'(`HCA_WC_LOC_QP_OP_ERR); cs_verr <= 8'(`HCA_VENDOR_ERR_BAD_WQE);
             state_q <= REQST_WQE_ERR;
-          end else if (!v_inline && w_nsge != 8'd0)
-            state_q <= REQST_WAIT_LKEY;      // SGE 0's check, its arguments loaded now
+          end else if (v_lkey)
+            state_q <= REQST_WAIT_LKEY;      // SGE 0's check, asked for now (mr_req)
           else begin
             tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_sq_head; tw_gen <= qpc_gen;
             state_q <= REQST_GATE;
           end
         end
-        REQST_CHECK_LKEY, REQST_PKT_LKEY:      // the SGE's key check (mr_*, below)
+        REQST_CHECK_LKEY, REQST_PKT_LKEY:      // the SGE's key check, asked for now (mr_req)
           state_q <= (state == REQST_CHECK_LKEY) ? REQST_WAIT_LKEY : REQST_WAIT_PKT_LKEY;
         REQST_LKEY_RESULT, REQST_PKT_LKEY_RESULT:
           if (mr_verr != 8'h0) begin
