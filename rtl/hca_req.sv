@@ -24,24 +24,26 @@
 //     runs; a UC/UD WQE completes with its last packet (hca_complete_send);
 //   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
 //     (a fault: QP to ERR with QP_FATAL), or take it from the prefetch
-//     (hca_wqe_prefetch, in this cycle once its read is done: its fault
-//     reported here; the read may have come from the doorbell,
-//     hca_db_wqe_read), and read the next posted WQE ahead into the prefetch; while other QPs' work waits (yield) and
-//     request packets are short, the WQE is read into a prefetch entry and
-//     the step gives way: it ends without the busy bit, the read's
-//     completion wakes the QP, and its next step takes the WQE (yq_v); REQST_VALIDATE_WQE checks it
-//     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
-//     an atomic's single 8-byte SGE and 8-byte aligned address, message
-//     size, UD payload within the PMTU; a fetched WQE in the fetch's done
-//     cycle), REQST_CHECK_LKEY checks every SGE's lkey (hca_mr_check;
-//     LOCAL_WRITE for READ/atomics; a SEND/WRITE with one SGE issues its
-//     first packet's payload read with the check's result:
-//     hca_req_pay_early, REQST_WAIT_TX closes that slot), REQST_GATE waits
-//     for the window, the fence and max_rd_atomic (RD_OUT), then reserves its
-//     PSNs in the outstanding table (a READ one per response packet, an
-//     atomic one); a WQE that fails is recorded failed (REQST_WQE_ERR) and
-//     retires.
-// REQST_END keeps the QP busy if the step made progress.  Fetch buffer 0 is
+//     (hca_wqe_prefetch, once its read is done: its fault reported here; the
+//     read may have come from the doorbell, hca_db_wqe_read), and read the
+//     next posted WQE ahead; while other QPs' work waits (yield) and request
+//     packets are short, the WQE is read into a prefetch entry and the step
+//     gives way: it ends without the busy bit, the read's completion wakes
+//     the QP, its next step takes the WQE (yq_v); REQST_VALIDATE_WQE checks
+//     it (model/req.c parse_wqe: opcode, index, SGE count, inline size, an
+//     atomic's single 8-byte aligned SGE, message size, UD payload within
+//     the PMTU; a fetched WQE in the fetch's done cycle), REQST_CHECK_LKEY
+//     checks every SGE's lkey (hca_mr_check; LOCAL_WRITE for READ/atomics;
+//     a SEND/WRITE with one SGE issues its first packet's payload read with
+//     the check's result: hca_req_pay_early), REQST_GATE waits for the
+//     window, the fence and max_rd_atomic (RD_OUT), then reserves its PSNs
+//     in the outstanding table (a READ one per response packet, an atomic
+//     one); a WQE that fails is recorded failed (REQST_WQE_ERR), retires.
+// REQST_END keeps the QP busy if the step made progress.  hca_req_next
+// names the states done in the cycle before them (a 64 B WRITE's step:
+// REQST_CHECK_STATE taking its prefetched WQE, REQST_VALIDATE_WQE asking
+// for the key check, REQST_LKEY_RESULT + REQST_GATE, REQST_BUILD_HDR +
+// REQST_WAIT_TX, REQST_WAIT_PAYLOAD + REQST_END).  Fetch buffer 0 is
 // a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
 // addresses in tx_iova_r); this module is their only writer.
 // Planted-bug hooks hdr_se (BTH SE inverted on requests) and udp_sport (UDP
@@ -306,12 +308,9 @@ module hca_req #(
   logic [15:0] tw_idx, tw_gen;
   logic        yq_v;                 // the last step gave way in REQST_FETCH_WQE, on QP yq_qn
   logic [LOG_MAX_QP-1:0] yq_qn;
-  // Give the engine to waiting work while a WQE read is in flight: only
-  // when request packets are short on the line (the last one built: at most
-  // YIELD_PLEN bytes, hca_transport: 4 beats), where the engine, not the
-  // line, bounds the rate; behind a longer packet the line is busy for
-  // longer than the waiting item, and the step coming back after the item
-  // would only delay the next packet.
+  // Give the engine to waiting work while a WQE read is in flight only when
+  // request packets are short (the last one built: at most YIELD_PLEN bytes,
+  // hca_transport: 4 beats): there the engine, not the line, bounds the rate.
   logic        give_way;
   assign give_way = yield && pk_plen <= 16'(YIELD_PLEN);
   assign wp_qkey = {qn, t_sq_head, qpc_gen};
@@ -429,46 +428,23 @@ module hca_req #(
   // the cursor WQE's next packet, or the WQE at SQ_HEAD if one is posted
   // and the outstanding table has room.
   st_t cursor_next;
-  always_comb begin
-    if (txs[`TXS_TMR_O +: 2] == `TMR_RNR)
-      cursor_next = REQST_END;             // waiting out an RNR NAK: nothing is sent
-    else if (t_tx_wqe != t_sq_head)
-      cursor_next = REQST_READ_OUTS;
-    else if (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi || (t_sq_head - t_sq_ci) >= 16'(OUTS - 1))
-      cursor_next = REQST_END;
-    else
-      cursor_next = REQST_FETCH_WQE;
-  end
-
-  // The shortcuts of a step (issue 12, a shorter requester step):
-  // * REQST_CHECK_STATE goes straight to the cursor decision when the QP is
-  //   in RTS and the retire would find nothing (no WQE outstanding, or none
-  //   that may have failed: hca_req_fail_bits), or when it comes back for
-  //   the WQE whose read it gave way to (its step checked them: the items
-  //   run since retire what they complete or fail); and when that decision
-  //   is to start the WQE at SQ_HEAD and its prefetch is done, it takes it
-  //   in the same cycle (take_early: REQST_FETCH_WQE's work, fetch_go);
-  // * the last lkey check's result cycle (REQST_LKEY_RESULT) starts the WQE
-  //   when REQST_GATE would let it (gate_go: REQST_GATE's work);
-  // * REQST_BUILD_HDR closes the slot of an early payload read when a slot
-  //   is free (REQST_WAIT_TX's work, hdr_fold);
-  // * REQST_WAIT_PAYLOAD ends an RC packet's step (REQST_END's work, pay_end).
-  logic fmay, fast_cursor, fetch_go, gate_go, hdr_fold, pay_end;
-  hca_req_fail_bits #(.LOG_MAX_QP(LOG_MAX_QP)) u_fbits (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .set(ow_we && ow_wdata[`OW_ERR_O]),
-      .set_qn(ow_waddr[LOG_OUTS +: LOG_MAX_QP]), .clr(state == REQST_CHECK_STATE && t_sq_ci == t_sq_head),
-      .clr_qn(qn), .qn(qn), .may(fmay));
-  assign fast_cursor = state == REQST_CHECK_STATE && !pf_hit && qp_st == QPS_RTS &&
-                       (t_sq_ci == t_sq_head || !fmay ||
-                        (yq_v && yq_qn == qn && wp_hit && cursor_next == REQST_FETCH_WQE));
-  assign take_early  = fast_cursor && cursor_next == REQST_FETCH_WQE && !tw_hit && wp_hit && wp_ready;
-  assign fetch_go    = take_early || (state == REQST_FETCH_WQE && !tw_hit && !(wp_hit && !wp_ready) &&
-                                      !(!wp_hit && wp_free_now && give_way));
-  assign gate_go     = !gate_hold && (state == REQST_GATE ||
-                                      (state == REQST_LKEY_RESULT && mr_verr == 8'h0 && 8'(sk_i) + 8'd1 >= w_nsge));
-  assign hdr_fold    = state == REQST_BUILD_HDR && !p_closed && ep_v && tx_free;
-  assign pay_end     = state == REQST_WAIT_PAYLOAD && (d_g_done || pk_async) && !(!pk_async && d_g_fault) &&
-                       !(!is_rc && pk_last);
+  assign cursor_next = (txs[`TXS_TMR_O +: 2] == `TMR_RNR) ? REQST_END : (t_tx_wqe != t_sq_head) ? REQST_READ_OUTS :
+                       (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi || (t_sq_head - t_sq_ci) >= 16'(OUTS - 1)) ?
+                       REQST_END : REQST_FETCH_WQE;
+  // The step's shortcuts (hca_req_next): states done in the cycle before.
+  logic fast_cursor, fetch_go, gate_go, hdr_fold, pay_end;
+  hca_req_next #(.LOG_MAX_QP(LOG_MAX_QP)) u_next (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_check(state == REQST_CHECK_STATE),
+      .st_fetch(state == REQST_FETCH_WQE), .st_gate(state == REQST_GATE), .st_lkey_result(state == REQST_LKEY_RESULT),
+      .st_build_hdr(state == REQST_BUILD_HDR), .st_wait_payload(state == REQST_WAIT_PAYLOAD),
+      .fail_we(ow_we && ow_wdata[`OW_ERR_O]), .fail_qn(ow_waddr[LOG_OUTS +: LOG_MAX_QP]), .qn(qn),
+      .rts(qp_st == QPS_RTS), .ci_eq_head(t_sq_ci == t_sq_head), .pf_hit(pf_hit), .yq_back(yq_v && yq_qn == qn),
+      .cur_fetch(cursor_next == REQST_FETCH_WQE), .tw_hit(tw_hit), .wp_hit(wp_hit), .wp_ready(wp_ready),
+      .wp_free_now(wp_free_now), .give_way(give_way), .gate_hold(gate_hold), .mr_ok(mr_verr == 8'h0),
+      .sge_last(8'(sk_i) + 8'd1 >= w_nsge), .p_closed(p_closed), .ep_v(ep_v), .tx_free(tx_free),
+      .d_g_done(d_g_done), .pk_async(pk_async), .d_g_fault(d_g_fault), .is_rc(is_rc), .pk_last(pk_last),
+      .fast_cursor(fast_cursor), .take_early(take_early), .fetch_go(fetch_go), .gate_go(gate_go),
+      .hdr_fold(hdr_fold), .pay_end(pay_end));
 
   logic [3:0] gid_i;                 // the source GID of the packet (REQST_WAIT_TX)
   assign e_gid_idx  = (state == REQST_BUILD_HDR) ? p_gid_i : gid_i;   // BUILD_HDR resolves it (hdr_fold)
