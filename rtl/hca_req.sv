@@ -41,12 +41,12 @@
 //     one); a WQE that fails is recorded failed (REQST_WQE_ERR), retires.
 // REQST_END keeps the QP busy if the step made progress.  hca_req_next
 // names the states done in the cycle before them (a 64 B WRITE's step:
-// REQST_CHECK_STATE taking its prefetched WQE, REQST_VALIDATE_WQE asking
-// for the key check, REQST_LKEY_RESULT + REQST_GATE, REQST_BUILD_HDR +
-// REQST_WAIT_TX, REQST_WAIT_PAYLOAD + REQST_END).  Fetch buffer 0 is
+// REQST_CHECK_STATE taking its WQE, REQST_VALIDATE_WQE asking for the key
+// check, REQST_LKEY_RESULT + REQST_GATE, REQST_BUILD_HDR + REQST_WAIT_TX +
+// REQST_WAIT_PAYLOAD + REQST_END).  Fetch buffer 0 is
 // a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
 // addresses in tx_iova_r); this module is their only writer.
-// Planted-bug hooks hdr_se (BTH SE inverted on requests) and udp_sport (UDP
+// Planted-bug hooks hdr_se (BTH SE inverted on requests), udp_sport (UDP
 // source port bit 0 inverted on requests).
 // Caller: hca_dispatch.  Calls: hca_qp_flush, hca_comp_retire, hca_mr_check,
 // hca_qp_err, hca_complete_send.  Retransmission: hca_comp_retry moves the
@@ -423,16 +423,18 @@ module hca_req #(
       .gate_hold(gate_hold), .go(ep_go), .w_push(g_push_q), .w_iova(g_iova_q), .w_len(g_len_q), .w_dst(g_dst_q),
       .w_idx(g_idx_q), .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx));
 
-  // Where the cursor goes (REQST_CURSOR, or at once from REQST_CHECK_STATE
-  // when there is nothing to retire or drain): nothing during an RNR wait,
-  // the cursor WQE's next packet, or the WQE at SQ_HEAD if one is posted
-  // and the outstanding table has room.
+  // Where the cursor goes (REQST_CURSOR's decision): nothing in an RNR wait, the cursor
+  // WQE's next packet, or the WQE at SQ_HEAD if one is posted and the table has room.
   st_t cursor_next;
   assign cursor_next = (txs[`TXS_TMR_O +: 2] == `TMR_RNR) ? REQST_END : (t_tx_wqe != t_sq_head) ? REQST_READ_OUTS :
                        (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi || (t_sq_head - t_sq_ci) >= 16'(OUTS - 1)) ?
                        REQST_END : REQST_FETCH_WQE;
   // The step's shortcuts (hca_req_next): states done in the cycle before.
-  logic fast_cursor, fetch_go, gate_go, hdr_fold, pay_end;
+  logic fast_cursor, fetch_go, gate_go, hdr_fold, hdr_commit, pay_end;
+  logic c_go, c_async, c_last; logic [23:0] c_k;   // the slot's commit (REQST_WAIT_PAYLOAD, or hdr_commit)
+  assign c_go   = (state == REQST_WAIT_PAYLOAD && (d_g_done || pk_async)) || hdr_commit;
+  assign c_async = hdr_commit || pk_async; assign c_last = hdr_commit ? p_last : pk_last;
+  assign c_k    = hdr_commit ? p_k : pk_k;
   hca_req_next #(.LOG_MAX_QP(LOG_MAX_QP)) u_next (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_check(state == REQST_CHECK_STATE),
       .st_fetch(state == REQST_FETCH_WQE), .st_gate(state == REQST_GATE), .st_lkey_result(state == REQST_LKEY_RESULT),
@@ -442,9 +444,10 @@ module hca_req #(
       .cur_fetch(cursor_next == REQST_FETCH_WQE), .tw_hit(tw_hit), .wp_hit(wp_hit), .wp_ready(wp_ready),
       .wp_free_now(wp_free_now), .give_way(give_way), .gate_hold(gate_hold), .mr_ok(mr_verr == 8'h0),
       .sge_last(8'(sk_i) + 8'd1 >= w_nsge), .p_closed(p_closed), .ep_v(ep_v), .tx_free(tx_free),
-      .d_g_done(d_g_done), .pk_async(pk_async), .d_g_fault(d_g_fault), .is_rc(is_rc), .pk_last(pk_last),
+      .tx_async_ok(tx_async_ok), .d_g_done(d_g_done), .pk_async(pk_async), .d_g_fault(d_g_fault), .is_rc(is_rc),
+      .pk_last(pk_last),
       .fast_cursor(fast_cursor), .take_early(take_early), .fetch_go(fetch_go), .gate_go(gate_go),
-      .hdr_fold(hdr_fold), .pay_end(pay_end));
+      .hdr_fold(hdr_fold), .hdr_commit(hdr_commit), .pay_end(pay_end));
 
   logic [3:0] gid_i;                 // the source GID of the packet (REQST_WAIT_TX)
   assign e_gid_idx  = (state == REQST_BUILD_HDR) ? p_gid_i : gid_i;   // BUILD_HDR resolves it (hdr_fold)
@@ -755,46 +758,7 @@ module hca_req #(
             end
           end
         end
-        REQST_WAIT_PAYLOAD: if (d_g_done || pk_async) begin
-          // the slot is committed either way; a frame sent while the link is
-          // down is lost, a faulted payload is no frame
-          go    <= 1'b1;
-          async <= pk_async;
-          tag_wqe <= t_tx_wqe;
-          tag_k   <= pk_k;
-          drop  <= (!pk_async && d_g_fault) || !port_up;
-          pk_async <= 1'b0;
-          if (!pk_async && d_g_fault) begin
-            s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_PAYLOAD);
-            s_fault_iova <= d_g_fault_iova;
-            s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
-            ow[`OW_ERR_O] <= 1'b1;
-            ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
-            ow[`OW_VERR_O +: 8] <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);
-            state_q <= REQST_WQE_FAIL;
-          end else begin
-            if (is_rc && txs[`TXS_TMR_O +: 2] == `TMR_NONE && timeout != 5'd0) begin
-              tm_set <= 1'b1;              // the ACK timer (model/req.c send_packet)
-              `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_ACK)
-            end
-            if (pk_last) begin
-              `HCA_WSET(txs_wm, txs_wv, `TXS_TX_WQE_O, 16, t_tx_wqe + 16'd1)
-              `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
-            end else
-              `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, pk_k + 24'd1)
-            if (!is_rc && pk_last) begin
-              // UC/UD: complete once the last packet is sent (the WQE is the oldest)
-              sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
-              state_q <= REQST_WAIT_SEND_DONE;
-            end else begin
-              // REQST_END's work (pay_end, step_end): progress, busy again
-              did        <= 1'b1;
-              s_busy_set <= 1'b1;
-              done       <= 1'b1;
-              state_q    <= REQST_IDLE;
-            end
-          end
-        end
+        // (REQST_WAIT_PAYLOAD: c_go, below)
         REQST_UC_UD_SENT: begin
           `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, t_psn_next)
           did     <= 1'b1;
@@ -848,6 +812,46 @@ module hca_req #(
       endcase
       // ---- the shortcuts' work (above cursor_next): after the case, so that
       // their assignments win over the state's own
+      if (c_go) begin
+        // the slot is committed either way; a frame sent while the link is
+        // down is lost, a faulted payload is no frame
+        go    <= 1'b1;
+        async <= c_async;
+        tag_wqe <= t_tx_wqe;
+        tag_k   <= c_k;
+        drop  <= (!c_async && d_g_fault) || !port_up;
+        pk_async <= 1'b0;
+        if (!c_async && d_g_fault) begin
+          s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_PAYLOAD);
+          s_fault_iova <= d_g_fault_iova;
+          s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+          ow[`OW_ERR_O] <= 1'b1;
+          ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
+          ow[`OW_VERR_O +: 8] <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);
+          state_q <= REQST_WQE_FAIL;
+        end else begin
+          if (is_rc && txs[`TXS_TMR_O +: 2] == `TMR_NONE && timeout != 5'd0) begin
+            tm_set <= 1'b1;              // the ACK timer (model/req.c send_packet)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_ACK)
+          end
+          if (c_last) begin
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_WQE_O, 16, t_tx_wqe + 16'd1)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
+          end else
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, c_k + 24'd1)
+          if (!is_rc && c_last) begin
+            // UC/UD: complete once the last packet is sent (the WQE is the oldest)
+            sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
+            state_q <= REQST_WAIT_SEND_DONE;
+          end else begin
+            // REQST_END's work (pay_end, step_end): progress, busy again
+            did        <= 1'b1;
+            s_busy_set <= 1'b1;
+            done       <= 1'b1;
+            state_q    <= REQST_IDLE;
+          end
+        end
+      end
       if (fetch_go) begin : fetch
         logic [15:0] nx, ahead;
         nx    = t_sq_head + 16'd1;

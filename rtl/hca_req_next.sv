@@ -20,8 +20,11 @@
 //     last lkey check's result cycle (REQST_LKEY_RESULT, the check passed);
 //   * hdr_fold: REQST_BUILD_HDR closes the transmit slot of an early payload
 //     read (hca_req_pay_early) when a slot is free (REQST_WAIT_TX's work);
-//   * pay_end: REQST_WAIT_PAYLOAD commits a packet that needs no completion
-//     of its own and ends the step (REQST_END's work: progress, busy again).
+//     hdr_commit: ... and commits it ahead of its payload (RC, `tx_async_ok`:
+//     REQST_WAIT_PAYLOAD's work, whose wait would end at once);
+//   * pay_end: REQST_WAIT_PAYLOAD (or hdr_commit) commits a packet that
+//     needs no completion of its own and ends the step (REQST_END's work:
+//     progress, busy again).
 // Caller: hca_req.  Model: model/req.c model_requester (no cycles there).
 module hca_req_next #(
     parameter int LOG_MAX_QP = 8
@@ -45,9 +48,9 @@ module hca_req_next #(
     input  logic        gate_hold,
     input  logic        mr_ok,           // the key check passed (with its done)
     input  logic        sge_last,        // ... of the WQE's last SGE
-    input  logic        p_closed, ep_v, tx_free,
+    input  logic        p_closed, ep_v, tx_free, tx_async_ok,
     input  logic        d_g_done, pk_async, d_g_fault, is_rc, pk_last,
-    output logic        fast_cursor, take_early, fetch_go, gate_go, hdr_fold, pay_end
+    output logic        fast_cursor, take_early, fetch_go, gate_go, hdr_fold, hdr_commit, pay_end
 );
   logic may;
   hca_req_fail_bits #(.LOG_MAX_QP(LOG_MAX_QP)) u_fbits (
@@ -59,5 +62,7 @@ module hca_req_next #(
                        (st_fetch && !tw_hit && !(wp_hit && !wp_ready) && !(!wp_hit && wp_free_now && give_way));
   assign gate_go     = !gate_hold && (st_gate || (st_lkey_result && mr_ok && sge_last));
   assign hdr_fold    = st_build_hdr && !p_closed && ep_v && tx_free;
-  assign pay_end     = st_wait_payload && (d_g_done || pk_async) && !(!pk_async && d_g_fault) && !(!is_rc && pk_last);
+  assign hdr_commit  = hdr_fold && is_rc && tx_async_ok;
+  assign pay_end     = hdr_commit ||
+                       (st_wait_payload && (d_g_done || pk_async) && !(!pk_async && d_g_fault) && !(!is_rc && pk_last));
 endmodule
