@@ -19,7 +19,8 @@
 //      passed): DISPST_STEP_CLR_BUSY clears the busy bit (the step sets it
 //      again if it made progress), DISPST_STEP_LOAD loads the QP's words,
 //      DISPST_WAIT_TIMER runs hca_comp_timer if the QP's timer is due
-//      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req.
+//      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req (which
+//      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
 // One item at a time; the next is picked in the cycle the last job of the
 // previous one reports done.  A step waiting for its WQE's read gives way to
 // other work (step_yield: hca_req ends it, the QP stays busy and comes back).
@@ -64,7 +65,7 @@ module hca_dispatch #(
     output logic [7:0]  dbg_st,
     // the item's words
     output logic [LOG_MAX_QP-1:0] qn,
-    output logic [1023:0] cfg,
+    output logic [1023:0] cfg,           // (cfg_q, or the QPC read in ld_step)
     output logic [`TXS_W-1:0] txs,
     output logic [`RXS_W-1:0] rxs,
     output logic [2:0]  qp_st,
@@ -170,7 +171,8 @@ module hca_dispatch #(
   assign cqa_req    = state == DISPST_WAIT_ARM_EQE;
   assign rx_chk_req = state == DISPST_WAIT_FRAME_CHECK;
   assign rx_req     = state == DISPST_WAIT_FRAME;
-  assign step_req   = state == DISPST_WAIT_STEP;
+  // a step starts in DISPST_STEP_LOAD's cycle, on the words read (ld_step)
+  assign step_req   = state == DISPST_WAIT_STEP || ld_step;
   assign tmr_req    = state == DISPST_WAIT_TIMER;
   assign dbg_act    = state == DISPST_STEP_CLR_BUSY || state == DISPST_STEP_LOAD || state == DISPST_LOAD_FRAME_QP;
   assign dbg_st     = 8'(state);
@@ -185,10 +187,17 @@ module hca_dispatch #(
   logic [2:0]  st_q;
   logic [LOG_MAX_SRQ-1:0] srq_n;
   logic        in_step;
+  // DISPST_STEP_LOAD with no timer due: the step starts in this cycle (issue
+  // 12, a shorter requester step) and sees the words as they are loaded
+  // (the context RAMs' outputs; no job wrote them in the read's cycle)
+  logic        ld_step;
+  logic [1023:0] cfg_q;
+  assign ld_step = state_q == DISPST_STEP_LOAD && !tm_due[qn_q];
+  assign cfg   = ld_step ? e_qpc_rdata : cfg_q;
   assign qn    = (qn_q & ~qn_wm) | qn_wv;
-  assign txs   = (txs_q & ~txs_wm) | txs_wv;
-  assign rxs   = (rxs_q & ~rxs_wm) | rxs_wv;
-  assign qp_st = (st_q & ~st_wm) | st_wv;
+  assign txs   = ((ld_step ? e_txs_rdata : txs_q) & ~txs_wm) | txs_wv;
+  assign rxs   = ((ld_step ? e_rxs_rdata : rxs_q) & ~rxs_wm) | rxs_wv;
+  assign qp_st = ((ld_step ? e_qp_state : st_q) & ~st_wm) | st_wv;
 
   // the last job of the item reported done: write TXS/RXS back this cycle
   logic wb_now;
@@ -278,7 +287,7 @@ module hca_dispatch #(
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      state_q <= DISPST_IDLE; qn_q <= '0; rr <= '0; cfg <= '0; txs_q <= '0; rxs_q <= '0; st_q <= '0;
+      state_q <= DISPST_IDLE; qn_q <= '0; rr <= '0; cfg_q <= '0; txs_q <= '0; rxs_q <= '0; st_q <= '0;
       srq_n <= '0; in_step <= 1'b0;
       e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0; x_deliver_vec <= '0;
       eqp_eqn <= '0; eqp_eqe <= '0; cqa_cqn <= '0;
@@ -324,13 +333,13 @@ module hca_dispatch #(
           state_q    <= DISPST_STEP_LOAD;
         end
         DISPST_STEP_LOAD, DISPST_LOAD_FRAME_QP: begin
-          cfg     <= e_qpc_rdata;
+          cfg_q   <= e_qpc_rdata;
           txs_q   <= e_txs_rdata;
           rxs_q   <= e_rxs_rdata;
           st_q    <= e_qp_state;
           if (state == DISPST_LOAD_FRAME_QP) srq_n <= e_qpc_rdata[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ];
           state_q <= (state == DISPST_LOAD_FRAME_QP) ? DISPST_WAIT_FRAME :
-                     tm_due[qn] ? DISPST_WAIT_TIMER : DISPST_WAIT_STEP;
+                     ld_step ? DISPST_WAIT_STEP : DISPST_WAIT_TIMER;   // (the step started: ld_step)
         end
         default: ;
       endcase

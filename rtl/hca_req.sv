@@ -24,27 +24,29 @@
 //     runs; a UC/UD WQE completes with its last packet (hca_complete_send);
 //   * or the WQE at SQ_HEAD starts: REQST_FETCH_WQE/REQST_WAIT_WQE fetch it
 //     (a fault: QP to ERR with QP_FATAL), or take it from the prefetch
-//     (hca_wqe_prefetch, in this cycle once its read is done: its fault
-//     reported here; the read may have come from the doorbell,
-//     hca_db_wqe_read), and read the next posted WQE ahead into the prefetch; while other QPs' work waits (yield) and
-//     request packets are short, the WQE is read into a prefetch entry and
-//     the step gives way: it ends without the busy bit, the read's
-//     completion wakes the QP, and its next step takes the WQE (yq_v); REQST_VALIDATE_WQE checks it
-//     (model/req.c parse_wqe: opcode, index, SGE count, inline size,
-//     an atomic's single 8-byte SGE and 8-byte aligned address, message
-//     size, UD payload within the PMTU; a fetched WQE in the fetch's done
-//     cycle), REQST_CHECK_LKEY checks every SGE's lkey (hca_mr_check;
-//     LOCAL_WRITE for READ/atomics; a SEND/WRITE with one SGE issues its
-//     first packet's payload read with the check's result:
-//     hca_req_pay_early, REQST_WAIT_TX closes that slot), REQST_GATE waits
-//     for the window, the fence and max_rd_atomic (RD_OUT), then reserves its
-//     PSNs in the outstanding table (a READ one per response packet, an
-//     atomic one); a WQE that fails is recorded failed (REQST_WQE_ERR) and
-//     retires.
-// REQST_END keeps the QP busy if the step made progress.  Fetch buffer 0 is
+//     (hca_wqe_prefetch, once its read is done: its fault reported here; the
+//     read may have come from the doorbell, hca_db_wqe_read), and read the
+//     next posted WQE ahead; while other QPs' work waits (yield) and request
+//     packets are short, the WQE is read into a prefetch entry and the step
+//     gives way: it ends without the busy bit, the read's completion wakes
+//     the QP, its next step takes the WQE (yq_v); REQST_VALIDATE_WQE checks
+//     it (model/req.c parse_wqe: opcode, index, SGE count, inline size, an
+//     atomic's single 8-byte aligned SGE, message size, UD payload within
+//     the PMTU; a fetched WQE in the fetch's done cycle), REQST_CHECK_LKEY
+//     checks every SGE's lkey (hca_mr_check; LOCAL_WRITE for READ/atomics;
+//     a SEND/WRITE with one SGE issues its first packet's payload read with
+//     the check's result: hca_req_pay_early), REQST_GATE waits for the
+//     window, the fence and max_rd_atomic (RD_OUT), then reserves its PSNs
+//     in the outstanding table (a READ one per response packet, an atomic
+//     one); a WQE that fails is recorded failed (REQST_WQE_ERR), retires.
+// REQST_END keeps the QP busy if the step made progress.  hca_req_next
+// names the states done in the cycle before them (a 64 B WRITE's step:
+// REQST_CHECK_STATE taking its WQE, REQST_VALIDATE_WQE asking for the key
+// check, REQST_LKEY_RESULT + REQST_GATE, REQST_BUILD_HDR + REQST_WAIT_TX +
+// REQST_WAIT_PAYLOAD + REQST_END).  Fetch buffer 0 is
 // a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
 // addresses in tx_iova_r); this module is their only writer.
-// Planted-bug hooks hdr_se (BTH SE inverted on requests) and udp_sport (UDP
+// Planted-bug hooks hdr_se (BTH SE inverted on requests), udp_sport (UDP
 // source port bit 0 inverted on requests).
 // Caller: hca_dispatch.  Calls: hca_qp_flush, hca_comp_retire, hca_mr_check,
 // hca_qp_err, hca_complete_send.  Retransmission: hca_comp_retry moves the
@@ -261,9 +263,13 @@ module hca_req #(
   assign qe_req   = state == REQST_WAIT_QP_ERR;
   assign qe_has   = 1'b1;
   assign qe_evt   = 8'(`HCA_EVENT_QP_FATAL);
-  assign mr_req   = state == REQST_WAIT_LKEY || state == REQST_WAIT_PKT_LKEY;
+  // a key check is asked for where it is prepared (REQST_VALIDATE_WQE: SGE
+  // 0's, with the validation, when the WQE passes it; REQST_CHECK_LKEY,
+  // REQST_PKT_LKEY) and held until its done (REQST_WAIT_*LKEY)
+  assign mr_req   = state == REQST_WAIT_LKEY || state == REQST_WAIT_PKT_LKEY || state == REQST_CHECK_LKEY ||
+                    state == REQST_PKT_LKEY || (state == REQST_VALIDATE_WQE && v_lkey);
   assign sc_req   = state == REQST_WAIT_SEND_DONE;
-  assign step_end = state == REQST_END;
+  assign step_end = state == REQST_END || pay_end;   // (pay_end: below)
   assign tm_kind  = `TMR_ACK;
   assign dbg_act  = state != REQST_IDLE && !fl_req && !rt_req && !qe_req && !mr_req && !sc_req;
   assign dbg_st   = 8'(state);
@@ -302,12 +308,9 @@ module hca_req #(
   logic [15:0] tw_idx, tw_gen;
   logic        yq_v;                 // the last step gave way in REQST_FETCH_WQE, on QP yq_qn
   logic [LOG_MAX_QP-1:0] yq_qn;
-  // Give the engine to waiting work while a WQE read is in flight: only
-  // when request packets are short on the line (the last one built: at most
-  // YIELD_PLEN bytes, hca_transport: 4 beats), where the engine, not the
-  // line, bounds the rate; behind a longer packet the line is busy for
-  // longer than the waiting item, and the step coming back after the item
-  // would only delay the next packet.
+  // Give the engine to waiting work while a WQE read is in flight only when
+  // request packets are short (the last one built: at most YIELD_PLEN bytes,
+  // hca_transport: 4 beats): there the engine, not the line, bounds the rate.
   logic        give_way;
   assign give_way = yield && pk_plen <= 16'(YIELD_PLEN);
   assign wp_qkey = {qn, t_sq_head, qpc_gen};
@@ -333,12 +336,13 @@ module hca_req #(
   assign gw_len  = fb[8*(64 + 16*gw_i + `HCA_WQE_DATA_SEG_BYTE_COUNT_OFF) +: 32];
 
   // Validation of a fetched send WQE (model/req.c parse_wqe: hca_wqe_check).
-  logic        v_rdat, v_atomic, v_inline, v_bad, v_toolong, v_udlong;
+  logic        v_rdat, v_atomic, v_inline, v_bad, v_toolong, v_udlong, v_lkey;
   logic [31:0] v_total;
   hca_wqe_check #(.FB_BYTES(FB_BYTES)) u_wchk (
       .fb(fb), .sq_head(t_sq_head), .log_sq_stride(log_sq_stride), .is_rc(is_rc), .is_ud(is_ud), .pmtu(pmtu),
       .v_rdat(v_rdat), .v_atomic(v_atomic), .v_inline(v_inline), .v_bad(v_bad), .v_toolong(v_toolong),
       .v_udlong(v_udlong), .v_len(v_total));
+  assign v_lkey = !v_bad && !v_toolong && !v_udlong && !v_inline && w_nsge != 8'd0;   // SGE 0's key check next
 
   // The cursor WQE's next packet and its header fields (hca_req_pkt),
   // registered in REQST_BUILD_HDR.
@@ -373,20 +377,13 @@ module hca_req #(
   logic [63:0] tx_iova_gw;
   assign tx_iova_gw = tx_iova_r[gw_i[3:0]];
 
-  // hca_mr_check's arguments: SGE sk_i's, loaded where a key check is
-  // prepared (REQST_VALIDATE_WQE: the first SGE's, sk_i = 0, with the
-  // validation, so the check starts in the next cycle)
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
-      mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
-    end else if (ce && (state == REQST_VALIDATE_WQE || state == REQST_CHECK_LKEY || state == REQST_PKT_LKEY)) begin
-      mr_key <= sk_key;
-      mr_pdn <= pdn;
-      mr_acc <= v_rdat ? 16'(`HCA_ACCESS_LOCAL_WRITE) : 16'h0;
-      mr_va  <= sk_addr;
-      mr_len <= {32'b0, sk_len};
-    end
-  end
+  // hca_mr_check's arguments: SGE sk_i's (sk_i and fetch buffer 0 do not
+  // change while a check runs; hca_mr_check registers them with the request)
+  assign mr_key = sk_key;
+  assign mr_pdn = pdn;
+  assign mr_acc = v_rdat ? 16'(`HCA_ACCESS_LOCAL_WRITE) : 16'h0;
+  assign mr_va  = sk_addr;
+  assign mr_len = {32'b0, sk_len};
 
   // REQST_GATE holds the WQE back: the fence, max_rd_atomic, a READ/atomic
   // behind read-ahead packets, the RC window at PSN_NEXT (the same in
@@ -400,8 +397,9 @@ module hca_req #(
   // A prefetched WQE is taken in REQST_FETCH_WQE's cycle (its read done):
   // fetch buffer 0 is loaded by the next cycle, REQST_VALIDATE_WQE.
   logic tw_hit;                      // fetch buffer 0 holds the WQE at SQ_HEAD (validated before)
+  logic take_early;                  // REQST_CHECK_STATE takes the prefetched WQE (below)
   assign tw_hit  = tw_v && tw_gen == qpc_gen && tw_qn == qn && tw_idx == t_sq_head;
-  assign wp_take = state == REQST_FETCH_WQE && !tw_hit && wp_hit && wp_ready;
+  assign wp_take = (state == REQST_FETCH_WQE || take_early) && !tw_hit && wp_hit && wp_ready;
 
   // SQ_HEAD's WQE address; a WQE read's fault (a taken prefetch's, a fetch's
   // or a refetch's), reported in one place
@@ -425,24 +423,34 @@ module hca_req #(
       .gate_hold(gate_hold), .go(ep_go), .w_push(g_push_q), .w_iova(g_iova_q), .w_len(g_len_q), .w_dst(g_dst_q),
       .w_idx(g_idx_q), .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx));
 
-  // Where the cursor goes (REQST_CURSOR, or at once from REQST_CHECK_STATE
-  // when there is nothing to retire or drain): nothing during an RNR wait,
-  // the cursor WQE's next packet, or the WQE at SQ_HEAD if one is posted
-  // and the outstanding table has room.
+  // Where the cursor goes (REQST_CURSOR's decision): nothing in an RNR wait, the cursor
+  // WQE's next packet, or the WQE at SQ_HEAD if one is posted and the table has room.
   st_t cursor_next;
-  always_comb begin
-    if (txs[`TXS_TMR_O +: 2] == `TMR_RNR)
-      cursor_next = REQST_END;             // waiting out an RNR NAK: nothing is sent
-    else if (t_tx_wqe != t_sq_head)
-      cursor_next = REQST_READ_OUTS;
-    else if (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi || (t_sq_head - t_sq_ci) >= 16'(OUTS - 1))
-      cursor_next = REQST_END;
-    else
-      cursor_next = REQST_FETCH_WQE;
-  end
+  assign cursor_next = (txs[`TXS_TMR_O +: 2] == `TMR_RNR) ? REQST_END : (t_tx_wqe != t_sq_head) ? REQST_READ_OUTS :
+                       (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi || (t_sq_head - t_sq_ci) >= 16'(OUTS - 1)) ?
+                       REQST_END : REQST_FETCH_WQE;
+  // The step's shortcuts (hca_req_next): states done in the cycle before.
+  logic fast_cursor, fetch_go, gate_go, hdr_fold, hdr_commit, pay_end;
+  logic c_go, c_async, c_last; logic [23:0] c_k;   // the slot's commit (REQST_WAIT_PAYLOAD, or hdr_commit)
+  assign c_go   = (state == REQST_WAIT_PAYLOAD && (d_g_done || pk_async)) || hdr_commit;
+  assign c_async = hdr_commit || pk_async; assign c_last = hdr_commit ? p_last : pk_last;
+  assign c_k    = hdr_commit ? p_k : pk_k;
+  hca_req_next #(.LOG_MAX_QP(LOG_MAX_QP)) u_next (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_check(state == REQST_CHECK_STATE),
+      .st_fetch(state == REQST_FETCH_WQE), .st_gate(state == REQST_GATE), .st_lkey_result(state == REQST_LKEY_RESULT),
+      .st_build_hdr(state == REQST_BUILD_HDR), .st_wait_payload(state == REQST_WAIT_PAYLOAD),
+      .fail_we(ow_we && ow_wdata[`OW_ERR_O]), .fail_qn(ow_waddr[LOG_OUTS +: LOG_MAX_QP]), .qn(qn),
+      .rts(qp_st == QPS_RTS), .ci_eq_head(t_sq_ci == t_sq_head), .pf_hit(pf_hit), .yq_back(yq_v && yq_qn == qn),
+      .cur_fetch(cursor_next == REQST_FETCH_WQE), .tw_hit(tw_hit), .wp_hit(wp_hit), .wp_ready(wp_ready),
+      .wp_free_now(wp_free_now), .give_way(give_way), .gate_hold(gate_hold), .mr_ok(mr_verr == 8'h0),
+      .sge_last(8'(sk_i) + 8'd1 >= w_nsge), .p_closed(p_closed), .ep_v(ep_v), .tx_free(tx_free),
+      .tx_async_ok(tx_async_ok), .d_g_done(d_g_done), .pk_async(pk_async), .d_g_fault(d_g_fault), .is_rc(is_rc),
+      .pk_last(pk_last),
+      .fast_cursor(fast_cursor), .take_early(take_early), .fetch_go(fetch_go), .gate_go(gate_go),
+      .hdr_fold(hdr_fold), .hdr_commit(hdr_commit), .pay_end(pay_end));
 
   logic [3:0] gid_i;                 // the source GID of the packet (REQST_WAIT_TX)
-  assign e_gid_idx  = gid_i;
+  assign e_gid_idx  = (state == REQST_BUILD_HDR) ? p_gid_i : gid_i;   // BUILD_HDR resolves it (hdr_fold)
   assign s_fault_wr = 1'b0;          // WQE fetches and payload reads
 
   always_ff @(posedge clk or negedge rst_n) begin
@@ -481,7 +489,7 @@ module hca_req #(
       state_q <= state;
       if (wqe_fault) begin
         s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE);
-        s_fault_iova <= (state == REQST_FETCH_WQE) ? head_addr : fa;
+        s_fault_iova <= wp_take ? head_addr : fa;
         s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
       end
       case (state)
@@ -497,11 +505,10 @@ module hca_req #(
           end
           else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
             state_q <= REQST_END;
-          else if (qp_st == QPS_RTS && (t_sq_ci == t_sq_head ||
-                   (yq_v && yq_qn == qn && wp_hit && cursor_next == REQST_FETCH_WQE)))
+          else if (fast_cursor)
             // no WQE to retire (hca_comp_retire: no hit), no drain; or back
-            // for the WQE whose read it gave way to (its step checked them:
-            // the items run since retire what they complete or fail)
+            // for the WQE whose read it gave way to; a prefetched WQE taken
+            // now (take_early: fetch_go below)
             state_q <= cursor_next;
           else
             state_q <= REQST_WAIT_RETIRE;
@@ -548,30 +555,7 @@ module hca_req #(
             wp_ikey  <= {qn, t_sq_head, qpc_gen};
             wp_addr  <= head_addr;
             wp_len   <= 16'd1 << log_sq_stride;
-          end else begin : fetch
-            logic [15:0] nx, ahead;
-            nx    = t_sq_head + 16'd1;
-            ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
-            tw_v      <= 1'b0;
-            sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
-            fa        <= head_addr;
-            if (wp_hit && wp_err)                          // a faulted prefetch: what a faulting fetch does
-              did <= 1'b1;                                 // (the fault: wqe_fault)
-            else if (!wp_hit) begin
-              d_f_start <= 1'b1;
-              d_f_addr  <= head_addr;
-              d_f_len   <= 16'd1 << log_sq_stride;
-            end
-            if (wp_free && ahead >= 16'd2 && {16'b0, ahead} <= (32'd1 << log_sq_size)) begin
-              wp_issue <= 1'b1;                            // the next posted WQE, read ahead
-              wp_ikey  <= {qn, nx, qpc_gen};
-              wp_addr  <= slot_addr(sq_base, nx, log_sq_size, log_sq_stride);
-              wp_len   <= 16'd1 << log_sq_stride;
-            end
-            // taken (wp_take: fetch buffer 0 loaded in this cycle): validated
-            // next; else the fetch's done cycle validates (the comb state)
-            state_q   <= !wp_hit ? REQST_WAIT_WQE : wp_err ? REQST_WAIT_QP_ERR : REQST_VALIDATE_WQE;
-          end
+          end                                 // else the fetch (fetch_go, below)
         REQST_WAIT_WQE: if (d_f_done) begin              // faulted (wqe_fault): a good one is REQST_VALIDATE_WQE now
           did     <= 1'b1;
           state_q <= REQST_WAIT_QP_ERR;
@@ -590,14 +574,14 @@ module hca_req #(
           end else if (v_udlong) begin
             cs_status <= 5'(`HCA_WC_LOC_QP_OP_ERR); cs_verr <= 8'(`HCA_VENDOR_ERR_BAD_WQE);
             state_q <= REQST_WQE_ERR;
-          end else if (!v_inline && w_nsge != 8'd0)
-            state_q <= REQST_WAIT_LKEY;      // SGE 0's check, its arguments loaded now
+          end else if (v_lkey)
+            state_q <= REQST_WAIT_LKEY;      // SGE 0's check, asked for now (mr_req)
           else begin
             tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_sq_head; tw_gen <= qpc_gen;
             state_q <= REQST_GATE;
           end
         end
-        REQST_CHECK_LKEY, REQST_PKT_LKEY:      // the SGE's key check (mr_*, below)
+        REQST_CHECK_LKEY, REQST_PKT_LKEY:      // the SGE's key check, asked for now (mr_req)
           state_q <= (state == REQST_CHECK_LKEY) ? REQST_WAIT_LKEY : REQST_WAIT_PKT_LKEY;
         REQST_LKEY_RESULT, REQST_PKT_LKEY_RESULT:
           if (mr_verr != 8'h0) begin
@@ -634,28 +618,7 @@ module hca_req #(
         REQST_GATE:
           if (gate_hold)
             state_q <= REQST_END;            // gated: waits for acknowledgements
-          else begin : start
-            /* verilator lint_off UNUSEDSIGNAL */
-            logic [31:0] n;
-            /* verilator lint_on UNUSEDSIGNAL */
-            // PSNs: packets (SEND/WRITE), response packets (READ), 1 (atomic)
-            n = (ow[`OW_LEN_O +: 32] == 32'h0 || v_atomic) ? 32'd1 :
-                ((ow[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
-            if (v_rdat) `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, t_rd_out + 5'd1)
-            ow_we    <= 1'b1;
-            ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
-            ow_wdata <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
-            ow       <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
-            `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, t_psn_next + n[23:0])
-            `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
-            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
-            // the cursor is on it (TX_WQE = SQ_HEAD): its first packet at
-            // once, the entry just written being ow, the WQE in fetch buffer
-            // 0 (else through REQST_CHECK_OUTS, as a resumed WQE)
-            // (with its payload read out, ep_v, always: fetch buffer 0 holds
-            // the WQE this step validated, whatever QPC write moved qpc_gen)
-            state_q <= (ep_v || tw_hit) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
-          end
+        // (else gate_go, below)
         REQST_WAIT_OUTS_WRITE: state_q <= REQST_READ_OUTS;   // let the table write land
 
         // ---- transmit one packet of the cursor WQE (model/req.c send_packet)
@@ -722,8 +685,15 @@ module hca_req #(
             h_qkey     <= p_qkey;
             h_deth_sqp <= p_sqp;
             gid_i      <= p_gid_i;
-            h_sip      <= p_gid_ok ? 32'h1 : 32'h0;                 // resolved in REQST_WAIT_TX
-            state_q    <= REQST_WAIT_TX;
+            h_sip      <= p_gid_ok ? e_gid[127:96] : 32'h0;         // (REQST_WAIT_TX resolves it again)
+            if (hdr_fold) begin
+              // REQST_WAIT_TX's work for an early payload read (below)
+              ep_v      <= 1'b0;
+              d_g_close <= 1'b1;
+              pk_async  <= is_rc && tx_async_ok;
+              state_q   <= REQST_WAIT_PAYLOAD;
+            end else
+              state_q    <= REQST_WAIT_TX;
           end
         end
         REQST_WAIT_TX: begin
@@ -788,43 +758,7 @@ module hca_req #(
             end
           end
         end
-        REQST_WAIT_PAYLOAD: if (d_g_done || pk_async) begin
-          // the slot is committed either way; a frame sent while the link is
-          // down is lost, a faulted payload is no frame
-          go    <= 1'b1;
-          async <= pk_async;
-          tag_wqe <= t_tx_wqe;
-          tag_k   <= pk_k;
-          drop  <= (!pk_async && d_g_fault) || !port_up;
-          pk_async <= 1'b0;
-          if (!pk_async && d_g_fault) begin
-            s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_PAYLOAD);
-            s_fault_iova <= d_g_fault_iova;
-            s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
-            ow[`OW_ERR_O] <= 1'b1;
-            ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
-            ow[`OW_VERR_O +: 8] <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);
-            state_q <= REQST_WQE_FAIL;
-          end else begin
-            if (is_rc && txs[`TXS_TMR_O +: 2] == `TMR_NONE && timeout != 5'd0) begin
-              tm_set <= 1'b1;              // the ACK timer (model/req.c send_packet)
-              `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_ACK)
-            end
-            if (pk_last) begin
-              `HCA_WSET(txs_wm, txs_wv, `TXS_TX_WQE_O, 16, t_tx_wqe + 16'd1)
-              `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
-            end else
-              `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, pk_k + 24'd1)
-            if (!is_rc && pk_last) begin
-              // UC/UD: complete once the last packet is sent (the WQE is the oldest)
-              sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
-              state_q <= REQST_WAIT_SEND_DONE;
-            end else begin
-              did     <= 1'b1;
-              state_q <= REQST_END;
-            end
-          end
-        end
+        // (REQST_WAIT_PAYLOAD: c_go, below)
         REQST_UC_UD_SENT: begin
           `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, t_psn_next)
           did     <= 1'b1;
@@ -876,6 +810,95 @@ module hca_req #(
         end
         default: ;
       endcase
+      // ---- the shortcuts' work (above cursor_next): after the case, so that
+      // their assignments win over the state's own
+      if (c_go) begin
+        // the slot is committed either way; a frame sent while the link is
+        // down is lost, a faulted payload is no frame
+        go    <= 1'b1;
+        async <= c_async;
+        tag_wqe <= t_tx_wqe;
+        tag_k   <= c_k;
+        drop  <= (!c_async && d_g_fault) || !port_up;
+        pk_async <= 1'b0;
+        if (!c_async && d_g_fault) begin
+          s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_PAYLOAD);
+          s_fault_iova <= d_g_fault_iova;
+          s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+          ow[`OW_ERR_O] <= 1'b1;
+          ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
+          ow[`OW_VERR_O +: 8] <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);
+          state_q <= REQST_WQE_FAIL;
+        end else begin
+          if (is_rc && txs[`TXS_TMR_O +: 2] == `TMR_NONE && timeout != 5'd0) begin
+            tm_set <= 1'b1;              // the ACK timer (model/req.c send_packet)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_ACK)
+          end
+          if (c_last) begin
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_WQE_O, 16, t_tx_wqe + 16'd1)
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
+          end else
+            `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, c_k + 24'd1)
+          if (!is_rc && c_last) begin
+            // UC/UD: complete once the last packet is sent (the WQE is the oldest)
+            sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0;
+            state_q <= REQST_WAIT_SEND_DONE;
+          end else begin
+            // REQST_END's work (pay_end, step_end): progress, busy again
+            did        <= 1'b1;
+            s_busy_set <= 1'b1;
+            done       <= 1'b1;
+            state_q    <= REQST_IDLE;
+          end
+        end
+      end
+      if (fetch_go) begin : fetch
+        logic [15:0] nx, ahead;
+        nx    = t_sq_head + 16'd1;
+        ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
+        tw_v      <= 1'b0;
+        sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
+        fa        <= head_addr;
+        if (wp_hit && wp_err)                          // a faulted prefetch: what a faulting fetch does
+          did <= 1'b1;                                 // (the fault: wqe_fault)
+        else if (!wp_hit) begin
+          d_f_start <= 1'b1;
+          d_f_addr  <= head_addr;
+          d_f_len   <= 16'd1 << log_sq_stride;
+        end
+        if (wp_free && ahead >= 16'd2 && {16'b0, ahead} <= (32'd1 << log_sq_size)) begin
+          wp_issue <= 1'b1;                            // the next posted WQE, read ahead
+          wp_ikey  <= {qn, nx, qpc_gen};
+          wp_addr  <= slot_addr(sq_base, nx, log_sq_size, log_sq_stride);
+          wp_len   <= 16'd1 << log_sq_stride;
+        end
+        // taken (wp_take: fetch buffer 0 loaded in this cycle): validated
+        // next; else the fetch's done cycle validates (the comb state)
+        state_q   <= !wp_hit ? REQST_WAIT_WQE : wp_err ? REQST_WAIT_QP_ERR : REQST_VALIDATE_WQE;
+      end
+      if (gate_go) begin : start
+        /* verilator lint_off UNUSEDSIGNAL */
+        logic [31:0] n;
+        /* verilator lint_on UNUSEDSIGNAL */
+        // PSNs: packets (SEND/WRITE), response packets (READ), 1 (atomic)
+        n = (ow[`OW_LEN_O +: 32] == 32'h0 || v_atomic) ? 32'd1 :
+            ((ow[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
+        if (v_rdat) `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, t_rd_out + 5'd1)
+        ow_we    <= 1'b1;
+        ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
+        ow_wdata <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
+        ow       <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
+        `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, t_psn_next + n[23:0])
+        `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
+        `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
+        // the cursor is on it (TX_WQE = SQ_HEAD): its first packet at
+        // once, the entry just written being ow, the WQE in fetch buffer
+        // 0 (else through REQST_CHECK_OUTS, as a resumed WQE)
+        // (with its payload read out, ep_v, always: fetch buffer 0 holds
+        // the WQE this step validated, whatever QPC write moved qpc_gen)
+        // (and in REQST_LKEY_RESULT's cycle, fb holds the WQE it checked)
+        state_q <= (ep_v || tw_hit || state == REQST_LKEY_RESULT) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
+      end
     end
   end
 endmodule
