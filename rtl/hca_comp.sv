@@ -46,7 +46,10 @@
 // COMPST_END before the item ends.  A faulted write (cq_p_lost) then does
 // what hca_complete_send does on a lost CQE, QP to ERR with QP_FATAL
 // (COMPST_WAIT_LOST_QP_ERR), and the walk resumes at COMPST_ACK_WQE, which
-// stops there as the model's ack_through does.
+// stops there as the model's ack_through does.  COMPST_END of a QP in RTS
+// (no drain) does not wait: the item ends with the write outstanding and
+// hands its outcome over (`ho`) to hca_comp_posted, which holds the engine
+// (other QPs' steps only) and applies a loss.
 // Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retry,
 // hca_comp_read, hca_comp_retire.
 module hca_comp #(
@@ -96,6 +99,7 @@ module hca_comp #(
     input  logic        cq_pend,
     input  logic        cq_p_done,
     input  logic        cq_p_lost,
+    output logic        ho,              // hca_comp_posted: the item ends, its CQE write outstanding
     // hca_qp_err
     output logic        qe_req,
     output logic        qe_has,
@@ -188,6 +192,9 @@ module hca_comp #(
   assign p_fault  = cq_p_done && cq_p_lost;
   assign lost_now = pc_lost || p_fault;
   assign pc_wait  = cq_pend || lost_now;
+  // COMPST_END hands the outstanding write over (not in SQD: hca_qp_err
+  // would have a drain to end in the item's words)
+  assign ho = state_q == COMPST_END && cq_pend && !lost_now && qp_st == QPS_RTS && !txs[`TXS_DRAIN_O];
 
   // COMPST_ACK_THROUGH's entry (ow_rdata, the one at SQ_CI): `wlast` its
   // last PSN; ack_call: a SEND/WRITE the response covers whole, no posted
@@ -224,7 +231,7 @@ module hca_comp #(
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       state_q <= state;
-      if (p_fault) pc_lost <= 1'b1;
+      if (p_fault && state_q != COMPST_IDLE) pc_lost <= 1'b1;   // idle: a handed-over write's
       if (ack_call) begin
         // COMPST_ACK_THROUGH's completion (the call started in its cycle)
         `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, wlast + 24'd1)
@@ -377,7 +384,7 @@ module hca_comp #(
         COMPST_READ_PROGRESS: state_q <= COMPST_RETIRE;
         COMPST_RETIRE:  state_q <= COMPST_WAIT_RETIRE;
         COMPST_END:
-          if (pc_wait) begin
+          if (pc_wait && !ho) begin
             pc_ret_ack <= 1'b0; state_q <= COMPST_WAIT_POSTED_CQE;
           end else begin
             s_busy_set <= 1'b1;
