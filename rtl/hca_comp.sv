@@ -215,7 +215,10 @@ module hca_comp #(
   assign thr_una   = psn_lt(una, cp_last + 24'd1);
   assign thr_end   = thr_stop && ack_plain && !cp_miss_v;
   assign done_end  = state_q == COMPST_ACK_DONE && ack_plain && !cp_miss_v && ci_ok;
-  assign end_now   = state_q == COMPST_END || thr_end || done_end;
+  // COMPST_END from state_q, or entered in a callee's done cycle (`state`,
+  // without the path from `req` through IDLE)
+  assign end_now   = state_q == COMPST_END || (state_q == COMPST_WAIT_RETIRE && rt_done) ||
+                     (state_q == COMPST_WAIT_LOST_QP_ERR && qe_done && !pc_ret_ack) || thr_end || done_end;
   assign progress = (state == COMPST_ACK_DONE && cp_moved) || state == COMPST_READ_PROGRESS ||
                     (thr_end && (cp_moved || thr_una));
   // the item's end hands the outstanding write over (not in SQD: hca_qp_err

@@ -24,8 +24,9 @@
 // previous one reports done.  While an ended ACK item's CQE write is pending
 // (`hold`, hca_comp_posted; docs/rtl.md "Posted CQE writes") only a step of
 // another QP than hold_qn starts, and nothing while a lost one is applied
-// (`res`; hca_ctx's QP index is then hold_qn for hca_qp_err: `res_idx`).  A step waiting for its WQE's read gives way to
-// other work (step_yield: hca_req ends it, the QP stays busy and comes back).
+// (`res`; hca_ctx's QP index is then hold_qn for hca_qp_err: `res_idx`).
+// A step waiting for its WQE's read gives way to other work (step_yield:
+// hca_req ends it, the QP stays busy and comes back).
 //
 // Item words (docs/rtl.md "Item words"): the QP number qn, the QPC bytes
 // cfg, the requester word TXS, the responder word RXS, the QP state qp_st

@@ -23,7 +23,9 @@
 //        |                                      hca_comp_retry
 //        |-> hca_comp_timer --> hca_comp_retry --> hca_complete_send, hca_qp_err
 //        \-> hca_req --> hca_qp_flush, hca_comp_retire, hca_complete_send
-//   background: hca_timers (per-QP deadlines; a passed one makes the QP due)
+//   background: hca_timers (per-QP deadlines; a passed one makes the QP due),
+//     hca_comp_posted (an ended ACK item's CQE write: the hold, a loss
+//     applied through hca_qp_err while the engine is quiet)
 //   leaf jobs: hca_mr_check, hca_qp_err, hca_cq_post --> hca_eq_post
 module hca_transport #(
     parameter int DATA_W      = 64,
