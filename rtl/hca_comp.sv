@@ -46,7 +46,10 @@
 // COMPST_END before the item ends.  A faulted write (cq_p_lost) then does
 // what hca_complete_send does on a lost CQE, QP to ERR with QP_FATAL
 // (COMPST_WAIT_LOST_QP_ERR), and the walk resumes at COMPST_ACK_WQE, which
-// stops there as the model's ack_through does.
+// stops there as the model's ack_through does.  COMPST_END of a QP in RTS
+// (no drain) does not wait: the item ends with the write outstanding and
+// hands its outcome over (`ho`) to hca_comp_posted, which holds the engine
+// (other QPs' steps only) and applies a loss.
 // Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retry,
 // hca_comp_read, hca_comp_retire.
 module hca_comp #(
@@ -58,7 +61,7 @@ module hca_comp #(
     input  logic        ce,
     input  logic        srst,
     input  logic        req,
-    output logic        done,
+    output logic        done,            // a register, or the end's own cycle (end_go)
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
     // the item
@@ -96,6 +99,7 @@ module hca_comp #(
     input  logic        cq_pend,
     input  logic        cq_p_done,
     input  logic        cq_p_lost,
+    output logic        ho,              // hca_comp_posted: the item ends, its CQE write outstanding
     // hca_qp_err
     output logic        qe_req,
     output logic        qe_has,
@@ -179,7 +183,6 @@ module hca_comp #(
   logic [4:0]  ne_status;
   logic [7:0]  ne_verr;
 
-  assign progress = (state == COMPST_ACK_DONE && cp_moved) || state == COMPST_READ_PROGRESS;
   assign ack_arm = sq_ci != sq_head && !ow_rdata[`OW_ERR_O] && timeout != 5'd0;
 
   // a posted CQE write's outcome not yet applied: its response outstanding,
@@ -201,6 +204,30 @@ module hca_comp #(
                     ow_rdata[`OW_OP_O +: 3] == 3'(`HCA_WR_ATOMIC_FETCH_AND_ADD);
   assign ack_call = state_q == COMPST_ACK_THROUGH && !ow_rdata[`OW_ERR_O] && !ow_rdat && !pc_wait &&
                     !psn_lt(cp_last, wlast);
+  // An ACK (not a NAK) with no response found missing whose walk stopped
+  // at an entry that did not fail ends where the walk stops: ACK_THROUGH at
+  // an entry it does not cover (what COMPST_ACK_DONE, COMPST_CHECK_NAK and
+  // COMPST_END would do, in its cycle: thr_end), or ACK_DONE (done_end).
+  logic ack_plain, thr_stop, thr_una, thr_end, done_end, end_now;
+  assign ack_plain = p_info[`OPI_ACK] && p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK);
+  assign thr_stop  = state_q == COMPST_ACK_THROUGH && !ow_rdata[`OW_ERR_O] && !ow_rdat &&
+                     psn_lt(cp_last, wlast) && !(pc_wait && psn_lt(una, cp_last + 24'd1));
+  assign thr_una   = psn_lt(una, cp_last + 24'd1);
+  assign thr_end   = thr_stop && ack_plain && !cp_miss_v;
+  assign done_end  = state_q == COMPST_ACK_DONE && ack_plain && !cp_miss_v && ci_ok;
+  // COMPST_END from state_q, or entered in a callee's done cycle (`state`,
+  // without the path from `req` through IDLE)
+  assign end_now   = state_q == COMPST_END || (state_q == COMPST_WAIT_RETIRE && rt_done) ||
+                     (state_q == COMPST_WAIT_LOST_QP_ERR && qe_done && !pc_ret_ack) || thr_end || done_end;
+  assign progress = (state == COMPST_ACK_DONE && cp_moved) || state == COMPST_READ_PROGRESS ||
+                    (thr_end && (cp_moved || thr_una));
+  // the item's end hands the outstanding write over (not in SQD: hca_qp_err
+  // would have a drain to end in the item's words)
+  assign ho = end_now && cq_pend && !lost_now && qp_st == QPS_RTS && !txs[`TXS_DRAIN_O];
+  // the end reported in its own cycle (hca_recv's RECVST_END with it)
+  logic done_q, end_go;
+  assign end_go = end_now && !(pc_wait && !ho);
+  assign done   = done_q || end_go;
   // the arguments of hca_complete_send: the entry, in the call's first cycle
   logic [`OW_W-1:0] sc_ow_q;
   logic [4:0]  sc_status_q;
@@ -213,18 +240,18 @@ module hca_comp #(
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
+      state_q <= COMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       sc_ow_q <= '0; sc_status_q <= '0; sc_verr_q <= '0; sc_force_q <= 1'b0;
       pc_ret_ack <= 1'b0; pc_lost <= 1'b0; ci_ok <= 1'b0; at_first <= 1'b0;
       cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0; cp_miss_v <= 1'b0; cp_miss <= '0;
       tm_set <= 1'b0; tm_kind <= '0; ry_kind <= '0; ry_psn <= '0; ry_code <= '0;
     end else if (srst) begin
-      state_q <= COMPST_IDLE; done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
+      state_q <= COMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       pc_lost <= 1'b0;
     end else if (ce) begin
-      done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
+      done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       state_q <= state;
-      if (p_fault) pc_lost <= 1'b1;
+      if (p_fault && state_q != COMPST_IDLE) pc_lost <= 1'b1;   // idle: a handed-over write's
       if (ack_call) begin
         // COMPST_ACK_THROUGH's completion (the call started in its cycle)
         `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, wlast + 24'd1)
@@ -253,7 +280,7 @@ module hca_comp #(
           ci_ok <= 1'b0;
           if (!is_rc || (qp_st != QPS_RTS && qp_st != QPS_SQD) || sq_ci == sq_head ||
               psn_lt(p_psn, una) || !psn_lt(p_psn, psn_next)) begin
-            done <= 1'b1; state_q <= COMPST_IDLE;      // nothing outstanding / not a PSN in flight
+            done_q <= 1'b1; state_q <= COMPST_IDLE;      // nothing outstanding / not a PSN in flight
           end else if (p_info[`OPI_ACK] && p_aeth_syn[7:5] == 3'd2)
             state_q <= COMPST_CHECK_PSN;               // reserved AETH type: ignored
           else begin
@@ -271,7 +298,7 @@ module hca_comp #(
         // a reserved AETH type (rare): ignored unless the entry failed locally
         COMPST_CHECK_PSN:
           if (ow_rdata[`OW_ERR_O]) begin
-            done <= 1'b1; state_q <= COMPST_IDLE;
+            done_q <= 1'b1; state_q <= COMPST_IDLE;
           end else
             state_q <= COMPST_RETIRE;
         COMPST_ACK_WQE: begin
@@ -283,7 +310,7 @@ module hca_comp #(
           ci_ok    <= !ow_rdata[`OW_ERR_O];            // if the walk stops here: nothing to retire
           if (ow_rdata[`OW_ERR_O]) begin
             if (at_first) begin                        // the packet's WQE failed locally: ignored
-              done <= 1'b1; state_q <= COMPST_IDLE;
+              done_q <= 1'b1; state_q <= COMPST_IDLE;
             end else
               state_q <= COMPST_ACK_DONE;
           end else if (ow_rdat) begin
@@ -308,14 +335,30 @@ module hca_comp #(
               `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, cp_last + 24'd1)
               cp_moved <= 1'b1;
             end
-            state_q <= COMPST_ACK_DONE;
+            if (thr_end) begin                         // COMPST_ACK_DONE .. COMPST_END (progress above)
+              if (pc_wait && !ho) begin
+                pc_ret_ack <= 1'b0; state_q <= COMPST_WAIT_POSTED_CQE;
+              end else begin
+                s_busy_set <= 1'b1;
+                state_q <= COMPST_IDLE;            // done: end_go
+              end
+            end else
+              state_q <= COMPST_ACK_DONE;
           end
           // else ack_call: the WQE completes (hca_complete_send called in
           // this cycle, COMPST_WAIT_ACKED_CQE; the UNA write above)
         end
         COMPST_ACK_DONE: begin
           if (sq_ci == sq_head) `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, psn_next)
-          state_q <= p_info[`OPI_ACK] ? COMPST_CHECK_NAK : COMPST_READ_RESP;
+          if (done_end) begin                          // COMPST_CHECK_NAK and COMPST_END's work
+            if (pc_wait && !ho) begin
+              pc_ret_ack <= 1'b0; state_q <= COMPST_WAIT_POSTED_CQE;
+            end else begin
+              s_busy_set <= 1'b1;
+              state_q <= COMPST_IDLE;              // done: end_go
+            end
+          end else
+            state_q <= p_info[`OPI_ACK] ? COMPST_CHECK_NAK : COMPST_READ_RESP;
         end
         COMPST_CHECK_NAK:
           // a READ/atomic response missing before the ACK/NAK: go back to it
@@ -377,11 +420,11 @@ module hca_comp #(
         COMPST_READ_PROGRESS: state_q <= COMPST_RETIRE;
         COMPST_RETIRE:  state_q <= COMPST_WAIT_RETIRE;
         COMPST_END:
-          if (pc_wait) begin
+          if (pc_wait && !ho) begin
             pc_ret_ack <= 1'b0; state_q <= COMPST_WAIT_POSTED_CQE;
           end else begin
             s_busy_set <= 1'b1;
-            done <= 1'b1; state_q <= COMPST_IDLE;
+            state_q <= COMPST_IDLE;                // done: end_go
           end
         // the posted CQE write's response: a fault loses the completion
         // (hca_complete_send SCOMPST_CHECK_LOST: QP to ERR with QP_FATAL)
@@ -392,7 +435,7 @@ module hca_comp #(
             else if (pc_ret_ack) state_q <= COMPST_ACK_WQE;
             else begin                             // COMPST_END's work
               s_busy_set <= 1'b1;
-              done <= 1'b1; state_q <= COMPST_IDLE;
+              done_q <= 1'b1; state_q <= COMPST_IDLE;
             end
           end
         default: ;

@@ -9,8 +9,9 @@
 // locally, RCVD = 0 for the next WQE at SQ_CI) and, when the WQE is signaled (or failed, or
 // force, or the QP signals all), posts its CQE to the send CQ through
 // hca_cq_post (started in SCOMPST_RETIRE_WQE itself, awaited in
-// SCOMPST_WAIT_CQE).  SCOMPST_CHECK_LOST: a lost completion moves the QP to
-// ERR with QP_FATAL (hca_qp_err, the job's last step).
+// SCOMPST_WAIT_CQE; a CQE not lost ends the job in hca_cq_post's done
+// cycle, a tail call).  SCOMPST_CHECK_LOST: a lost completion moves the QP
+// to ERR with QP_FATAL (hca_qp_err, the job's last step).
 // `defer` (hca_comp, an ACK's completions): the CQE write is posted
 // (hca_cq_post `post`): `done` once it is issued, lost 0; the caller
 // applies a loss the write's response reports later (hca_comp).
@@ -69,7 +70,7 @@ module hca_complete_send #(
     state = state_q;
     case (state_q)
       SCOMPST_IDLE:        if (req) state = SCOMPST_RETIRE_WQE;
-      SCOMPST_WAIT_CQE:    if (cqp_done) state = SCOMPST_CHECK_LOST;
+      SCOMPST_WAIT_CQE:    if (cqp_done) state = cqp_lost ? SCOMPST_CHECK_LOST : SCOMPST_IDLE;
       SCOMPST_WAIT_QP_ERR: if (qe_done) state = SCOMPST_IDLE;
       default: ;
     endcase
@@ -88,7 +89,9 @@ module hca_complete_send #(
   assign dbg_st  = 8'(state);
 
   logic done_q;
-  assign done = done_q || (state_q == SCOMPST_WAIT_QP_ERR && qe_done);   // QP to ERR: the last step
+  // the CQE post (not lost) or QP to ERR: the last step
+  assign done = done_q || (state_q == SCOMPST_WAIT_CQE && cqp_done && !cqp_lost) ||
+                (state_q == SCOMPST_WAIT_QP_ERR && qe_done);
 
   logic [2:0]  op;
   logic [3:0]  wflags;

@@ -22,8 +22,12 @@
 //      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req (which
 //      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
 // One item at a time; the next is picked in the cycle the last job of the
-// previous one reports done.  A step waiting for its WQE's read gives way to
-// other work (step_yield: hca_req ends it, the QP stays busy and comes back).
+// previous one reports done.  While an ended ACK item's CQE write is pending
+// (`hold`, hca_comp_posted; docs/rtl.md "Posted CQE writes") only a step of
+// another QP than hold_qn starts, and nothing while a lost one is applied
+// (`res`; hca_ctx's QP index is then hold_qn for hca_qp_err: `res_idx`).
+// A step waiting for its WQE's read gives way to other work (step_yield:
+// hca_req ends it, the QP stays busy and comes back).
 //
 // Item words (docs/rtl.md "Item words"): the QP number qn, the QPC bytes
 // cfg, the requester word TXS, the responder word RXS, the QP state qp_st
@@ -60,6 +64,12 @@ module hca_dispatch #(
     input  logic [7:0]  job,             // the job doing the work this cycle (id, state)
     input  logic [7:0]  job_st,
     output logic        busy,
+    output logic        idle,            // no item in progress
+    // hca_comp_posted: an ended ACK item's CQE write pending
+    input  logic        hold,
+    input  logic        res,
+    input  logic        res_idx,
+    input  logic [LOG_MAX_QP-1:0] hold_qn,
     output logic [31:0] dbg,
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -204,8 +214,9 @@ module hca_dispatch #(
   assign wb_now = (state_q == DISPST_WAIT_STEP && step_done) || (state_q == DISPST_WAIT_FRAME && rx_done && rx_wb);
 
   // Context RAM reads (combinational enables) and the write-back.
-  assign e_qp_idx    = qn;
-  assign e_busy_idx  = qn;
+  assign e_qp_idx    = res_idx ? hold_qn : qn;
+  assign e_busy_idx  = res_idx ? hold_qn : qn;
+  assign idle        = state_q == DISPST_IDLE;
   assign e_srq_idx   = srq_n;
   assign e_qpc_en    = state == DISPST_STEP_CLR_BUSY || rx_qpc_en;
   assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : qn;
@@ -244,10 +255,13 @@ module hca_dispatch #(
   // repeated passes).
   logic [NQP-1:0] qp_work;
   assign qp_work = qp_busy | tm_due;
+  // the steps that may start: not hold_qn's while its CQE write is pending
+  logic [NQP-1:0] qp_go;
+  assign qp_go = qp_work & ~(hold ? (NQP'(1) << hold_qn) : '0);
   logic [LOG_MAX_QP-1:0] rr_pick;
   logic [NQP-1:0] busy_after;
-  assign busy_after = qp_work & ({NQP{1'b1}} << ({1'b0, rr} + (LOG_MAX_QP + 1)'(1)));
-  assign rr_pick    = LOG_MAX_QP'(lowest(NW_PICK'(busy_after != '0 ? busy_after : qp_work)));
+  assign busy_after = qp_go & ({NQP{1'b1}} << ({1'b0, rr} + (LOG_MAX_QP + 1)'(1)));
+  assign rr_pick    = LOG_MAX_QP'(lowest(NW_PICK'(busy_after != '0 ? busy_after : qp_go)));
   logic [LOG_MAX_EQ-1:0] fp_pick;
   logic [LOG_MAX_CQ-1:0] cfp_pick;
   logic [4:0]  pba_pick;
@@ -271,14 +285,15 @@ module hca_dispatch #(
   // of the QP received since comes after the start there -- an ACK taken
   // first would complete a WQE that the start's fault (a WQE read fault:
   // QP_FATAL, ERR) flushes in the model.
-  assign step_yield = (frame_valid && rx_dqpn != qn) || e_inj_valid || (|cq_fire_pending) ||
-                      (|eq_fire_pending) || ((qp_work & ~(NQP'(1) << qn)) != '0);
+  // Under a hold only another QP's step could start (none under res).
+  assign step_yield = (!hold && ((frame_valid && rx_dqpn != qn) || e_inj_valid || (|cq_fire_pending) ||
+                                 (|eq_fire_pending))) || (!res && (qp_go & ~(NQP'(1) << qn)) != '0);
 
   // harness view (docs/rtl.md "Ports of hca_top": dbg)
   assign dbg  = {strobes, e_inj_valid, (|eq_fire_pending), (|pba_pend), r_valid, (enabled && (|qp_work)), t_busy,
                  d_w_busy, 8'(qn), job_st, job};
   assign busy = state != DISPST_IDLE || strobes || e_inj_valid || (|eq_fire_pending) || (|cq_fire_pending) ||
-                (|pba_pend) || r_valid || (enabled && (|qp_work)) || t_busy || d_w_busy;
+                (|pba_pend) || r_valid || (enabled && (|qp_work)) || t_busy || d_w_busy || hold;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) qpc_gen <= '0;
@@ -304,24 +319,24 @@ module hca_dispatch #(
       case (state)
         DISPST_IDLE: begin
           in_step <= 1'b0;
-          if (e_inj_valid && !e_inj_pop) begin
+          if (e_inj_valid && !e_inj_pop && !hold) begin
             eqp_eqn   <= {{(32-LOG_MAX_EQ){1'b0}}, e_inj_eqn};
             eqp_eqe   <= e_inj_eqe;
             e_inj_pop <= 1'b1;
             state_q   <= DISPST_WAIT_EQE;
-          end else if ((|cq_fire_pending) && !e_cq_fp_clr) begin
+          end else if ((|cq_fire_pending) && !e_cq_fp_clr && !hold) begin
             cqa_cqn <= {{(32-LOG_MAX_CQ){1'b0}}, cfp_pick};
             state_q <= DISPST_WAIT_ARM_EQE;
-          end else if (|eq_fire_pending) begin
+          end else if ((|eq_fire_pending) && !hold) begin
             eqp_eqn <= {{(32-LOG_MAX_EQ){1'b0}}, fp_pick};
             state_q <= DISPST_WAIT_ARM_IRQ;
-          end else if (|pba_pend && !x_deliver) begin
+          end else if (|pba_pend && !x_deliver && !hold) begin
             x_deliver     <= 1'b1;
             x_deliver_vec <= pba_pick;
-          end else if (frame_valid) begin
+          end else if (frame_valid && !hold) begin
             in_step <= 1'b1;
             state_q <= DISPST_WAIT_FRAME_CHECK;
-          end else if (enabled && (|qp_work) && !e_busy_set) begin
+          end else if (enabled && (|qp_go) && !e_busy_set && !res) begin
             qn_q    <= rr_pick;
             rr      <= rr_pick;
             in_step <= 1'b1;

@@ -21,6 +21,7 @@ module hca_qp_err #(
     input  logic        req,
     input  logic        has,             // raise evt
     input  logic [7:0]  evt,
+    input  logic        ext,             // with req: the QP is not the item's (above)
     output logic        done,
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -66,10 +67,12 @@ module hca_qp_err #(
           if (qp_st == QPS_ERR || qp_st == QPS_RESET) begin
             done <= 1'b1; state_q <= QPERRST_IDLE;
           end else begin
-            st_wm <= '1; st_wv <= QPS_ERR;
             s_qp_set <= 1'b1; s_qp_val <= QPS_ERR;
-            `HCA_WSET(txs_wm, txs_wv, `TXS_DRAIN_O, 1, 1'b0)
-            `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_NONE)
+            if (!ext) begin
+              st_wm <= '1; st_wv <= QPS_ERR;
+              `HCA_WSET(txs_wm, txs_wv, `TXS_DRAIN_O, 1, 1'b0)
+              `HCA_WSET(txs_wm, txs_wv, `TXS_TMR_O, 2, `TMR_NONE)
+            end
             if (has) begin
               s_evt <= 1'b1; s_evt_type <= evt; s_evt_elem <= {{(32-LOG_MAX_QP){1'b0}}, qn};
             end

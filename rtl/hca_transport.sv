@@ -23,7 +23,9 @@
 //        |                                      hca_comp_retry
 //        |-> hca_comp_timer --> hca_comp_retry --> hca_complete_send, hca_qp_err
 //        \-> hca_req --> hca_qp_flush, hca_comp_retire, hca_complete_send
-//   background: hca_timers (per-QP deadlines; a passed one makes the QP due)
+//   background: hca_timers (per-QP deadlines; a passed one makes the QP due),
+//     hca_comp_posted (an ended ACK item's CQE write: the hold, a loss
+//     applied through hca_qp_err while the engine is quiet)
 //   leaf jobs: hca_mr_check, hca_qp_err, hca_cq_post --> hca_eq_post
 module hca_transport #(
     parameter int DATA_W      = 64,
@@ -458,7 +460,7 @@ module hca_transport #(
   logic [1:0] eqp_dn, rt_dn, ry_dn;
   logic [2:0] cqp_dn;
   logic [4:0] mr_dn, cs_dn;
-  logic [8:0] qe_dn;
+  logic [9:0] qe_dn;
   logic       cqp_post;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [1:0] eqp_gnt, rt_gnt, ry_gnt;
@@ -467,22 +469,38 @@ module hca_transport #(
   logic [8:0] qe_gnt;
   logic       rt_arg;
   /* verilator lint_on UNUSEDSIGNAL */
+  // While an ended ACK item's CQE write is pending (hca_comp_posted `hold`),
+  // hca_eq_post, hca_cq_post and hca_qp_err serve nobody else: a step of
+  // another QP that calls them waits there (parked) until the outcome is
+  // applied (docs/rtl.md "Posted CQE writes").
+  logic po_hold, po_res, po_res_idx, po_srq, po_qe_req, po_quiet, parked, comp_ho;
+  logic [LOG_MAX_QP-1:0] po_qn;
+  logic [1:0] eqp_ask;
+  logic [2:0] cqp_ask;
+  logic [8:0] qe_ask;
+  assign eqp_ask = {cqp_eqp_req, disp_eqp_req};
+  assign cqp_ask = {fl_cqp_req, cr_cqp_req, cs_cqp_req};
+  assign qe_ask  = {ry_qe_req, crd_qe_req, cr_qe_req, cs_qe_req, resp_qe_req, comp_qe_req, fl_qe_req, rt_qe_req,
+                    req_qe_req};
+  assign parked  = po_hold && ((|eqp_ask) || (|cqp_ask) || (|qe_ask));
   hca_call_arb #(.N(2), .W(2 + 32 + 80)) u_eqp_arb (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({cqp_eqp_req, disp_eqp_req}),
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(eqp_ask & ~{2{po_hold}}),
       .arg({cqp_eqp_kind, cqp_eqp_eqn, cqp_eqp_eqe, disp_eqp_kind, disp_eqp_eqn, disp_eqp_eqe}), .done(eqp_done),
       .c_req(eqp_req), .c_arg({eqp_kind, eqp_eqn, eqp_eqe}), .gnt(eqp_gnt), .c_done(eqp_dn));
   hca_call_arb #(.N(3), .W(32 + 256 + 2)) u_cqp_arb (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({fl_cqp_req, cr_cqp_req, cs_cqp_req}),
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cqp_ask & ~{3{po_hold}}),
       .arg({fl_cqp_cqn, fl_cqp_cqe, fl_cqp_sol, 1'b0, cr_cqp_cqn, cr_cqp_cqe, cr_cqp_sol, 1'b0,
             cs_cqp_cqn, cs_cqp_cqe, cs_cqp_sol, cs_cqp_post}), .done(cqp_done),
       .c_req(cqp_req), .c_arg({cqp_cqn, cqp_cqe, cqp_sol, cqp_post}), .gnt(cqp_gnt), .c_done(cqp_dn));
-  hca_call_arb #(.N(9), .W(9)) u_qe_arb (
+  // caller 9: hca_comp_posted's QP_FATAL of a lost CQE (qe_ext: not the item's QP)
+  logic qe_ext;
+  hca_call_arb #(.N(10), .W(9)) u_qe_arb (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
-      .req({ry_qe_req, crd_qe_req, cr_qe_req, cs_qe_req, resp_qe_req, comp_qe_req, fl_qe_req, rt_qe_req, req_qe_req}),
-      .arg({ry_qe_has, ry_qe_evt, crd_qe_has, crd_qe_evt, cr_qe_has, cr_qe_evt, cs_qe_has, cs_qe_evt,
-            resp_qe_has, resp_qe_evt, comp_qe_has, comp_qe_evt, fl_qe_has, fl_qe_evt, rt_qe_has, rt_qe_evt,
-            req_qe_has, req_qe_evt}), .done(qe_done),
-      .c_req(qe_req), .c_arg({qe_has, qe_evt}), .gnt(qe_gnt), .c_done(qe_dn));
+      .req({po_qe_req, qe_ask & ~{9{po_hold}}}),
+      .arg({1'b1, 8'(`HCA_EVENT_QP_FATAL), ry_qe_has, ry_qe_evt, crd_qe_has, crd_qe_evt, cr_qe_has, cr_qe_evt,
+            cs_qe_has, cs_qe_evt, resp_qe_has, resp_qe_evt, comp_qe_has, comp_qe_evt, fl_qe_has, fl_qe_evt,
+            rt_qe_has, rt_qe_evt, req_qe_has, req_qe_evt}), .done(qe_done),
+      .c_req(qe_req), .c_arg({qe_has, qe_evt}), .gnt({qe_ext, qe_gnt}), .c_done(qe_dn));
   hca_call_arb #(.N(5), .W(32 + 32 + 16 + 64 + 64)) u_mr_arb (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req({crd_mr_req, rda_mr_req, scat_mr_req, resp_mr_req, req_mr_req}),
       .arg({crd_mr_key, crd_mr_pdn, crd_mr_acc, crd_mr_va, crd_mr_len, rda_mr_key, rda_mr_pdn, rda_mr_acc, rda_mr_va,
@@ -507,7 +525,7 @@ module hca_transport #(
       .c_req(ry_req), .c_arg({ry_kind, ry_psn, ry_code}), .gnt(ry_gnt), .c_done(ry_dn));
 
   // harness view: registered strobes still to take effect, the working job
-  logic strobes;
+  logic strobes, disp_idle;
   assign strobes = e_qp_set_state || e_busy_set || e_busy_clr || e_cq_dec || e_eq_dec || e_cq_set_err ||
                    e_cq_fp_clr || e_eq_fail || e_inj_pop || e_srq_inc || e_srq_disarm || e_srq_set_err ||
                    e_txs_we || e_rxs_we || ow_we || (|s_stat) || e_evt_valid || f_valid || x_fire || x_deliver ||
@@ -525,7 +543,8 @@ module hca_transport #(
                  .LOG_MAX_EQ(LOG_MAX_EQ)) u_disp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled),
       .strobes(strobes), .r_valid(r_valid), .t_busy(t_busy), .d_w_busy(d_w_busy), .job(job), .job_st(job_st),
-      .busy(busy), .dbg(dbg), .dbg_act(disp_act), .dbg_st(disp_st),
+      .busy(busy), .idle(disp_idle), .hold(po_hold), .res(po_res), .res_idx(po_res_idx), .hold_qn(po_qn),
+      .dbg(dbg), .dbg_act(disp_act), .dbg_st(disp_st),
       .qn(qn), .cfg(cfg), .txs(txs), .rxs(rxs), .qp_st(qp_st), .qpc_gen(qpc_gen),
       .qn_wm(qn_wm), .qn_wv(qn_wv), .txs_wm(txs_wm), .txs_wv(txs_wv), .rxs_wm(rxs_wm), .rxs_wv(rxs_wv),
       .st_wm(st_wm), .st_wv(st_wv),
@@ -692,7 +711,7 @@ module hca_transport #(
       .ow_re(comp_ow_re), .ow_raddr(comp_ow_raddr), .ow_rdata(ow_rdata),
       .sc_req(comp_cs_req), .sc_ow(comp_cs_ow), .sc_status(comp_cs_status), .sc_verr(comp_cs_verr),
       .sc_force(comp_cs_force), .sc_defer(comp_cs_defer), .sc_done(cs_dn[2]),
-      .cq_pend(cqp_pend), .cq_p_done(cqp_p_done), .cq_p_lost(cqp_p_lost), .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_dn[3]),
+      .cq_pend(cqp_pend), .cq_p_done(cqp_p_done), .cq_p_lost(cqp_p_lost), .ho(comp_ho), .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_dn[3]),
       .ry_req(comp_ry_req), .ry_kind(comp_ry_kind), .ry_psn(comp_ry_psn), .ry_code(comp_ry_code),
       .ry_done(ry_dn[0]), .rt_req(comp_rt_req), .rt_done(rt_dn[1]), .crd_req(crd_req), .crd_done(crd_done),
       .crd_progress(crd_progress));
@@ -780,10 +799,20 @@ module hca_transport #(
       .cqp_done(cqp_dn[2]), .cqp_lost(cqp_lost),
       .qe_req(fl_qe_req), .qe_has(fl_qe_has), .qe_evt(fl_qe_evt), .qe_done(qe_dn[2]));
 
+  // the ended ACK item's posted CQE write: the hold, a loss applied
+  hca_comp_posted #(.LOG_MAX_QP(LOG_MAX_QP)) u_posted (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .start(comp_ho), .qn(qn), .use_srq(c_srq),
+      .p_done(cqp_p_done), .p_lost(cqp_p_lost), .quiet(po_quiet), .hold(po_hold), .res(po_res),
+      .hold_qn(po_qn), .hold_srq(po_srq), .res_idx(po_res_idx), .qe_req(po_qe_req), .qe_done(qe_dn[9]));
+  // quiet: no item (hca_dispatch starts none under res) or the item parked
+  // at a withheld callee, and no registered strobe in flight
+  assign po_quiet = (disp_idle || parked) && !strobes;
+
   hca_qp_err #(.LOG_MAX_QP(LOG_MAX_QP)) u_qperr (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(qe_req), .has(qe_has), .evt(qe_evt), .done(qe_done),
-      .dbg_act(qe_act), .dbg_st(qe_st),
-      .qn(qn), .qp_st(qp_st), .use_srq(c_srq), .st_wm(qe_st_wm), .st_wv(qe_st_wv),
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(qe_req), .has(qe_has), .evt(qe_evt), .ext(qe_ext),
+      .done(qe_done), .dbg_act(qe_act), .dbg_st(qe_st),
+      .qn(qe_ext ? po_qn : qn), .qp_st(qe_ext ? e_qp_state : qp_st), .use_srq(qe_ext ? po_srq : c_srq),
+      .st_wm(qe_st_wm), .st_wv(qe_st_wv),
       .txs_wm(qe_txs_wm), .txs_wv(qe_txs_wv), .s_qp_set(qe_qp_set), .s_qp_val(qe_qp_val),
       .s_busy_set(qe_busy_set), .s_evt(qe_evt_v), .s_evt_type(qe_evt_type), .s_evt_elem(qe_evt_elem));
 

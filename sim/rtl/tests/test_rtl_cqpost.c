@@ -31,6 +31,19 @@
  *                  implicit NAK (the READ resent) had the QP not gone to
  *                  ERR with the third WRITE's lost CQE; in the model it has,
  *                  so no frame follows.
+ * The RTL ends an ACK item of a QP in RTS before its CQE write's response
+ * (hca_comp_posted holds the engine: only other QPs' steps, which wait at
+ * any CQE post, EQE post or QP-to-ERR until the outcome is applied):
+ *   other_step  -- QP A's third CQE faults; a UC QP B on the same send CQ
+ *                  gets a WRITE posted while A's write is outstanding (its
+ *                  doorbell 40 cycles after A's ACK reached node 0): B's
+ *                  step runs, its completion (lost to the CQ in error)
+ *                  waits for A's outcome.  Events CQ_ERR, QP_FATAL A, then
+ *                  QP_FATAL B (the model's order); both QPs in ERR.
+ *   same_qp     -- QP A's third CQE faults and A gets a fourth WRITE posted
+ *                  while the write is outstanding: A's step waits for the
+ *                  outcome, finds A in ERR and flushes it (no fourth WRITE
+ *                  on the wire, as in the model).
  *
  *   rtl_cqpost [--width 64|512] [--engine rtl|lockstep|model] [--options K=V,...] [CASE...]
  */
@@ -223,6 +236,79 @@ static void coalesced(unsigned int wr_lat, bool read)
 	finish(&t, what);
 }
 
+/* Run until node 1's first ACK for node 0's QP `qpn` at capture entry
+ * `from` or later has reached node 0 plus `after` cycles. */
+static void run_past_ack(struct rt *t, unsigned int from, uint32_t qpn, uint64_t after)
+{
+	for (unsigned int guard = 0; guard < 20000; guard++) {
+		for (unsigned int i = from; i < t->cap.n; i++)
+			if (t->cap.src[i] == 1 && t->cap.pkt[i].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE &&
+			    t->cap.pkt[i].dqpn == qpn) {
+				uint64_t at = t->cap.when[i] + 250 + after;
+
+				if (tb_now(t->tb) < at)
+					tb_run_for(t->tb, at - tb_now(t->tb));
+				return;
+			}
+		tb_run_for(t->tb, 4);
+	}
+	CHECK(0, "no ACK for QP 0x%x", qpn);
+}
+
+/* QP A's third CQE faults; while its write is outstanding, a WRITE is
+ * posted on a UC QP B of the same send CQ (other_step) or on A itself. */
+static void during_pending(unsigned int wr_lat, bool same)
+{
+	struct rt t;
+	struct tb_qp *a, *b[2] = { NULL, NULL }, *q;
+	uint8_t ty[4] = { 0 };
+	uint32_t el[4] = { 0 };
+	unsigned int n = 0, cap0, writes = 0;
+	char what[80];
+
+	setup_wr_lat(&t, wr_lat);
+	faulting_send_cq(&t);
+	a = t.qp[0];
+	if (!same) {
+		b[0] = tb_qp_create(t.n[0], HCA_QPT_UC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
+		b[1] = tb_qp_create(t.n[1], HCA_QPT_UC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
+		tb_connect_pair(b[0], b[1], NULL);
+	}
+	q = same ? a : b[0];
+	rt_fill(t.mr[0]->buf, 8 * MSG, 47);
+	tb_evt_clear(t.n[0]);
+	for (unsigned int i = 0; i < GOOD_SLOTS; i++)
+		post_write(&t, a, i);
+	tb_run(t.tb, RT_WAIT);
+	cap0 = t.cap.n;
+	post_write(&t, a, GOOD_SLOTS);		/* its CQE faults */
+	run_past_ack(&t, cap0, a->qpn, 40);
+	post_write(&t, q, 4);			/* while the CQE write is outstanding */
+	tb_run(t.tb, RT_WAIT);
+	check_cq_failed(&t);
+	for (unsigned int i = cap0; i < t.cap.n; i++)
+		writes += t.cap.src[i] == 0 && t.cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE;
+	CHECK_EQ(writes, same ? 1 : 2, same ? "A's third WRITE only (the fourth flushed)" : "A's and B's WRITEs");
+	while (n < 4 && tb_evt_pop(t.n[0], &ty[n], &el[n]))
+		n++;
+	if (same)
+		CHECK(n == 2 && ty[0] == HCA_EVENT_CQ_ERR && ty[1] == HCA_EVENT_QP_FATAL && el[1] == a->qpn,
+		      "events CQ_ERR, QP_FATAL A (%u events: %u/%u %u/%u)", n, ty[0], el[0], ty[1], el[1]);
+	else
+		CHECK(n == 3 && ty[0] == HCA_EVENT_CQ_ERR && el[0] == t.scq[0]->cqn && ty[1] == HCA_EVENT_QP_FATAL &&
+		      el[1] == a->qpn && ty[2] == HCA_EVENT_QP_FATAL && el[2] == b[0]->qpn,
+		      "events CQ_ERR, QP_FATAL A, QP_FATAL B (%u events: %u/%u %u/%u %u/%u)", n, ty[0], el[0], ty[1],
+		      el[1], ty[2], el[2]);
+	CHECK_EQ(tb_qp_query(a).cur_state, HCA_QPS_ERR, "QP A in ERR");
+	if (!same)
+		CHECK_EQ(tb_qp_query(b[0]).cur_state, HCA_QPS_ERR, "QP B in ERR");
+	snprintf(what, sizeof(what), "CQE fault, a WRITE of %s posted meanwhile (wr_lat %u)",
+		 same ? "the same QP" : "a UC QP on the CQ", wr_lat);
+	finish(&t, what);
+	free(b[0]);
+	free(b[1]);
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned int lat[] = { 8, 300 };
@@ -235,6 +321,10 @@ int main(int argc, char **argv)
 			coalesced(lat[i], false);
 		if (rt_ls_want("read_behind"))
 			coalesced(lat[i], true);
+		if (rt_ls_want("other_step"))
+			during_pending(lat[i], false);
+		if (rt_ls_want("same_qp"))
+			during_pending(lat[i], true);
 	}
 	return check_done();
 }
