@@ -12,6 +12,11 @@
  *   ahead, and read for a step that gives way), with slow reads, and one
  *   at a time on an idle QP (read from the doorbell): all complete in
  *   order with their data;
+ *   multi-packet WQEs of 3 and 4 SGEs at PMTU 256 among others on 4 QPs,
+ *   round robin: read again (the first read, then the whole slot) for
+ *   each packet's step after another QP's (REQST_REFETCH_WQE);
+ *   later WQEs posted d cycles after the first (swept): prefetched, read
+ *   from the doorbell or fetched by the step;
  *   a WQE of 2 SGEs (or 40 bytes of inline data) whose slot is mapped for
  *   its first 80 bytes only: the first read passes, the whole-slot read
  *   faults -- DMA_FAULT, the WQE read client and the slot's address in the
@@ -19,7 +24,7 @@
  *   read ahead or from the doorbell.
  *
  *   rtl_wqelen [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [CASE...]
- *   CASE: mixed, mixed_slow, one_by_one, fault
+ *   CASE: mixed, mixed_slow, one_by_one, packets, staggered, fault
  */
 #include "rtl_ls.h"
 
@@ -34,14 +39,14 @@ static unsigned int requests(const struct rt *t)
 }
 
 #define NQ 4
-#define KINDS 10
+#define KINDS 10		/* kinds of mixed; 10 and 11: several packets at PMTU 256 */
 #define SLOT 1024		/* bytes of MR 1 per message (WRITE target or receive buffer) */
 
 struct wl {
 	struct rt t;
 	struct tb_qp *q[2][NQ];
 	unsigned int next[NQ], posted, done;
-	uint8_t expect[NQ * 64][256];	/* message m's bytes */
+	uint8_t expect[NQ * 64][SLOT];	/* message m's bytes */
 	uint32_t elen[NQ * 64];
 	bool send[NQ * 64];
 	unsigned int qi[NQ * 64];
@@ -54,7 +59,7 @@ static bool has_inline(unsigned int i)
 	return i & 1;
 }
 
-static void wl_setup(struct wl *w, const char *opt)
+static void wl_setup(struct wl *w, const char *opt, const struct tb_qp_attr *attr)
 {
 	const char *saved = rt_options;
 	static char o[64];
@@ -72,7 +77,7 @@ static void wl_setup(struct wl *w, const char *opt)
 		for (int n = 0; n < 2; n++)
 			w->q[n][i] = tb_qp_create(w->t.n[n], HCA_QPT_RC, w->t.pd[n], w->t.scq[n], w->t.rcq[n], NULL,
 						  &cap);
-		tb_connect_pair(w->q[0][i], w->q[1][i], NULL);
+		tb_connect_pair(w->q[0][i], w->q[1][i], attr);
 	}
 	w->t.qp[0] = w->q[0][0];
 	w->t.qp[1] = w->q[1][0];
@@ -82,16 +87,17 @@ static void wl_setup(struct wl *w, const char *opt)
 /* Post message m of kind k on QP i: its bytes land at MR 1 offset SLOT * m. */
 static void wl_post(struct wl *w, unsigned int i, unsigned int k, unsigned int m)
 {
-	static const uint32_t sgl[KINDS][4] = {
+	static const uint32_t sgl[KINDS + 2][4] = {
 		{ 64 }, { 40, 24 }, { 0 }, { 7, 100, 13 }, { 0 }, { 16, 1, 200, 31 }, { 0 }, { 0 }, { 30, 2 }, { 0 },
+		{ 300, 250, 150 }, { 500, 480, 10, 34 },
 	};
-	static const unsigned int nsge[KINDS] = { 1, 2, 0, 3, 0, 4, 0, 0, 2, 0 };
-	static const uint32_t inl[KINDS] = { 0, 0, 17, 0, 16, 0, 200, 0, 0, 100 };
+	static const unsigned int nsge[KINDS + 2] = { 1, 2, 0, 3, 0, 4, 0, 0, 2, 0, 3, 4 };
+	static const uint32_t inl[KINDS + 2] = { 0, 0, 17, 0, 16, 0, 200, 0, 0, 100, 0, 0 };
 	struct tb_sge s[4];
 	struct tb_send_wr wr = { .flags = HCA_SEND_SIGNALED, .sge = s };
 	uint8_t data[256];
 	uint32_t len = 0;
-	bool send = k >= 8;
+	bool send = k == 8 || k == 9;
 
 	if (!has_inline(i) && inl[k])
 		k = k == 9 ? 8 : k == 2 ? 1 : k == 4 ? 0 : 5;	/* no inline data on this QP */
@@ -184,7 +190,7 @@ static void mixed(const char *opt, unsigned int per, const char *what)
 	static struct wl w;
 	unsigned int m = 0;
 
-	wl_setup(&w, opt);
+	wl_setup(&w, opt, NULL);
 	for (unsigned int r = 0; r < per; r++)
 		for (unsigned int i = 0; i < NQ; i++, m++)
 			wl_post(&w, i, (r + 3 * i) % KINDS, m);
@@ -202,7 +208,7 @@ static void one_by_one(void)
 	unsigned int m = 0;
 	bool ok = true;
 
-	wl_setup(&w, NULL);
+	wl_setup(&w, NULL, NULL);
 	for (unsigned int i = 0; i < 2; i++)
 		for (unsigned int k = 0; k < KINDS; k++) {
 			tb_run(w.t.tb, RT_WAIT);	/* the QP's items over: its send queue idle at the doorbell */
@@ -220,6 +226,56 @@ static void one_by_one(void)
 	CHECK(ok, "two at a time: %u completions, successful", m);
 	CHECK(wl_data(&w, m), "one by one: every message's data");
 	wl_finish(&w, "one by one");
+}
+
+/* Multi-packet WQEs (3 and 4 SGEs, 700 and 1024 bytes at PMTU 256) and
+ * 1-SGE and inline ones on 4 QPs, round robin: a WQE's packets are sent
+ * one a step, other QPs' steps use fetch buffer 0 in between, and its
+ * next packet's step reads it again (REQST_REFETCH_WQE: the first read,
+ * then the whole slot). */
+static void packets(void)
+{
+	static const unsigned int kinds[4] = { 10, 0, 11, 6 };
+	static struct wl w;
+	struct tb_qp_attr a;
+	unsigned int m = 0;
+
+	tb_qp_attr_default(&a);
+	a.path_mtu = HCA_MTU_256;
+	wl_setup(&w, NULL, &a);
+	for (unsigned int r = 0; r < 6; r++)
+		for (unsigned int i = 0; i < NQ; i++, m++)
+			wl_post(&w, i, kinds[(r + i) % 4], m);
+	CHECK(wl_wait(&w, m), "packets: %u completions, successful, in order per QP", m);
+	CHECK(wl_data(&w, m), "packets: every message's data");
+	wl_finish(&w, "multi-packet WQEs, 4 QPs");
+}
+
+/* On each of 2 QPs a long WQE, then d cycles later a long and a short one
+ * (d swept): the later ones found prefetched, read from the doorbell, or
+ * fetched by the step (a doorbell while the QP's own item runs is not
+ * read there). */
+static void staggered(void)
+{
+	static struct wl w;
+	bool ok = true;
+
+	for (unsigned int d = 0; d <= 96; d += 8) {
+		unsigned int m = 0;
+
+		wl_setup(&w, NULL, NULL);
+		for (unsigned int i = 0; i < 2; i++)
+			wl_post(&w, i, 5, m++);
+		tb_run_for(w.t.tb, d);
+		for (unsigned int i = 0; i < 2; i++) {
+			wl_post(&w, i, 3, m++);
+			wl_post(&w, i, 0, m++);
+		}
+		ok = wl_wait(&w, m) && ok;
+		ok = wl_data(&w, m) && ok;
+		wl_finish(&w, "staggered doorbells");
+	}
+	CHECK(ok, "staggered: every completion successful, in order, with its data");
 }
 
 /* WQE 1's slot mapped for its first 80 bytes only (the QP's send ring moved
@@ -293,6 +349,10 @@ int main(int argc, char **argv)
 		mixed("rd_lat=150", 8, "mixed lengths, 4 QPs, a burst, slow reads");
 	if (rt_ls_want("one_by_one"))
 		one_by_one();
+	if (rt_ls_want("packets"))
+		packets();
+	if (rt_ls_want("staggered"))
+		staggered();
 	if (rt_ls_want("fault"))
 		for (int k = 0; k < 4; k++)
 			fault_second_read(k & 1, k & 2);
