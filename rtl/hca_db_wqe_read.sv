@@ -24,6 +24,9 @@
 //   * the doorbell covers it (SQ_HEAD within the new producer index): only
 //     posted WQEs are read, which software may no longer change.
 // Else nothing happens here and the step fetches the WQE as before.
+// The read is the WQE's first read, min(stride, 80) bytes (the header and
+// one segment, as every first read of a send WQE: hca_req wqe_len1); a WQE
+// longer than that is read again whole by the step that takes it.
 // hca_wqe_prefetch takes the request only if no requester issue comes in
 // the same cycle, no entry holds that key yet and an entry is free for it
 // (its own, empty or stale: it never evicts another QP's entry).
@@ -120,7 +123,8 @@ module hca_db_wqe_read #(
         pend <= 1'b1; pend_qn <= db_qn;
         key  <= {db_qn, head, qpc_gen};
         addr <= slot_addr(sq_base, head, log_size, log_stride);
-        len  <= 16'd1 << log_stride;
+        len  <= ((16'd1 << log_stride) > 16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE)) ?
+                16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE) : (16'd1 << log_stride);
       end else if (ce)
         pend <= 1'b0;                      // issued (or dropped) in this engine cycle
     end

@@ -326,6 +326,22 @@ module hca_req #(
   assign w_op     = fb[8*`HCA_WQE_CTRL_SEG_OPCODE_OFF +: 3];
   assign w_flags  = fb[8*`HCA_WQE_CTRL_SEG_SEND_FLAGS_OFF +: 8];
   assign w_nsge   = fb[8*`HCA_WQE_CTRL_SEG_NUM_SGE_OFF +: 8];
+
+  // A WQE's first read (fetch, prefetch, doorbell read, refetch) is the
+  // header and one segment, min(stride, 80) bytes (wqe_len1): every 1-SGE
+  // WQE, atomics, UD, zero-length and inline data up to 16 bytes.  A WQE
+  // whose segments or inline data reach beyond byte 80 (need_rest: the
+  // header in fetch buffer 0 says so) is read again whole (stride bytes,
+  // f_long) before it is used: REQST_VALIDATE_WQE, REQST_REFETCH_WQE.
+  logic [15:0] wqe_len1;
+  logic        f_long;               // fetch buffer 0 was filled by a whole-slot read
+  logic        need_rest;
+  assign wqe_len1  = ((16'd1 << log_sq_stride) > 16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE)) ?
+                     16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE) : (16'd1 << log_sq_stride);
+  assign need_rest = !f_long && (16'd1 << log_sq_stride) > wqe_len1 &&
+                     (((w_flags & 8'(`HCA_SEND_INLINE)) != 0) ?
+                      fb[8*`HCA_WQE_CTRL_SEG_INLINE_LEN_OFF +: 16] > 16'(`HCA_WQE_DATA_SEG_SIZE) :
+                      w_nsge > 8'd1);
   // SGE fields at the indices the walks are on (kept outside the FSM
   // process: variable selects of the wide fetch buffer are built once)
   logic [31:0] sk_len, sk_key, gw_len;
@@ -342,7 +358,7 @@ module hca_req #(
       .fb(fb), .sq_head(t_sq_head), .log_sq_stride(log_sq_stride), .is_rc(is_rc), .is_ud(is_ud), .pmtu(pmtu),
       .v_rdat(v_rdat), .v_atomic(v_atomic), .v_inline(v_inline), .v_bad(v_bad), .v_toolong(v_toolong),
       .v_udlong(v_udlong), .v_len(v_total));
-  assign v_lkey = !v_bad && !v_toolong && !v_udlong && !v_inline && w_nsge != 8'd0;   // SGE 0's key check next
+  assign v_lkey = !need_rest && !v_bad && !v_toolong && !v_udlong && !v_inline && w_nsge != 8'd0;   // SGE 0's key check next
 
   // The cursor WQE's next packet and its header fields (hca_req_pkt),
   // registered in REQST_BUILD_HDR.
@@ -460,7 +476,7 @@ module hca_req #(
       pk_k <= '0; pk_off <= '0; pk_plen <= '0; pk_last <= 1'b0; pk_async <= 1'b0; async <= 1'b0;
       tag_wqe <= '0; tag_k <= '0;
       gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
-      tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0;
+      tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0; f_long <= 1'b0;
       wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
       yq_v <= 1'b0; yq_qn <= '0; ep_v <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
@@ -554,13 +570,22 @@ module hca_req #(
             wp_now   <= 1'b1;                 // may take another QP's unused entry
             wp_ikey  <= {qn, t_sq_head, qpc_gen};
             wp_addr  <= head_addr;
-            wp_len   <= 16'd1 << log_sq_stride;
+            wp_len   <= wqe_len1;
           end                                 // else the fetch (fetch_go, below)
         REQST_WAIT_WQE: if (d_f_done) begin              // faulted (wqe_fault): a good one is REQST_VALIDATE_WQE now
           did     <= 1'b1;
           state_q <= REQST_WAIT_QP_ERR;
         end
-        REQST_VALIDATE_WQE: begin
+        REQST_VALIDATE_WQE: if (need_rest) begin
+          // longer than its first read: read the whole slot, validated in
+          // that read's done cycle (a fault: REQST_WAIT_WQE, wqe_fault)
+          d_f_start <= 1'b1;
+          d_f_addr  <= head_addr;
+          d_f_len   <= 16'd1 << log_sq_stride;
+          fa        <= head_addr;
+          f_long    <= 1'b1;
+          state_q   <= REQST_WAIT_WQE;
+        end else begin
           ow <= '0;
           ow[`OW_OP_O +: 3]    <= w_op[2:0];
           ow[`OW_FLAGS_O +: 4] <= w_flags[3:0];
@@ -635,7 +660,8 @@ module hca_req #(
             d_f_start <= 1'b1;
             d_f_addr  <= slot_addr(sq_base, t_tx_wqe, log_sq_size, log_sq_stride);
             fa        <= slot_addr(sq_base, t_tx_wqe, log_sq_size, log_sq_stride);
-            d_f_len   <= 16'd1 << log_sq_stride;
+            d_f_len   <= wqe_len1;
+            f_long    <= 1'b0;
             state_q   <= REQST_REFETCH_WQE;
           end
         end
@@ -645,6 +671,11 @@ module hca_req #(
             ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
             ow[`OW_VERR_O +: 8] <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);
             state_q <= REQST_WQE_FAIL;
+          end else if (need_rest) begin
+            // longer than its first read: the whole slot, here again
+            d_f_start <= 1'b1;
+            d_f_len   <= 16'd1 << log_sq_stride;
+            f_long    <= 1'b1;
           end else if (!v_inline && w_nsge != 8'd0) begin
             sk_i    <= '0;
             state_q <= REQST_PKT_LKEY;
@@ -864,13 +895,14 @@ module hca_req #(
         else if (!wp_hit) begin
           d_f_start <= 1'b1;
           d_f_addr  <= head_addr;
-          d_f_len   <= 16'd1 << log_sq_stride;
+          d_f_len   <= wqe_len1;
         end
+        f_long    <= 1'b0;
         if (wp_free && ahead >= 16'd2 && {16'b0, ahead} <= (32'd1 << log_sq_size)) begin
           wp_issue <= 1'b1;                            // the next posted WQE, read ahead
           wp_ikey  <= {qn, nx, qpc_gen};
           wp_addr  <= slot_addr(sq_base, nx, log_sq_size, log_sq_stride);
-          wp_len   <= 16'd1 << log_sq_stride;
+          wp_len   <= wqe_len1;
         end
         // taken (wp_take: fetch buffer 0 loaded in this cycle): validated
         // next; else the fetch's done cycle validates (the comb state)

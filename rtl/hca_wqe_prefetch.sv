@@ -24,6 +24,9 @@
 //     the next cycle);
 //   * inv (one cycle): the QP's entries are dropped (flush, a failed WQE, a
 //     rewind); a read still in flight is completed and ignored.
+// A read is the WQE's first read, i_len / d_len = min(stride, 80) bytes
+// (the header and one segment); a WQE longer than that is read again whole
+// into fetch buffer 0 by the requester once taken (hca_req need_rest).
 // The reads themselves are hca_dma_rd's (p_start .. p_done, per entry); a
 // soft reset drops the entries and hca_dma_rd orphans their reads.
 // Caller: hca_req (through hca_transport).  Model: none (the model fetches
