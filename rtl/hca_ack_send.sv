@@ -20,7 +20,8 @@
 // (from the build until the slot is committed).
 // An owed ACK (`owe` with req: the ACK of a posted payload write, hca_resp;
 // docs/rtl.md "Posted payload writes") is built and the job done at once;
-// ACKST_WAIT_POSTED then waits for the write's response (pw_out low): sent
+// ACKST_WAIT_POSTED then waits for the write's response (pw_out low; the
+// call comes while hca_resp still issues the write, pw_out high then too): sent
 // as above when it is good (no done: the caller has gone on), dropped when
 // the write faulted (pw_fault: the packet is replayed and NAKed instead).
 // `owed` is high from the build until it is committed or dropped: no QP

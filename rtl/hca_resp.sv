@@ -18,12 +18,15 @@
 //     CQE and NAK); then in the same cycle (do_len), or in RESPST_CHECK_LEN
 //     after a receive WQE's fetch: SEND longer than the receive WQE (LEN
 //     error CQE, NAK invalid request), a misaligned atomic (NAK invalid
-//     request), the RETH/AtomicETH rkey check (hca_mr_check: NAK remote
-//     access); RESPST_EXECUTE -- READ/atomic: no responder resources (NAK
-//     invalid request), else hca_read_atomic (RESPST_WAIT_RDAT: the
-//     responses or the atomic ACK; a fault there is NAKed at the PSN it
-//     returns, RESPST_RDAT_RESULT); SEND: hca_scatter; WRITE: one DMA
-//     write of the payload at the RETH VA + offset; then ePSN/MSN and the
+//     request), the RETH/AtomicETH rkey check (hca_mr_check, called in
+//     RESPST_CHECK_PSN's cycle when that cycle's checks lead to it, rk_now:
+//     NAK remote access); an RC WRITE's payload (one DMA write at the
+//     RETH VA + offset) starts in the cycle its rkey result is known, a
+//     middle/last one's in the cycle its checks pass; RESPST_EXECUTE --
+//     READ/atomic: no responder resources (NAK invalid request), else
+//     hca_read_atomic (RESPST_WAIT_RDAT: the responses or the atomic ACK; a
+//     fault there is NAKed at the PSN it returns, RESPST_RDAT_RESULT); SEND:
+//     hca_scatter; a UC WRITE's payload write; then ePSN/MSN and the
 //     message state, the receive completion (hca_complete_recv) at the end of
 //     a SEND or WRITE with immediate, and an ACK when AckReq is set
 //     (RESPST_ACK, hca_ack_send).  NAKs other than RNR/PSN sequence move
@@ -37,11 +40,14 @@
 //     completion with the source QP.
 // Posted payload writes (docs/rtl.md "Posted payload writes"): an RC WRITE
 // packet without immediate (no CQE is owed on it) has its payload written
-// posted (d_w_post): d_w_done comes after the last data beat, the packet is
-// committed, and the response is awaited by hca_rx_frame/hca_recv, which
-// hold the frame.  Its ACK, if AckReq is set, is owed (ack_owe): hca_ack_send
-// builds it now and sends it once the response is back, or drops it if the
-// write faulted.  If the write faulted, the frame is replayed (`rep`):
+// posted (d_w_post): the packet is committed in the cycle its write starts
+// (RESPST_RKEY_RESULT for a first/only packet, RESPST_CHECK_PSN's cycle for
+// a middle/last one), its ACK, if AckReq is set, is called while the write
+// is issued (wack; owed, ack_owe: hca_ack_send builds it then, w_flight
+// holds it, and sends it once the response is back, or drops it if the
+// write faulted), and the packet ends in the cycle of d_w_done, after the
+// last data beat (w_end); the response is awaited by hca_rx_frame/hca_recv,
+// which hold the frame.  If the write faulted, the frame is replayed (`rep`):
 // RESPST_POSTED_FAULT reports the fault as the model did at that packet
 // (DMA_FAULT, the fault latch, ePSN, MSN and the message state back to
 // before it, NAK remote access error, QP to ERR).
@@ -97,6 +103,7 @@ module hca_resp #(
     output logic [7:0]  ack_syn,
     output logic        ack_owe,         // with ack_req: owed on the posted write, sent at its response
     input  logic        ack_done,
+    output logic        w_flight,        // a payload write is being issued (hca_ack_send: an owed ACK waits)
     // hca_read_atomic
     output logic        rd_req,
     output logic [1:0]  rd_kind,
@@ -117,7 +124,7 @@ module hca_resp #(
     input  logic [7:0]  sc_verr,
     // hca_mr_check
     output logic        mr_req,
-    output logic [31:0] mr_key,
+    output logic [31:0] mr_key,          // with mr_req: the arguments
     output logic [31:0] mr_pdn,
     output logic [15:0] mr_acc,
     output logic [63:0] mr_va,
@@ -210,11 +217,15 @@ module hca_resp #(
       default: ;
     endcase
   end
-  assign ack_req = state == RESPST_WAIT_NAK_SENT || state == RESPST_WAIT_ACK_END;
+  logic wack;                          // the posted write's ACK is called while it is issued, not yet done
+  assign ack_req = state == RESPST_WAIT_NAK_SENT || state == RESPST_WAIT_ACK_END ||
+                   (state == RESPST_WAIT_WRITE_PAYLOAD && wack && !ack_done);
+  assign w_flight = state_q == RESPST_WAIT_WRITE_PAYLOAD;
   assign tk_req  = state == RESPST_WAIT_RWQE || state == RESPST_UC_WAIT_RWQE || state == RESPST_UD_WAIT_RWQE;
   assign sc_req  = state == RESPST_WAIT_SEND_SCATTER || state == RESPST_UC_WAIT_SCATTER ||
                    state == RESPST_UD_WAIT_GRH || state == RESPST_UD_WAIT_SCATTER;
-  assign mr_req  = state == RESPST_WAIT_RKEY || state == RESPST_UC_WAIT_RKEY;
+  logic rk_now;
+  assign mr_req  = state == RESPST_WAIT_RKEY || state == RESPST_UC_WAIT_RKEY || rk_now;
   assign rc_req  = state == RESPST_WAIT_RCQE_NAK || state == RESPST_WAIT_RCQE_ACK ||
                    state == RESPST_WAIT_RCQE_UC_CLEAR || state == RESPST_WAIT_RCQE_END;
   assign qe_req  = state == RESPST_WAIT_QP_ERR_END;
@@ -225,7 +236,11 @@ module hca_resp #(
 
   logic done_q, ack_want;
   assign ack_want = `HCA_BUG(drop_ack, p_ackreq, 1'b0);     // an ACK for this packet
-  assign done = done_q || (state_q == RESPST_WAIT_ACK_END && ack_done) ||
+  // a posted write's packet ends in the cycle its last data beat is taken
+  // (d_w_done): committed at its start, its ACK already called
+  logic w_end;
+  assign w_end = state_q == RESPST_WAIT_WRITE_PAYLOAD && d_w_done && d_w_post && !d_w_err && !(wack && !ack_done);
+  assign done = done_q || w_end || (state_q == RESPST_WAIT_ACK_END && ack_done) ||
                 (state_q == RESPST_WAIT_RCQE_END && rc_done) || (state_q == RESPST_WAIT_QP_ERR_END && qe_done) ||
                 (state_q == RESPST_WAIT_RDAT_END && rd_done);
   // the take's result; a receive WQE already in progress counts as taken
@@ -293,6 +308,35 @@ module hca_resp #(
     else                               seq_ok = ro_start || ro_read || ro_atomic;
   end
 
+  // The RETH / AtomicETH rkey is called in RESPST_CHECK_PSN's cycle when the
+  // checks of that cycle (the always_ff below: PSN, do_op, do_len) pass on
+  // to it: RC, the expected PSN, opcode sequence, lengths and access good,
+  // no receive WQE to take first, an atomic aligned, and a first/only WRITE,
+  // a READ or an atomic.  hca_mr_check takes the arguments straight from the
+  // packet then (rk_now); RESPST_WAIT_RKEY is its done cycle.  Otherwise
+  // (after a receive WQE's fetch, UC) the registered arguments of
+  // RESPST_WAIT_RKEY / RESPST_UC_WAIT_RKEY.
+  logic [31:0] mr_key_q, mr_pdn_q;
+  logic [15:0] mr_acc_q, rk_acc;
+  logic [63:0] mr_va_q, mr_len_q, rk_len;
+  assign rk_acc = ro_read ? 16'(`HCA_ACCESS_REMOTE_READ) :
+                  ro_atomic ? 16'(`HCA_ACCESS_REMOTE_ATOMIC) : 16'(`HCA_ACCESS_REMOTE_WRITE);
+  assign rk_len = ro_atomic ? 64'd8 : {32'b0, p_reth_len};
+  assign rk_now = state == RESPST_CHECK_PSN &&
+                  (qp_st == QPS_RTR || qp_st == QPS_RTS || qp_st == QPS_SQD || qp_st == QPS_SQE) &&
+                  !rep && !is_uc && !is_ud && p_psn == r_epsn && seq_ok && len_ok &&
+                  !((ro_write && ro_start && (qp_access & 16'(`HCA_ACCESS_REMOTE_WRITE)) == 0) ||
+                    (ro_read && (qp_access & 16'(`HCA_ACCESS_REMOTE_READ)) == 0) ||
+                    (ro_atomic && (qp_access & 16'(`HCA_ACCESS_REMOTE_ATOMIC)) == 0)) &&
+                  !(((ro_send && ro_start) || (ro_write && ro_imm)) && !r_rwqe_v) &&
+                  !(ro_atomic && p_reth_va[2:0] != 3'd0) &&
+                  ((ro_write && ro_start) || ro_read || ro_atomic);
+  assign mr_key = rk_now ? p_reth_rkey : mr_key_q;
+  assign mr_pdn = rk_now ? pdn : mr_pdn_q;
+  assign mr_acc = rk_now ? rk_acc : mr_acc_q;
+  assign mr_va  = rk_now ? p_reth_va : mr_va_q;
+  assign mr_len = rk_now ? rk_len : mr_len_q;
+
   assign s_fault_client = 8'(`HCA_DMA_CLIENT_PAYLOAD);   // the WRITE payload
   assign s_fault_wr     = 1'b1;
 
@@ -302,23 +346,26 @@ module hca_resp #(
 
   always_ff @(posedge clk or negedge rst_n) begin : seq
     logic do_op, do_len;                 // RESPST_CHECK_PSN goes on to the opcode / length checks
-    do_op = 1'b0; do_len = 1'b0;
+    logic do_wr;                         // the WRITE payload's write starts in this cycle (below)
+    logic [63:0] wr_iova;                // with do_wr: the RETH VA, translated (a first/only packet)
+    do_op = 1'b0; do_len = 1'b0; do_wr = 1'b0; wr_iova = rs_iova;
     if (!rst_n) begin
       state_q <= RESPST_IDLE; done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0;
       rs_code <= '0; rs_iova <= '0; fa <= '0; ack_psn <= '0; ack_syn <= '0; ack_owe <= 1'b0; rd_kind <= '0;
       rd_iova <= '0;
       sc_off <= '0; sc_n <= '0; sc_src <= '0; sc_grh <= 1'b0;
-      mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
+      mr_key_q <= '0; mr_pdn_q <= '0; mr_acc_q <= '0; mr_va_q <= '0; mr_len_q <= '0;
       rc_status <= '0; rc_verr <= '0; rc_op <= '0; rc_len <= '0; rc_imm <= 1'b0; rc_flags <= '0; rc_src <= '0;
       qe_has <= 1'b0; qe_evt <= '0;
-      d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_off <= '0; d_w_post <= 1'b0;
+      d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_off <= '0; d_w_post <= 1'b0; wack <= 1'b0;
       s_stat <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
-      state_q <= RESPST_IDLE; done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0;
+      state_q <= RESPST_IDLE; done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; wack <= 1'b0;
       d_w_start <= 1'b0; s_stat <= '0; s_fault <= 1'b0;
     end else if (ce) begin
       done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; d_w_start <= 1'b0; s_stat <= '0; s_fault <= 1'b0;
-      if (state == RESPST_CHECK_PSN) ack_owe <= 1'b0;
+      if (state == RESPST_CHECK_PSN) begin ack_owe <= 1'b0; wack <= 1'b0; end
+      if (state_q == RESPST_WAIT_WRITE_PAYLOAD && ack_done) wack <= 1'b0;
       state_q <= state;
       case (state)
         // ---------------------------------------------------------- RC
@@ -405,12 +452,12 @@ module hca_resp #(
             state_q <= RESPST_NAK;
           end else if ((ro_write && ro_start) || ro_read || ro_atomic) begin
             // the RETH / AtomicETH rkey
-            mr_key <= p_reth_rkey; mr_pdn <= pdn; mr_va <= p_reth_va;
-            mr_acc <= ro_read ? 16'(`HCA_ACCESS_REMOTE_READ) :
-                      ro_atomic ? 16'(`HCA_ACCESS_REMOTE_ATOMIC) : 16'(`HCA_ACCESS_REMOTE_WRITE);
-            mr_len <= ro_atomic ? 64'd8 : {32'b0, p_reth_len};
+            // (rk_now: hca_mr_check called in this cycle already)
+            mr_key_q <= p_reth_rkey; mr_pdn_q <= pdn; mr_va_q <= p_reth_va; mr_acc_q <= rk_acc; mr_len_q <= rk_len;
             state_q <= RESPST_WAIT_RKEY;
-          end else
+          end else if (ro_write)
+            do_wr = 1'b1;                      // a middle/last packet: its write starts now
+          else
             state_q <= RESPST_EXECUTE;
       end
       case (state)
@@ -420,7 +467,11 @@ module hca_resp #(
             state_q <= RESPST_NAK;
           end else begin
             rs_iova <= mr_iova;
-            state_q <= RESPST_EXECUTE;
+            if (ro_write) begin
+              do_wr   = 1'b1;                  // the write starts in the rkey result's cycle
+              wr_iova = mr_iova;
+            end else
+              state_q <= RESPST_EXECUTE;
           end
         RESPST_EXECUTE:
           if (ro_read || ro_atomic) begin
@@ -435,25 +486,48 @@ module hca_resp #(
           end else if (ro_send) begin
             sc_off <= r_rwqe_off; sc_n <= p_pay_len; sc_src <= {8'b0, p_pay_off}; sc_grh <= 1'b0;
             state_q <= RESPST_WAIT_SEND_SCATTER;
-          end else begin
-            // RDMA WRITE payload to VA + offset (one DMA write)
-            if (ro_start) begin
-              `HCA_WSET(rxs_wm, rxs_wv, `RXS_WR_LEN_O, 32, p_reth_len)
-              `HCA_WSET(rxs_wm, rxs_wv, `RXS_WR_IOVA_O, 64, rs_iova)
-              `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, 32'h0)
-            end
-            // posted unless a CQE is owed on it (UC, WRITE with immediate);
-            // an ACK owed on it is sent when its response is back (ack_owe)
-            d_w_start <= 1'b1;
-            d_w_post  <= !is_uc && !ro_imm;
-            ack_owe   <= !is_uc && !ro_imm;
-            ack_psn   <= p_psn; ack_syn <= AETH_ACK;           // RC, AckReq: its ACK (the call follows)
-            d_w_addr  <= (ro_start ? rs_iova : r_wr_iova + {32'b0, r_msg_len});
-            d_w_len   <= p_pay_len;
-            d_w_off   <= RXA'({r_slot, {(RX_SLOT_AW+LW){1'b0}}}) + RXA'(p_pay_off);
-            fa        <= (ro_start ? rs_iova : r_wr_iova + {32'b0, r_msg_len});
-            state_q   <= RESPST_WAIT_WRITE_PAYLOAD;
-          end
+          end else
+            do_wr = 1'b1;                      // UC: the WRITE payload (RESPST_UC_WRITE)
+        default: ;
+      endcase
+      // RDMA WRITE payload to VA + offset (one DMA write): in RESPST_EXECUTE
+      // (UC), else in the cycle the rkey result is known (first/only) or the
+      // PSN/opcode/length checks pass (middle/last).  Posted unless a CQE is
+      // owed on it (UC, WRITE with immediate); a posted packet is committed
+      // now (ePSN, MSN, the message state: a fault is reported at its
+      // replay, RESPST_POSTED_FAULT, which undoes this) and its ACK, if
+      // AckReq is set, is called while the write is issued (wack: built now,
+      // owed, sent when the write's response is back, hca_ack_send); the
+      // packet then ends in the cycle of d_w_done (w_end).
+      if (do_wr) begin : wr_start
+        logic posted;
+        posted = !is_uc && !ro_imm;
+        if (ro_start) begin
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_WR_LEN_O, 32, p_reth_len)
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_WR_IOVA_O, 64, wr_iova)
+        end
+        if (posted) begin
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, (ro_start ? 32'h0 : r_msg_len) + {16'b0, p_pay_len})
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_EPSN_O, 24, r_epsn + 24'd1)
+          if (ro_end) begin
+            `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSN_O, 24, r_msn + 24'd1)
+            `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_O, 2, `RESP_MSG_NONE)
+          end else
+            `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_O, 2, `RESP_MSG_WRITE)
+        end else if (ro_start)
+          `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, 32'h0)
+        d_w_start <= 1'b1;
+        d_w_post  <= posted;
+        ack_owe   <= posted;
+        wack      <= posted && ack_want;
+        ack_psn   <= p_psn; ack_syn <= AETH_ACK;
+        d_w_addr  <= (ro_start ? wr_iova : r_wr_iova + {32'b0, r_msg_len});
+        d_w_len   <= p_pay_len;
+        d_w_off   <= RXA'({r_slot, {(RX_SLOT_AW+LW){1'b0}}}) + RXA'(p_pay_off);
+        fa        <= (ro_start ? wr_iova : r_wr_iova + {32'b0, r_msg_len});
+        state_q   <= RESPST_WAIT_WRITE_PAYLOAD;
+      end
+      case (state)
         RESPST_SEND_DONE:
           if (sc_verr != 8'h0) begin
             rs_code <= 8'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR);
@@ -474,7 +548,11 @@ module hca_resp #(
             end
           end
         RESPST_WAIT_WRITE_PAYLOAD: if (d_w_done) begin
-          if (d_w_err) begin
+          if (d_w_post && !d_w_err) begin
+            // posted: committed at the start (w_end: done now), or its ACK
+            // call not yet done (a zero-length write): that call ends it
+            state_q <= (wack && !ack_done) ? RESPST_WAIT_ACK_END : RESPST_IDLE;
+          end else if (d_w_err) begin
             s_fault <= 1'b1; s_fault_iova <= fa;
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
             if (is_uc) begin
@@ -637,8 +715,8 @@ module hca_resp #(
               state_q <= RESPST_UC_WAIT_SCATTER;
             end
           end else if (ro_start) begin
-            mr_key <= p_reth_rkey; mr_pdn <= pdn; mr_acc <= 16'(`HCA_ACCESS_REMOTE_WRITE);
-            mr_va  <= p_reth_va; mr_len <= {32'b0, p_reth_len};
+            mr_key_q <= p_reth_rkey; mr_pdn_q <= pdn; mr_acc_q <= 16'(`HCA_ACCESS_REMOTE_WRITE);
+            mr_va_q  <= p_reth_va; mr_len_q <= {32'b0, p_reth_len};
             state_q <= RESPST_UC_WAIT_RKEY;
           end else
             state_q <= RESPST_UC_WRITE;

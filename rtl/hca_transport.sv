@@ -361,6 +361,7 @@ module hca_transport #(
   logic        step_req, step_done, step_end, step_yield;
   logic        resp_req, resp_done, comp_req, comp_done;
   logic        ack_req, ack_done, ack_pay_fault, resp_ack_req, rda_ak_req, resp_ack_owe, a_owed;
+  logic        resp_w_flight;       // hca_resp issues a payload write (an ACK owed on it waits)
   logic [23:0] ack_psn, ack_msn, resp_ack_psn, rda_ak_psn, rda_ak_msn;
   logic [7:0]  ack_syn, ack_opcode, resp_ack_syn, rda_ak_opcode;
   logic [63:0] ack_orig, ack_pay_iova, rda_ak_orig, rda_ak_pay_iova;
@@ -629,7 +630,7 @@ module hca_transport #(
   hca_ack_send #(.LOG_MAX_QP(LOG_MAX_QP)) u_ack (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(ack_req), .opcode(ack_opcode), .psn(ack_psn),
       .syn(ack_syn), .msn(ack_msn), .orig(ack_orig), .pay_iova(ack_pay_iova), .pay_len(ack_pay_len),
-      .owe(resp_ack_req && resp_ack_owe), .pw_out(r_post[0]), .pw_fault(r_post[2]), .owed(a_owed),
+      .owe(resp_ack_req && resp_ack_owe), .pw_out(r_post[0] || resp_w_flight), .pw_fault(r_post[2]), .owed(a_owed),
       .done(ack_done), .pay_fault(ack_pay_fault), .dbg_act(ack_act), .dbg_st(ack_st), .qn(qn), .tclass(c_tclass),
       .hop_limit(c_hop), .dest_qpn(c_dqpn),
       .p_smac(p_smac), .p_dmac(p_dmac), .p_sip(p_sip), .p_dip(p_dip), .port_up(port_up),
@@ -667,6 +668,7 @@ module hca_transport #(
       .p_reth_len(p_reth_len), .p_deth_sqp(p_deth_sqp), .p_pay_off(p_pay_off), .p_pay_len(p_pay_len),
       .r_slot(r_slot),
       .ack_req(resp_ack_req), .ack_psn(resp_ack_psn), .ack_syn(resp_ack_syn), .ack_owe(resp_ack_owe), .ack_done(ack_done),
+      .w_flight(resp_w_flight),
       .rd_req(rd_req), .rd_kind(rd_kind), .rd_iova(rd_iova), .rd_done(rd_done), .rd_nak(rd_nak),
       .rd_nak_psn(rd_nak_psn),
       .tk_req(tk_req), .sc_req(sc_req), .sc_off(sc_off), .sc_n(sc_n), .sc_src(sc_src), .sc_grh(sc_grh),
