@@ -327,29 +327,19 @@ module hca_req #(
   assign w_flags  = fb[8*`HCA_WQE_CTRL_SEG_SEND_FLAGS_OFF +: 8];
   assign w_nsge   = fb[8*`HCA_WQE_CTRL_SEG_NUM_SGE_OFF +: 8];
 
-  // A WQE's first read (fetch, prefetch, doorbell read, refetch) is the
-  // header and one segment, min(stride, 80) bytes (wqe_len1): every 1-SGE
-  // WQE, atomics, UD, zero-length and inline data up to 16 bytes.  A WQE
-  // whose segments or inline data reach beyond byte 80 (need_rest: the
-  // header in fetch buffer 0 says so) is read again whole (stride bytes,
-  // f_long) before it is used: REQST_VALIDATE_WQE, REQST_REFETCH_WQE.
+  // A WQE's first read is min(stride, 80) bytes (wqe_len1); one that reaches
+  // beyond it (need_rest, hca_wqe_check) is read again whole (f_long) before
+  // it is used: REQST_VALIDATE_WQE, REQST_REFETCH_WQE.
   logic [15:0] wqe_len1;
   logic        f_long;               // fetch buffer 0 was filled by a whole-slot read
   logic        need_rest;
-  assign wqe_len1  = ((16'd1 << log_sq_stride) > 16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE)) ?
-                     16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE) : (16'd1 << log_sq_stride);
-  assign need_rest = !f_long && (16'd1 << log_sq_stride) > wqe_len1 &&
-                     (((w_flags & 8'(`HCA_SEND_INLINE)) != 0) ?
-                      fb[8*`HCA_WQE_CTRL_SEG_INLINE_LEN_OFF +: 16] > 16'(`HCA_WQE_DATA_SEG_SIZE) :
-                      w_nsge > 8'd1);
-  // SGE fields at the indices the walks are on (kept outside the FSM
-  // process: variable selects of the wide fetch buffer are built once)
+  // SGE fields at the walks' indices, the translated addresses (hca_req_sge)
   logic [31:0] sk_len, sk_key, gw_len;
-  logic [63:0] sk_addr;
-  assign sk_len  = fb[8*(64 + 16*sk_i + `HCA_WQE_DATA_SEG_BYTE_COUNT_OFF) +: 32];
-  assign sk_key  = fb[8*(64 + 16*sk_i + `HCA_WQE_DATA_SEG_LKEY_OFF) +: 32];
-  assign sk_addr = fb[8*(64 + 16*sk_i + `HCA_WQE_DATA_SEG_ADDR_OFF) +: 64];
-  assign gw_len  = fb[8*(64 + 16*gw_i + `HCA_WQE_DATA_SEG_BYTE_COUNT_OFF) +: 32];
+  logic [63:0] sk_addr, tx_iova_gw;
+  hca_req_sge #(.FB_BYTES(FB_BYTES)) u_sge (
+      .clk(clk), .fb(fb), .sk_i(sk_i), .gw_i(gw_i),
+      .we(ce && (state == REQST_LKEY_RESULT || state == REQST_PKT_LKEY_RESULT) && mr_verr == 8'h0),
+      .iova(mr_iova), .sk_len(sk_len), .sk_key(sk_key), .sk_addr(sk_addr), .gw_len(gw_len), .gw_iova(tx_iova_gw));
 
   // Validation of a fetched send WQE (model/req.c parse_wqe: hca_wqe_check).
   logic        v_rdat, v_atomic, v_inline, v_bad, v_toolong, v_udlong, v_lkey;
@@ -357,7 +347,7 @@ module hca_req #(
   hca_wqe_check #(.FB_BYTES(FB_BYTES)) u_wchk (
       .fb(fb), .sq_head(t_sq_head), .log_sq_stride(log_sq_stride), .is_rc(is_rc), .is_ud(is_ud), .pmtu(pmtu),
       .v_rdat(v_rdat), .v_atomic(v_atomic), .v_inline(v_inline), .v_bad(v_bad), .v_toolong(v_toolong),
-      .v_udlong(v_udlong), .v_len(v_total));
+      .v_udlong(v_udlong), .v_len(v_total), .f_long(f_long), .len1(wqe_len1), .need_rest(need_rest));
   assign v_lkey = !need_rest && !v_bad && !v_toolong && !v_udlong && !v_inline && w_nsge != 8'd0;   // SGE 0's key check next
 
   // The cursor WQE's next packet and its header fields (hca_req_pkt),
@@ -382,16 +372,6 @@ module hca_req #(
       .imm(p_imm), .swap_add(p_swap_add), .compare(p_compare), .h_dmac(p_dmac), .h_dip(p_dip), .h_hop(p_hop),
       .h_tclass(p_tclass), .h_dqpn(p_dqpn), .h_qkey(p_qkey), .deth_sqp(p_sqp), .gid_i(p_gid_i),
       .gid_ok(p_gid_ok), .hlen0(p_hlen0));
-
-  // Translated SGE addresses of the cached send WQE (a small register file
-  // written by index, kept out of the FSM process).
-  logic [63:0] tx_iova_r [0:15];
-  always_ff @(posedge clk) begin
-    if (ce && (state == REQST_LKEY_RESULT || state == REQST_PKT_LKEY_RESULT) && mr_verr == 8'h0)
-      tx_iova_r[sk_i[3:0]] <= mr_iova;
-  end
-  logic [63:0] tx_iova_gw;
-  assign tx_iova_gw = tx_iova_r[gw_i[3:0]];
 
   // hca_mr_check's arguments: SGE sk_i's (sk_i and fetch buffer 0 do not
   // change while a check runs; hca_mr_check registers them with the request)

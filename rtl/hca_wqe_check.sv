@@ -7,6 +7,12 @@
 // payload within the PMTU), and the message length (the SGEs' byte counts,
 // or the inline length).  Used by hca_req in REQST_VALIDATE_WQE (the
 // failures) and REQST_GATE (v_rdat: the fence and max_rd_atomic gates).
+// Also how much of a WQE its first read fetches (len1: fetch, prefetch,
+// doorbell read, refetch): the header and one segment, min(stride, 80)
+// bytes, which holds every 1-SGE WQE, atomics, UD, zero-length and inline
+// data up to 16 bytes; need_rest: the WQE in fb reaches beyond that (more
+// SGEs, longer inline data) and was not read whole (f_long), so hca_req
+// reads the whole slot before using it.
 module hca_wqe_check #(
     parameter int FB_BYTES = 320
 ) (
@@ -24,7 +30,10 @@ module hca_wqe_check #(
     output logic        v_bad,           // LOC_QP_OP_ERR, BAD_WQE
     output logic        v_toolong,       // LOC_LEN_ERR
     output logic        v_udlong,        // LOC_QP_OP_ERR, BAD_WQE
-    output logic [31:0] v_len            // the message length
+    output logic [31:0] v_len,           // the message length
+    input  logic        f_long,          // fb was filled by a whole-slot read
+    output logic [15:0] len1,            // a WQE's first read, bytes
+    output logic        need_rest        // the WQE reaches beyond its first read
 );
   logic [7:0]  w_op, w_flags, w_nsge;
   logic [15:0] w_inl, w_idx;
@@ -35,6 +44,11 @@ module hca_wqe_check #(
   assign w_inl      = fb[8*`HCA_WQE_CTRL_SEG_INLINE_LEN_OFF +: 16];
   assign w_idx      = fb[8*`HCA_WQE_CTRL_SEG_WQE_INDEX_OFF +: 16];
   assign w_raddr_lo = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_REMOTE_ADDR_OFF) +: 3];
+
+  assign len1      = ((16'd1 << log_sq_stride) > 16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE)) ?
+                     16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE) : (16'd1 << log_sq_stride);
+  assign need_rest = !f_long && (16'd1 << log_sq_stride) > len1 &&
+                     (((w_flags & 8'(`HCA_SEND_INLINE)) != 0) ? w_inl > 16'(`HCA_WQE_DATA_SEG_SIZE) : w_nsge > 8'd1);
 
   logic        v_opok;
   logic [32:0] v_total;
