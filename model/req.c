@@ -292,6 +292,31 @@ static bool send_packet(struct model *m, struct model_qp *qp)
 	return true;
 }
 
+/*
+ * Read a send WQE by its size (docs/programming.md 5.1): its header and
+ * first segment, min(stride, 80) bytes, then the whole slot if its data
+ * segments or inline data reach beyond byte 80.  0, or -EFAULT (the read
+ * that faulted is reported).
+ */
+static int read_wqe(struct model *m, struct model_qp *qp, uint64_t addr, uint8_t *buf)
+{
+	unsigned int len = 1u << sq_log_stride(qp);
+	unsigned int first = HCA_WQE_HDR_SIZE + HCA_WQE_DATA_SEG_SIZE;
+	struct hca_wqe_ctrl_seg c;
+	int r;
+
+	if (first > len)
+		first = len;
+	memset(buf, 0, len);
+	r = model_dma_read(m, HCA_DMA_CLIENT_WQE, addr, buf, first);
+	if (r || len == first)
+		return r;
+	memcpy(&c, buf, sizeof(c));
+	if ((c.send_flags & HCA_SEND_INLINE) ? c.inline_len > HCA_WQE_DATA_SEG_SIZE : c.num_sge > 1)
+		return model_dma_read(m, HCA_DMA_CLIENT_WQE, addr, buf, len);
+	return 0;
+}
+
 /* Fetch (once), gate (fence, max_rd_atomic, window) and start the WQE at sq_head. */
 static bool start_wqe(struct model *m, struct model_qp *qp)
 {
@@ -307,7 +332,7 @@ static bool start_wqe(struct model *m, struct model_qp *qp)
 
 		memset(w, 0, sizeof(*w));
 		w->index = idx;
-		if (model_dma_read(m, HCA_DMA_CLIENT_WQE, addr, buf, 1u << ls)) {
+		if (read_wqe(m, qp, addr, buf)) {
 			model_qp_to_err(m, qp, HCA_EVENT_QP_FATAL);
 			return true;
 		}

@@ -5,8 +5,8 @@
  * requester fetches it, reads it ahead (hca_wqe_prefetch) or the doorbell
  * does (hca_db_wqe_read); a WQE whose segments or inline data reach beyond
  * byte 80 is read again whole (the slot) before it is used (hca_req
- * need_rest).  The model reads the whole slot when it starts a WQE
- * (model/req.c start_wqe).  In lockstep against the model:
+ * need_rest).  The model reads a WQE the same way when it starts it
+ * (model/req.c read_wqe).  In lockstep against the model:
  *   several QPs of strides 128 and 512 post WRITEs and SENDs of 1-4 SGEs,
  *   inline data of 0-200 bytes and zero length, mixed: in a burst (read
  *   ahead, and read for a step that gives way), with slow reads, and one
@@ -21,10 +21,12 @@
  *   its first 80 bytes only: the first read passes, the whole-slot read
  *   faults -- DMA_FAULT, the WQE read client and the slot's address in the
  *   fault latch, QP_FATAL, its WQEs flushed, the WQE before it sent --
- *   read ahead or from the doorbell.
+ *   read ahead or from the doorbell;
+ *   a WQE of 80 bytes in such a slot: read by its size (model and RTL),
+ *   no fault, sent.
  *
  *   rtl_wqelen [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [CASE...]
- *   CASE: mixed, mixed_slow, one_by_one, packets, staggered, fault
+ *   CASE: mixed, mixed_slow, one_by_one, packets, staggered, fault, short_in_part_mapped
  */
 #include "rtl_ls.h"
 
@@ -340,6 +342,42 @@ static void fault_second_read(bool inl, bool doorbell)
 	finish(&t, what);
 }
 
+/* The same slot (mapped for its first 80 bytes) holding a WQE of 80 bytes
+ * (one SGE): neither the model nor the RTL reads past byte 80
+ * (docs/programming.md 5.1: a WQE is read by its size), both WRITEs land. */
+static void short_in_part_mapped_slot(bool doorbell)
+{
+	const char *what = doorbell ? "80-byte WQE, slot mapped for 80 bytes (from the doorbell)" :
+				      "80-byte WQE, slot mapped for 80 bytes (read ahead)";
+	struct rt t;
+	struct tb_sge s[2];
+	struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = s, .num_sge = 1 };
+	struct hca_cqe c;
+	uint64_t iova;
+
+	setup(&t, HCA_QPT_RC, NULL, NULL, 10);
+	t.qp[0]->sq = tb_alloc(t.n[0], 128 + 80, &iova);
+	t.qp[0]->sq_iova = iova;
+	t.qp[0]->qpc.sq_base = iova;
+	tb_qp_modify(t.qp[0], HCA_QPS_RTS, 0);
+	rt_fill(t.mr[0]->buf, 4096, 35);
+	for (int i = 0; i < 2; i++) {
+		s[0] = rt_sge(t.mr[0], 1024 * (uint64_t)i, 64);
+		w.raddr = t.mr[1]->va + 8192 * (uint64_t)i;
+		w.rkey = t.mr[1]->rkey;
+		tb_post_send(t.qp[0], &w);
+		if (doorbell)
+			tb_run(t.tb, RT_WAIT);
+	}
+	for (int i = 0; i < 2; i++)
+		CHECK(wait_cqe(t.scq[0], &c) && c.wqe_index == i && c.status == HCA_WC_SUCCESS,
+		      "%s: WQE %d completes (status %u)", what, i, c.status);
+	CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 64) && !memcmp(t.mr[1]->buf + 8192, t.mr[0]->buf + 1024, 64),
+	      "%s: both WRITEs' data", what);
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_DMA_FAULT), 0, "no DMA fault");
+	finish(&t, what);
+}
+
 int main(int argc, char **argv)
 {
 	rt_ls_start(argc, argv);
@@ -356,5 +394,8 @@ int main(int argc, char **argv)
 	if (rt_ls_want("fault"))
 		for (int k = 0; k < 4; k++)
 			fault_second_read(k & 1, k & 2);
+	if (rt_ls_want("short_in_part_mapped"))
+		for (int k = 0; k < 2; k++)
+			short_in_part_mapped_slot(k);
 	return check_done();
 }
