@@ -297,12 +297,14 @@ def netlist(a):
     # A target outside hca_top's hierarchy (hca_crc32_blk: the reference CRC block, which the
     # framers' CRC functions replaced in the design; tb_crc checks them against each other) is
     # elaborated on its own, with its default parameters, and kept beside the hierarchy.
+    # (Without such a target the script is as it was: the same cell names, the same sample.)
     own = "".join("design -load srcs; hierarchy -check -top %s; design -stash own_%s; " % (m, m)
                   for m in sorted(targets & OWN_TOP))
     keep = "".join("design -copy-from own_%s %s; " % (m, m) for m in sorted(targets & OWN_TOP))
-    yosys("read_verilog -sv -Irtl -Irtl/include %s; design -save srcs; %sdesign -load srcs; "
-          "chparam -set DATA_W %d hca_top; hierarchy -check -top hca_top; %s"
-          "write_rtlil %s/design.il" % (" ".join(a.src), own, a.width, keep, out), "%s/yosys-hier.log" % out,
+    if own:
+        own = "design -save srcs; %sdesign -load srcs; " % own
+    yosys("read_verilog -sv -Irtl -Irtl/include %s; %schparam -set DATA_W %d hca_top; hierarchy -check -top hca_top; "
+          "%swrite_rtlil %s/design.il" % (" ".join(a.src), own, a.width, keep, out), "%s/yosys-hier.log" % out,
           cwd=os.path.join(out, "ysrc"))
     deriv, others = rename(out, targets)
     dmods = [d for m in sorted(deriv) for d, _ in deriv[m]]
