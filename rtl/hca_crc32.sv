@@ -6,6 +6,10 @@
 // nbytes, from the largest, a block of that many bytes processes the next
 // slice -- log2(DATA_W/8) chained blocks, the classic way to finish a CRC on
 // a byte boundary without one block per possible length.
+//
+// The framers use the function form (crc32_f, hca_crc32_fn.vh); this module
+// and hca_crc32_blk are the structural reference the unit test checks it
+// against (tb_crc_top, rtl_crc64/512).
 module hca_crc32 #(
     parameter int DATA_W = 64
 ) (

@@ -13,6 +13,10 @@
 // and has its lanes below s zeroed; so the region start needs no shifter.
 // Beats wholly before offset 14 output S_INIT.  crc_out is the raw register;
 // the ICRC is ~crc_out after the beat that holds byte crc_end - 1.
+//
+// The framers call the same logic as a function (icrc_beat_f,
+// hca_crc32_fn.vh) inside their flops' enables; this structural module is
+// the reference the unit test (tb_crc_top, rtl_crc64/512) checks it against.
 `include "hca_defs.vh"
 
 module hca_icrc_beat #(

@@ -2,7 +2,7 @@
 
 // Receive framer: AXI4-Stream from the MAC into a two-slot receive buffer.
 // While a frame streams in it keeps the first HDR_CAP bytes for the parser,
-// counts its length, and computes the ICRC (hca_icrc_beat, region end from
+// counts its length, and computes the ICRC (icrc_beat_f, region end from
 // the IPv4 total length as soon as bytes 16-17 have passed) and the sum of
 // the UDP datagram's 16-bit words (for a non-zero UDP checksum).  A frame
 // longer than a slot is kept truncated and flagged.  Slots fill in order and
@@ -112,72 +112,83 @@ module hca_rx_frame #(
       .clk(clk), .wr_en(beat && boff < 16'(SLOT_BYTES)), .wr_addr({wslot, boff[SLOT_AW+LW-1:LW]}),
       .wr_data(c_data), .wr_be(c_keep), .rd_en(rb_en && ce), .rd_addr(rb_addr), .rd_data(rb_data));
 
-  // valid bytes of this beat (c_keep is contiguous from lane 0)
-  logic [LW:0]       nvalid;
-  logic [DATA_W-1:0] dmask;
-  always_comb begin : keepcnt
-    integer i;
-    nvalid = '0;
-    for (i = 0; i < WB; i = i + 1)
-      if (c_keep[i]) nvalid = (LW+1)'(i + 1);
-    for (i = 0; i < WB; i = i + 1)
-      dmask[8*i +: 8] = c_keep[i] ? c_data[8*i +: 8] : 8'h00;
-  end
+  // The beat's work -- its valid bytes, the IPv4 total length, the ICRC, the
+  // received ICRC bytes, the UDP word sum, the header capture -- is done by
+  // functions called inside the beat's enable (`if (beat)` below): the same
+  // logic as continuous assignments, but a Verilated always_ff evaluates an
+  // if body only in the cycles that take it, where an assign is evaluated on
+  // every clock edge (docs/sim.md 9.1).  The CRC functions: hca_crc32_fn.vh.
+  // The beat's offset boff is a multiple of WB, so boff + lane never wraps.
+  `include "hca_crc32_fn.vh"
 
-  // IPv4 total length: from the capture, or from this beat while it passes
-  logic [15:0] iplen;
-  always_comb begin : iplen_sel
-    integer i;
+  // the beat's bytes, those beyond tkeep zeroed
+  function automatic logic [DATA_W-1:0] dmask_f(input logic [DATA_W-1:0] d, input logic [WB-1:0] k);
+    if (&k)
+      dmask_f = d;
+    else
+      for (int i = 0; i < WB; i = i + 1)
+        dmask_f[8*i +: 8] = k[i] ? d[8*i +: 8] : 8'h00;
+  endfunction
+
+  // valid bytes of the beat (its keep is contiguous from lane 0)
+  function automatic logic [LW:0] nvalid_f(input logic [WB-1:0] k);
+    nvalid_f = '0;
+    for (int i = 0; i < WB; i = i + 1)
+      if (k[i]) nvalid_f = (LW+1)'(i + 1);
+  endfunction
+
+  // IPv4 total length: from the capture (iq), or from the beat while it passes
+  function automatic logic [15:0] iplen_f(input logic [15:0] iq, input logic [15:0] bo,
+                                          input logic [DATA_W-1:0] dm);
     logic [15:0] p;
-    iplen = iplen_q;
-    for (i = 0; i < WB; i = i + 1) begin
-      p = boff + 16'(i);
-      if (p == 16'd16) iplen[15:8] = dmask[8*i +: 8];
-      if (p == 16'd17) iplen[7:0] = dmask[8*i +: 8];
-    end
-  end
-  // until bytes 16-17 have passed, the region end is unknown (and beyond)
-  logic        iplen_known;
-  logic [15:0] crc_end, udp_end;
-  assign iplen_known = (boff + 16'(WB)) > 16'd17;
-  assign crc_end = iplen_known ? 16'd14 + iplen - 16'd4 : 16'hFFFF;
-  assign udp_end = iplen_known ? 16'd14 + iplen : 16'hFFFF;
+    iplen_f = iq;
+    if (bo <= 16'd17 && 17'(bo) + 17'(WB) > 17'd16)   // byte 16 or 17 in the beat
+      for (int i = 0; i < WB; i = i + 1) begin
+        p = bo + 16'(i);
+        if (p == 16'd16) iplen_f[15:8] = dm[8*i +: 8];
+        if (p == 16'd17) iplen_f[7:0] = dm[8*i +: 8];
+      end
+  endfunction
 
-  logic [31:0] crc_n;
-  hca_icrc_beat #(.DATA_W(DATA_W)) u_icrc (.crc_in(crc_q), .data(dmask), .beat_off(boff),
-                                           .crc_end(crc_end), .crc_out(crc_n));
-
-  // received ICRC bytes and the UDP word sum of this beat (constant write
-  // indices: each ICRC byte picks its lane)
-  logic [31:0] icrc_n, usum_n;
-  always_comb begin : lanes
-    integer i, d;
+  // the received ICRC bytes (constant write indices: each byte picks its lane)
+  function automatic logic [31:0] rx_icrc_f(input logic [31:0] iq, input logic [15:0] re,
+                                            input logic [15:0] bo, input logic [DATA_W-1:0] dm);
     logic [15:0] p, q;
-    logic [7:0] hi, lo;
-    icrc_n = rx_icrc;
-    for (d = 0; d < 4; d = d + 1) begin
-      p = crc_end + 16'(d);
-      q = p - boff;
-      if (p >= boff && q < 16'(WB)) icrc_n[8*d +: 8] = dmask[8*q[LW-1:0] +: 8];
+    rx_icrc_f = iq;
+    for (int d = 0; d < 4; d = d + 1) begin
+      p = re + 16'(d);
+      q = p - bo;
+      if (p >= bo && q < 16'(WB)) rx_icrc_f[8*d +: 8] = dm[8*q[LW-1:0] +: 8];
     end
-    usum_n = usum;
-    for (i = 0; i < WB; i = i + 2) begin
-      p = boff + 16'(i);
-      hi = (p >= 16'd34 && p < udp_end) ? dmask[8*i +: 8] : 8'h00;
-      lo = (p + 16'd1 >= 16'd34 && p + 16'd1 < udp_end) ? dmask[8*(i+1) +: 8] : 8'h00;
-      usum_n = usum_n + {16'b0, hi, lo};
-    end
-  end
+  endfunction
 
-  // header capture of this beat: byte j of the capture comes from lane
-  // j mod WB of the beat at offset (j div WB) * WB
-  logic [HDR_CAP*8-1:0] cap_n;
-  always_comb begin : capture
-    integer j;
-    cap_n = cap;
-    for (j = 0; j < HDR_CAP; j = j + 1)
-      if (boff == 16'((j / WB) * WB)) cap_n[8*j +: 8] = dmask[8*(j % WB) +: 8];
-  end
+  // the UDP datagram's 16-bit words [34, ue) of the beat added to s
+  function automatic logic [31:0] usum_f(input logic [31:0] s, input logic [15:0] bo,
+                                         input logic [15:0] ue, input logic [DATA_W-1:0] dm);
+    logic [15:0] p;
+    logic [7:0] hi, lo;
+    usum_f = s;
+    if (bo >= 16'd34 && 17'(bo) + 17'(WB) <= 17'(ue))        // all lanes in the datagram
+      for (int i = 0; i < WB; i = i + 2)
+        usum_f = usum_f + {16'b0, dm[8*i +: 8], dm[8*(i+1) +: 8]};
+    else if (17'(bo) + 17'(WB) > 17'd34 && bo < ue)          // some
+      for (int i = 0; i < WB; i = i + 2) begin
+        p = bo + 16'(i);
+        hi = (p >= 16'd34 && p < ue) ? dm[8*i +: 8] : 8'h00;
+        lo = (p + 16'd1 >= 16'd34 && p + 16'd1 < ue) ? dm[8*(i+1) +: 8] : 8'h00;
+        usum_f = usum_f + {16'b0, hi, lo};
+      end
+  endfunction
+
+  // header capture: byte j of the capture comes from lane j mod WB of the
+  // beat at offset (j div WB) * WB
+  function automatic logic [HDR_CAP*8-1:0] cap_f(input logic [HDR_CAP*8-1:0] c, input logic [15:0] bo,
+                                                 input logic [DATA_W-1:0] dm);
+    cap_f = c;
+    if (bo < 16'(HDR_CAP))
+      for (int j = 0; j < HDR_CAP; j = j + 1)
+        if (bo == 16'((j / WB) * WB)) cap_f[8*j +: 8] = dm[8*(j % WB) +: 8];
+  endfunction
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
@@ -212,7 +223,25 @@ module hca_rx_frame #(
           held <= 1'b0;
           s_full[hslot] <= 1'b0;
         end
-        if (beat) begin
+        if (beat) begin : take
+          logic [DATA_W-1:0] dmask;
+          logic [LW:0] nvalid;
+          logic [15:0] iplen, crc_end, udp_end;
+          logic [31:0] crc_n, icrc_n, usum_n;
+          dmask  = dmask_f(c_data, c_keep);
+          nvalid = nvalid_f(c_keep);
+          iplen  = iplen_f(iplen_q, boff, dmask);
+          // until bytes 16-17 have passed, the region end is unknown (and beyond)
+          if ((boff + 16'(WB)) > 16'd17) begin
+            crc_end = 16'd14 + iplen - 16'd4;
+            udp_end = 16'd14 + iplen;
+          end else begin
+            crc_end = 16'hFFFF;
+            udp_end = 16'hFFFF;
+          end
+          crc_n  = icrc_beat_f(crc_q, dmask, boff, crc_end);
+          icrc_n = rx_icrc_f(rx_icrc, crc_end, boff, dmask);
+          usum_n = usum_f(usum, boff, udp_end, dmask);
           iplen_q <= iplen;
           crc_q   <= crc_n;
           rx_icrc <= icrc_n;
@@ -220,7 +249,7 @@ module hca_rx_frame #(
           if (boff >= 16'(SLOT_BYTES) || (boff + 16'(WB) > 16'(SLOT_BYTES) && !c_last)) long_q <= 1'b1;
           if (c_last) begin
             s_full[wslot] <= 1'b1;
-            s_hdr[wslot]  <= cap_n;
+            s_hdr[wslot]  <= cap_f(cap, boff, dmask);
             s_len[wslot]  <= bytes + {{(15-LW){1'b0}}, nvalid};
             s_long[wslot] <= long_q || boff >= 16'(SLOT_BYTES) || bytes + {{(15-LW){1'b0}}, nvalid} > 16'(SLOT_BYTES);
             s_ok[wslot]   <= (~crc_n == icrc_n);
@@ -235,7 +264,7 @@ module hca_rx_frame #(
             iplen_q <= '0;
             long_q  <= 1'b0;
           end else begin
-            cap   <= cap_n;
+            cap   <= cap_f(cap, boff, dmask);
             bytes <= bytes + 16'(WB);
             boff  <= boff + 16'(WB);
           end

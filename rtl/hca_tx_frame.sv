@@ -6,7 +6,7 @@
 //
 // For a frame it streams, beat by beat,
 //   header bytes (from hdr, hca_hdr_gen) | payload (buffer) | pad | ICRC | zeros to 60
-// computing the ICRC on the way (hca_icrc_beat) and inserting it right after
+// computing the ICRC on the way (icrc_beat_f, hca_crc32_fn.vh) and inserting it right after
 // the pad, in the same beat when it fits, else in the next one.  Frames carry
 // no FCS (docs/wire.md 1).  Two-stage pipeline: buffer read, then compose
 // into the output register; one beat per cycle while tready.
@@ -102,53 +102,58 @@ module hca_tx_frame #(
   assign n_flen    = (n_total < 16'(MIN_FRAME)) ? 16'(MIN_FRAME) : n_total;
   assign n_beats   = (n_flen + 16'(WB - 1)) >> LW;
 
-  // compose beat s1_b
-  logic [15:0]       boff;
-  logic [DATA_W-1:0] comp, outb;
-  logic [HDR_MAX*8-1:0] hsh;
-  logic [31:0]       crc_n, icrc_n;
-  assign boff = s1_b << LW;
-  assign hsh  = hdr_q >> {boff, 3'b000};
-  always_comb begin : compose
-    integer i;
+  // Compose, ICRC and insert are functions, called inside the flops' enables
+  // (the emit, the header beat): the same logic as continuous assignments,
+  // but a Verilated always_ff evaluates an if body only in the cycles that
+  // take it, where an assign is evaluated on every clock edge (docs/sim.md
+  // 9.1).  The CRC functions: hca_crc32_fn.vh.
+  `include "hca_crc32_fn.vh"
+
+  // beat at frame offset bo of the frame in hand: header bytes (h, shifted
+  // to the beat), payload (the buffer word rd), zeros
+  function automatic logic [DATA_W-1:0] compose_f(input logic [15:0] bo, input logic [HDR_MAX*8-1:0] h,
+                                                  input logic [15:0] hl, input logic [15:0] pe,
+                                                  input logic [DATA_W-1:0] rd);
+    logic [HDR_MAX*8-1:0] hs;
     logic [15:0] p;
-    for (i = 0; i < WB; i = i + 1) begin
-      p = boff + 16'(i);
-      if (p < hlen)
-        comp[8*i +: 8] = hsh[8*i +: 8];
-      else if (p < plen_end)
-        comp[8*i +: 8] = rd_data[8*i +: 8];
-      else
-        comp[8*i +: 8] = 8'h00;
+    if (bo >= hl && 17'(bo) + 17'(WB) <= 17'(pe))
+      compose_f = rd;                     // all payload
+    else begin
+      hs = h >> {bo, 3'b000};
+      for (int i = 0; i < WB; i = i + 1) begin
+        p = bo + 16'(i);
+        if (p < hl)
+          compose_f[8*i +: 8] = hs[8*i +: 8];
+        else if (p < pe)
+          compose_f[8*i +: 8] = rd[8*i +: 8];
+        else
+          compose_f[8*i +: 8] = 8'h00;
+      end
     end
-  end
-  // the CRC of the beat emitted now: the compose stage's, or the header
-  // beat's.  Selected by registered state only (`hsel`, the compose stage
-  // empty), not by `hb`: hb holds this cycle's tready, and a CRC that depends
-  // on a top-level input is evaluated in Verilator's input region, on every
-  // eval() (docs/sim.md 9.1).  The values the flops take are the same: crc_n
-  // is used by an emit (adv2, so s1_v: hsel low, hb low) or by a go with the
-  // header beat (hb, so !s1_v: hsel high); with the stage empty and no hb
-  // nothing takes it.
-  logic hsel;
-  assign hsel = !s1_v;
-  hca_icrc_beat #(.DATA_W(DATA_W)) u_icrc (.crc_in(hsel ? 32'h0 : crc_q), .data(hsel ? hdr[DATA_W-1:0] : comp),
-                                           .beat_off(hsel ? 16'd0 : boff), .crc_end(hsel ? n_crc_end : crc_end),
-                                           .crc_out(crc_n));
-  assign icrc_n = ~crc_n;
-  always_comb begin : insert
-    integer i;
+  endfunction
+
+  // the ICRC bytes into the composed beat c at offset bo: right after the
+  // CRC region (ending at re); bytes of a beat after the one that ended the
+  // region come from the value registered with that beat (iq), the others
+  // from this beat's (in)
+  function automatic logic [DATA_W-1:0] insert_f(input logic [DATA_W-1:0] c, input logic [15:0] bo,
+                                                 input logic [15:0] re, input logic [31:0] in,
+                                                 input logic [31:0] iq);
     logic [15:0] p, d;
-    outb = comp;
-    for (i = 0; i < WB; i = i + 1) begin
-      p = boff + 16'(i);
-      d = p - crc_end;
-      if (p >= crc_end && d < 16'd4)
-        // ICRC bytes LSB first; bytes of a beat after the one that ended the
-        // CRC region come from the value registered with that beat
-        outb[8*i +: 8] = (crc_end > boff) ? icrc_n[8*d[1:0] +: 8] : icrc_q[8*d[1:0] +: 8];
-    end
-  end
+    insert_f = c;
+    // (bo is a multiple of WB: bo + i does not wrap)
+    if (17'(re) < 17'(bo) + 17'(WB) && 17'(bo) < 17'(re) + 17'd4)    // an ICRC byte in this beat
+      for (int i = 0; i < WB; i = i + 1) begin
+        p = bo + 16'(i);
+        d = p - re;
+        if (p >= re && d < 16'd4)
+          // ICRC bytes LSB first
+          insert_f[8*i +: 8] = (re > bo) ? in[8*d[1:0] +: 8] : iq[8*d[1:0] +: 8];
+      end
+  endfunction
+
+  logic [15:0] boff;
+  assign boff = s1_b << LW;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
@@ -169,14 +174,21 @@ module hca_tx_frame #(
         end else if (adv2)
           s1_v <= 1'b0;
         if (adv2) begin : emit
-          integer i;
-          tdata  <= outb;
+          // the compose stage's beat s1_b: compose, its CRC, the ICRC inserted
+          logic [DATA_W-1:0] comp;
+          logic [31:0] crc_n;
+          comp  = compose_f(boff, hdr_q, hlen, plen_end, rd_data);
+          crc_n = icrc_beat_f(crc_q, comp, boff, crc_end);
+          tdata  <= insert_f(comp, boff, crc_end, ~crc_n, icrc_q);
           tvalid <= 1'b1;
           tlast  <= (s1_b + 16'd1 == nbeats);
-          for (i = 0; i < WB; i = i + 1)
-            tkeep[i] <= (boff + 16'(i)) < flen;
+          if (17'(boff) + 17'(WB) <= 17'(flen))
+            tkeep <= '1;
+          else
+            for (int i = 0; i < WB; i = i + 1)
+              tkeep[i] <= (boff + 16'(i)) < flen;
           crc_q <= crc_n;
-          if (crc_end > boff && crc_end <= boff + 16'(WB)) icrc_q <= icrc_n;
+          if (crc_end > boff && crc_end <= boff + 16'(WB)) icrc_q <= ~crc_n;
         end else if (hb) begin
           // beat 0, all header: never the last beat, no ICRC byte in it
           tdata  <= hdr[DATA_W-1:0];
@@ -195,7 +207,8 @@ module hca_tx_frame #(
           flen     <= n_flen;
           nbeats   <= n_beats;
           rd_b     <= hb ? 16'd2 : 16'd1;
-          crc_q    <= hb ? crc_n : 32'h0;
+          // the header beat's CRC (offset 0, from a zero register)
+          crc_q    <= hb ? icrc_beat_f(32'h0, hdr[DATA_W-1:0], 16'd0, n_crc_end) : 32'h0;
           sent     <= 1'b1;
           sent_len <= n_flen;
         end

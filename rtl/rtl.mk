@@ -9,7 +9,7 @@
 #   rtl_bug_hooks the planted-bug hooks compile to nothing without HCA_PLANTED_BUGS
 RTL_WIDTHS  := 64 512
 RTL_SRCS    := $(sort $(wildcard rtl/*.sv))
-RTL_DEPS    := $(RTL_SRCS) rtl/hca_defs.vh rtl/hca_funcs.vh rtl/hca_crc32_tab.vh $(SPEC_VH)
+RTL_DEPS    := $(RTL_SRCS) rtl/hca_defs.vh rtl/hca_funcs.vh rtl/hca_crc32_tab.vh rtl/hca_crc32_fn.vh $(SPEC_VH)
 # The harness build (the Verilated "rtl" engine): the test-only top around
 # hca_top with the planted-bug hooks on (docs/rtl.md "Planted bugs").
 RTL_SIM_TOP := hca_sim

@@ -541,6 +541,8 @@ def find_ancestor(mods, want):
         sys.exit("mutate_equiv: no module %s in prepped.il" % want)
     used = {m.group(1) for _, ls in mods for l in ls for m in [re.match(r"  cell (\S+) \S+$", l)] if m}
     tops = [n for n in names if n not in used]
+    if len(tops) > 1:   # beside hca_top, a target elaborated on its own (mutate_rtl.py OWN_TOP)
+        tops = [n for n in tops if re.match(r"(\\|\$paramod(\$[0-9a-f]+)?\\)hca_top(\\|$)", n)] or tops
     if len(tops) != 1:
         sys.exit("mutate_equiv: --context auto: %d uninstantiated modules (%s); name one" % (len(tops), " ".join(tops)))
     return tops[0]

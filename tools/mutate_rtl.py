@@ -278,6 +278,10 @@ def wrapper(src_file, name, derivs):
     return src[:h] + "\n".join(body) + "\n" + src[e:]
 
 
+# Modules not instantiated under hca_top, elaborated on their own when mutated.
+OWN_TOP = {"hca_crc32_blk"}
+
+
 def netlist(a):
     os.makedirs(os.path.join(a.out, "wrap"), exist_ok=True)
     out = os.path.abspath(a.out)
@@ -290,8 +294,17 @@ def netlist(a):
     if fixed:
         print("mutate_rtl: parameter value '1 (Yosys 0.23 reads it as 1) written as all ones for Yosys: %s"
               % " ".join(fixed))
-    yosys("read_verilog -sv -Irtl -Irtl/include %s; chparam -set DATA_W %d hca_top; hierarchy -check -top hca_top; "
-          "write_rtlil %s/design.il" % (" ".join(a.src), a.width, out), "%s/yosys-hier.log" % out,
+    # A target outside hca_top's hierarchy (hca_crc32_blk: the reference CRC block, which the
+    # framers' CRC functions replaced in the design; tb_crc checks them against each other) is
+    # elaborated on its own, with its default parameters, and kept beside the hierarchy.
+    # (Without such a target the script is as it was: the same cell names, the same sample.)
+    own = "".join("design -load srcs; hierarchy -check -top %s; design -stash own_%s; " % (m, m)
+                  for m in sorted(targets & OWN_TOP))
+    keep = "".join("design -copy-from own_%s %s; " % (m, m) for m in sorted(targets & OWN_TOP))
+    if own:
+        own = "design -save srcs; %sdesign -load srcs; " % own
+    yosys("read_verilog -sv -Irtl -Irtl/include %s; %schparam -set DATA_W %d hca_top; hierarchy -check -top hca_top; "
+          "%swrite_rtlil %s/design.il" % (" ".join(a.src), own, a.width, keep, out), "%s/yosys-hier.log" % out,
           cwd=os.path.join(out, "ysrc"))
     deriv, others = rename(out, targets)
     dmods = [d for m in sorted(deriv) for d, _ in deriv[m]]

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // hca_crc32 and hca_icrc_beat against a bit-serial reference, the CRC-32
-// check value, and scapy-built RoCEv2 frames (ICRC computed by scapy).
+// check value, and scapy-built RoCEv2 frames (ICRC computed by scapy); their
+// function forms (crc32_f, icrc_beat_f in hca_crc32_fn.vh) against them.
 //   tb_crc <vectors> [iterations]
 #include "Vtb_crc_top.h"
 #include "tb_util.h"
@@ -22,6 +23,8 @@ static uint32_t rtl_crc(uint32_t c, const uint8_t *p, std::size_t n)
 		top->crc_in = c;
 		top->eval();
 		c = top->crc_out;
+		if (top->crc_f_out != c)
+			CHECK_EQ(top->crc_f_out, c, "crc32_f vs hca_crc32");
 	}
 	return c;
 }
@@ -54,6 +57,10 @@ int main(int argc, char **argv)
 		top->crc_in = c;
 		top->eval();
 		uint32_t want = ref_crc32(c, d, n);
+		if (top->crc_f_out != want) {
+			CHECK_EQ(top->crc_f_out, want, "crc32_f random beat");
+			printf("   n=%d crc_in=%08x\n", n, c);
+		}
 		if (top->crc_out != want) {
 			CHECK_EQ(top->crc_out, want, "hca_crc32 random beat");
 			printf("   n=%d crc_in=%08x\n", n, c);
@@ -87,6 +94,8 @@ int main(int argc, char **argv)
 			top->crc_end = (uint16_t)end;
 			top->eval();
 			crc = top->icrc_out;
+			if (top->icrc_f_out != crc)
+				CHECK_EQ(top->icrc_f_out, crc, "icrc_beat_f vs hca_icrc_beat, a frame beat");
 		}
 		uint32_t icrc = ~crc;
 		uint32_t wire = f[end] | f[end + 1] << 8 | f[end + 2] << 16 | (uint32_t)f[end + 3] << 24;
@@ -100,6 +109,34 @@ int main(int argc, char **argv)
 	}
 	CHECK(nframes > 100, "too few frames in %s: %d", argv[1], nframes);
 	printf("%d frames checked\n", nframes);
+
+	// 4. icrc_beat_f against hca_icrc_beat on random beats: offsets near the
+	//    region's start and its replaced bytes, anywhere, and where lane
+	//    offsets wrap past 65535; region ends before, in and after the beat.
+	int diff = 0;
+	for (int it = 0; it < iters; it++) {
+		uint8_t d[64];
+		for (int i = 0; i < wb; i++) d[i] = (uint8_t)rand();
+		set_bytes(top->data, d, wb);
+		uint16_t off;
+		switch (it % 4) {
+		case 0: off = (uint16_t)((rand() % 8) * wb); break;
+		case 1: off = (uint16_t)(rand() & 0xFFFF); break;
+		case 2: off = (uint16_t)(0x10000 - (rand() % 4) * wb); break;
+		default: off = (uint16_t)(0x10000 - wb + rand() % wb); break;
+		}
+		top->beat_off = off;
+		if (it % 4 >= 2 && off < 0xFFFF)	// lane offsets wrap: a region end above the beat's
+			top->crc_end = (uint16_t)(off + 1 + rand() % (0xFFFF - off));
+		else
+			top->crc_end = (uint16_t)(it % 3 ? off + rand() % (wb + 8) - 4 : rand() & 0xFFFF);
+		top->icrc_in = (uint32_t)rand() << 16 ^ (uint32_t)rand();
+		top->eval();
+		if (top->icrc_f_out != top->icrc_out && diff++ < 5)
+			printf("   beat_off=%u crc_end=%u: icrc_beat_f %08x, hca_icrc_beat %08x\n", off,
+			       (unsigned)top->crc_end, (unsigned)top->icrc_f_out, (unsigned)top->icrc_out);
+	}
+	CHECK(diff == 0, "icrc_beat_f differs from hca_icrc_beat on %d of %d random beats", diff, iters);
 	top->final();
 	delete top;
 	return check_done();
