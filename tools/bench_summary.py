@@ -172,8 +172,10 @@ def main():
     t = Table()
     rtl_note = ("RTL: payload read ahead into transmit slots, WQEs prefetched per QP (16 entries) and read from the doorbell, "
                 "the first payload read issued with the lkey check, frames back to back, payload and CQE writes "
-                "posted, but one work item at a time (an ACK item of about 18-21 cycles and a step of about 14 per "
-                "64 B message) and store and forward per packet (docs/rtl.md 'What limits it')")
+                "posted, WQEs read by their size, but one work item at a time (per 64 B message the requester's ACK item "
+                "about 7 cycles and its step about 5, the responder's WRITE item 10 / 17 at 512 / 64 bits) and one "
+                "payload write in flight at the responder: its beats and its response bound the 8-QP row "
+                "(docs/rtl.md 'What limits it')")
 
     for w, tgt in ((512, 48.4), (64, 7.5)):
         s = rtl.get(w, {}).get("sizes", {})
