@@ -24,6 +24,7 @@
 #include "hcasim/hca_spec.h"
 #include "hcasim_cmd.h"
 #include "sw_qemu.h"
+#include "cpu_relax.h"
 #include "wire.h"
 
 #define SW_MAX_LISTEN 4
@@ -252,15 +253,6 @@ static int ports_pending(void)
 		if (ports[i].ops && ports[i].ops->pending && ports[i].ops->pending(&ports[i]))
 			return 1;
 	return 0;
-}
-
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
 }
 
 /* Wait on the CPU until cycle `due` or until frames come into a ring (SW_SPIN_NS). */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
 #include "tb_par.h"
 
 /* How long a waiter spins before it sleeps, measured in time, not in pause
@@ -50,15 +51,6 @@ struct tb_par {
 	void *arg;
 	bool quit;
 };
-
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 static void futex_wait(_Atomic uint32_t *w, uint32_t val)
 {
