@@ -214,7 +214,7 @@ def main():
         # what this run says: the share of the rtl's cycles that were evaluated, and their rate
         st = sim_stats.get(("rtl", w))
         why = ("Verilator's evaluation of the whole design in every busy cycle is most of the time, "
-               "spread over the design's modules (the flops 58 %, the logic after the edge 17-27 %); "
+               "spread over the design's modules (the flops about 60 %, the logic after the edge 16-18 % since the framers' beat work moved inside their enables); "
                "the two nodes' evaluations run in two threads "
                "only when two cores are free (docs/sim.md 9.1, 9.6)")
         if sim_load is not None:
