@@ -214,6 +214,11 @@ module hca_comp #(
                      psn_lt(cp_last, wlast) && !(pc_wait && psn_lt(una, cp_last + 24'd1));
   assign thr_una   = psn_lt(una, cp_last + 24'd1);
   assign thr_end   = thr_stop && ack_plain && !cp_miss_v;
+  // The item's end (COMPST_END's work, also done where a plain ACK's walk
+  // stops: thr_end, done_end): wait for its own posted CQE's outcome unless
+  // it was handed over to hca_comp_posted (ho), else end, the QP busy again.
+  logic end_wait;
+  assign end_wait  = pc_wait && !ho;
   assign done_end  = state_q == COMPST_ACK_DONE && ack_plain && !cp_miss_v && ci_ok;
   // COMPST_END from state_q, or entered in a callee's done cycle (`state`,
   // without the path from `req` through IDLE)
@@ -336,12 +341,9 @@ module hca_comp #(
               cp_moved <= 1'b1;
             end
             if (thr_end) begin                         // COMPST_ACK_DONE .. COMPST_END (progress above)
-              if (pc_wait && !ho) begin
-                pc_ret_ack <= 1'b0; state_q <= COMPST_WAIT_POSTED_CQE;
-              end else begin
-                s_busy_set <= 1'b1;
-                state_q <= COMPST_IDLE;            // done: end_go
-              end
+              if (end_wait) pc_ret_ack <= 1'b0;
+              s_busy_set <= !end_wait;
+              state_q    <= end_wait ? COMPST_WAIT_POSTED_CQE : COMPST_IDLE;   // IDLE: done, end_go
             end else
               state_q <= COMPST_ACK_DONE;
           end
@@ -351,12 +353,9 @@ module hca_comp #(
         COMPST_ACK_DONE: begin
           if (sq_ci == sq_head) `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, psn_next)
           if (done_end) begin                          // COMPST_CHECK_NAK and COMPST_END's work
-            if (pc_wait && !ho) begin
-              pc_ret_ack <= 1'b0; state_q <= COMPST_WAIT_POSTED_CQE;
-            end else begin
-              s_busy_set <= 1'b1;
-              state_q <= COMPST_IDLE;              // done: end_go
-            end
+            if (end_wait) pc_ret_ack <= 1'b0;
+            s_busy_set <= !end_wait;
+            state_q    <= end_wait ? COMPST_WAIT_POSTED_CQE : COMPST_IDLE;   // IDLE: done, end_go
           end else
             state_q <= p_info[`OPI_ACK] ? COMPST_CHECK_NAK : COMPST_READ_RESP;
         end
@@ -419,13 +418,11 @@ module hca_comp #(
           state_q <= crd_progress ? COMPST_READ_PROGRESS : COMPST_RETIRE;
         COMPST_READ_PROGRESS: state_q <= COMPST_RETIRE;
         COMPST_RETIRE:  state_q <= COMPST_WAIT_RETIRE;
-        COMPST_END:
-          if (pc_wait && !ho) begin
-            pc_ret_ack <= 1'b0; state_q <= COMPST_WAIT_POSTED_CQE;
-          end else begin
-            s_busy_set <= 1'b1;
-            state_q <= COMPST_IDLE;                // done: end_go
-          end
+        COMPST_END: begin
+          if (end_wait) pc_ret_ack <= 1'b0;
+          s_busy_set <= !end_wait;
+          state_q    <= end_wait ? COMPST_WAIT_POSTED_CQE : COMPST_IDLE;   // IDLE: done, end_go
+        end
         // the posted CQE write's response: a fault loses the completion
         // (hca_complete_send SCOMPST_CHECK_LOST: QP to ERR with QP_FATAL)
         COMPST_WAIT_POSTED_CQE:
