@@ -123,8 +123,7 @@ module hca_db_wqe_read #(
         pend <= 1'b1; pend_qn <= db_qn;
         key  <= {db_qn, head, qpc_gen};
         addr <= slot_addr(sq_base, head, log_size, log_stride);
-        len  <= ((16'd1 << log_stride) > 16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE)) ?
-                16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE) : (16'd1 << log_stride);
+        len  <= wqe_first_len(log_stride);
       end else if (ce)
         pend <= 1'b0;                      // issued (or dropped) in this engine cycle
     end

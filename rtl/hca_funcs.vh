@@ -17,6 +17,13 @@ function automatic [63:0] slot_addr(input [63:0] base, input [15:0] idx, input [
   slot_addr = base + ({48'b0, idx & ((16'd1 << lsize) - 16'd1)} << lstride);
 endfunction
 
+// The bytes of a send WQE's first read in a ring of 2^lstride-byte slots:
+// its header and one segment, min(stride, 80) (docs/programming.md 5.1).
+function automatic [15:0] wqe_first_len(input [3:0] lstride);
+  wqe_first_len = ((16'd1 << lstride) > 16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE)) ?
+                  16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE) : (16'd1 << lstride);
+endfunction
+
 // A CQE (docs/programming.md) without its owner bit (hca_cq_post sets it).
 function automatic [255:0] mk_cqe(input [31:0] q_byte_len, input [31:0] q_imm, input [31:0] q_qpn,
                                   input [31:0] q_src_qp, input [15:0] q_widx, input [7:0] q_status,

@@ -45,8 +45,8 @@ module hca_wqe_check #(
   assign w_idx      = fb[8*`HCA_WQE_CTRL_SEG_WQE_INDEX_OFF +: 16];
   assign w_raddr_lo = fb[8*(`HCA_WQE_RADDR_OFF + `HCA_WQE_RADDR_SEG_REMOTE_ADDR_OFF) +: 3];
 
-  assign len1      = ((16'd1 << log_sq_stride) > 16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE)) ?
-                     16'(`HCA_WQE_HDR_SIZE + `HCA_WQE_DATA_SEG_SIZE) : (16'd1 << log_sq_stride);
+  `include "hca_funcs.vh"
+  assign len1      = wqe_first_len(log_sq_stride);
   assign need_rest = !f_long && (16'd1 << log_sq_stride) > len1 &&
                      (((w_flags & 8'(`HCA_SEND_INLINE)) != 0) ? w_inl > 16'(`HCA_WQE_DATA_SEG_SIZE) : w_nsge > 8'd1);
 
