@@ -170,11 +170,16 @@ module hca_comp_read #(
   logic        fw_v;
   logic [LOG_MAX_QP-1:0] fw_qn;
   logic [15:0] fw_idx, fw_gen;
+  logic        f_long;               // fetch buffer 2 was filled by a whole-slot read
+  logic        f_rest;               // the WQE in it reaches beyond its first read
 
   // SGE fields at the walk's index
   logic [31:0] sg_len, sg_key;
   logic [63:0] sg_addr;
   assign nsge    = fb2[8*`HCA_WQE_CTRL_SEG_NUM_SGE_OFF +: 8];
+  assign f_rest  = !f_long && (16'd1 << log_sq_stride) > wqe_first_len(log_sq_stride) &&
+                   (((fb2[8*`HCA_WQE_CTRL_SEG_SEND_FLAGS_OFF +: 8] & 8'(`HCA_SEND_INLINE)) != 0) ?
+                    fb2[8*`HCA_WQE_CTRL_SEG_INLINE_LEN_OFF +: 16] > 16'(`HCA_WQE_DATA_SEG_SIZE) : nsge > 8'd1);
   assign sg_len  = fb2[8*(64 + 16*ki + `HCA_WQE_DATA_SEG_BYTE_COUNT_OFF) +: 32];
   assign sg_key  = fb2[8*(64 + 16*ki + `HCA_WQE_DATA_SEG_LKEY_OFF) +: 32];
   assign sg_addr = fb2[8*(64 + 16*ki + `HCA_WQE_DATA_SEG_ADDR_OFF) +: 64];
@@ -191,7 +196,7 @@ module hca_comp_read #(
     if (!rst_n) begin
       state_q <= CRDST_IDLE; done_q <= 1'b0; progress <= 1'b0; txs_wm <= '0; txs_wv <= '0;
       is_read <= 1'b0; last <= 1'b0; ki <= '0; pos <= '0; rem <= '0; src <= '0; fa <= '0;
-      fw_v <= 1'b0; fw_qn <= '0; fw_idx <= '0; fw_gen <= '0;
+      fw_v <= 1'b0; fw_qn <= '0; fw_idx <= '0; fw_gen <= '0; f_long <= 1'b0;
       d_f_start <= 1'b0; d_f_addr <= '0; d_f_len <= '0;
       mr_key <= '0; mr_pdn <= '0; mr_acc <= '0; mr_va <= '0; mr_len <= '0;
       d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_rxbuf <= 1'b0; d_w_off <= '0; d_w_small <= '0;
@@ -251,7 +256,8 @@ module hca_comp_read #(
             d_f_start <= 1'b1;
             d_f_addr  <= slot_addr(sq_base, sq_ci, log_sq_size, log_sq_stride);
             fa        <= slot_addr(sq_base, sq_ci, log_sq_size, log_sq_stride);
-            d_f_len   <= 16'd1 << log_sq_stride;
+            d_f_len   <= wqe_first_len(log_sq_stride);
+            f_long    <= 1'b0;
             state_q   <= CRDST_WAIT_FETCH;
           end
         CRDST_WAIT_FETCH: if (d_f_done) begin
@@ -260,6 +266,10 @@ module hca_comp_read #(
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
             sc_status <= 5'(`HCA_WC_LOC_PROT_ERR); sc_verr <= 8'(`HCA_VENDOR_ERR_DMA_FAULT);
             state_q <= CRDST_FAIL;
+          end else if (f_rest) begin
+            d_f_start <= 1'b1;                           // the whole slot (same address)
+            d_f_len   <= 16'd1 << log_sq_stride;
+            f_long    <= 1'b1;
           end else begin
             ki <= '0;
             state_q <= CRDST_CHECK_LKEY;

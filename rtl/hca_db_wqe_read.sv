@@ -11,19 +11,33 @@
 //
 // In hca_ctx's doorbell cycle
 // (`db_sq_now`: an SQ doorbell that passed its checks) the QP's words are
-// those before it: the QPC (`cfg`), the requester word from the context RAM
-// (`txs`: the engine's last write-back) and the old producer index.  The
+// those before it: the QPC (`cfg`), the requester word and the old producer
+// index.  The requester word is the context RAM's (`txs`: the engine's last
+// write-back), or, while an engine item of this QP holds its words
+// (`e_step_mid`, write-back cycle included), the item's own (`e_txs`:
+// hca_dispatch's words with its jobs' writes, newer than the RAM's).  The
 // read is issued (`issue`, key {QPN, SQ_HEAD, qpc_gen}) when
 //   * the QP is in RTS, its send queue idle (SQ_HEAD = TX_WQE = the old
 //     producer index: every posted WQE started and sent), so the WQE at
 //     SQ_HEAD is the one the doorbell posts and the next the QP starts, and
 //     the outstanding table has room for it;
-//   * the RAM word is current: no engine item of this QP reads, holds or
-//     writes back its words in this cycle or the one before (`e_step_*`;
-//     `touch_q`), so SQ_HEAD is not about to move under the read;
+//   * the word is current: the item's, or the RAM's when no item of this QP
+//     reads or writes back its words in this cycle or the one before
+//     (`e_step_*`; `touch_q`: the RAM may not have the write-back yet);
 //   * the doorbell covers it (SQ_HEAD within the new producer index): only
 //     posted WQEs are read, which software may no longer change.
 // Else nothing happens here and the step fetches the WQE as before.
+// The read is always of WQE index old producer index, the first one this
+// doorbell posts: it cannot have been started, let alone completed, so its
+// slot holds it until the QP's step takes it (key match).  An item of the
+// QP that moves SQ_HEAD after the doorbell (a retry's rewind) or a step that
+// fetches the WQE itself only leaves the entry unused (a wasted read, the
+// entry taken by the QP's next prefetch), never a wrong WQE.  A doorbell
+// that lands during the QP's own item is the common case of a stream that
+// posts one WQE per completion: the completion's CQE write lands inside
+// the item that completes the WQE (an ACK or READ response), the doorbell
+// with it, and the QP's next step comes right after that item
+// (docs/rtl.md, Performance "The READ streams at 64 bits").
 // The read is the WQE's first read, min(stride, 80) bytes (the header and
 // one segment, as every first read of a send WQE: hca_req wqe_len1); a WQE
 // longer than that is read again whole by the step that takes it.
@@ -49,7 +63,8 @@ module hca_db_wqe_read #(
     input  logic [2:0]  db_qp_st,
     input  logic [1023:0] cfg,
     /* verilator lint_off UNUSEDSIGNAL */
-    input  logic [`TXS_W-1:0] txs,        // SQ_CI, SQ_HEAD, TX_WQE used
+    input  logic [`TXS_W-1:0] txs,        // SQ_CI, SQ_HEAD, TX_WQE used (the RAM's)
+    input  logic [`TXS_W-1:0] e_txs,      // ... the engine item's (hca_dispatch txs)
     /* verilator lint_on UNUSEDSIGNAL */
     // the engine's item (hca_dispatch e_step_*) and QPC write count
     input  logic [LOG_MAX_QP-1:0] e_step_qn,
@@ -70,8 +85,9 @@ module hca_db_wqe_read #(
     touches = (e_step_read || e_step_mid || e_step_wb) && e_step_qn == q;
   endfunction
 
-  logic touch_now, touch_q;
+  logic touch_now, touch_q, live;
   assign touch_now = touches(db_qn);
+  assign live      = e_step_mid && e_step_qn == db_qn;   // the item holds the QP's words now
 
   /* verilator lint_off UNUSEDSIGNAL */
   logic [7:0]  v_type, v_flags, v_hop, v_tclass, v_sgid, v_mra, v_mdra;
@@ -98,29 +114,35 @@ module hca_db_wqe_read #(
       .timeout(v_to), .retry_cnt(v_retry), .rnr_retry(v_rnr_retry), .max_rd_atomic(v_mra),
       .max_dest_rd_atomic(v_mdra));
 
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [`TXS_W-1:0] w;                // SQ_CI, SQ_HEAD, TX_WQE used
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [15:0] head, posted;
   logic        want;
-  assign head   = txs[`TXS_SQ_HEAD_O +: 16];
+  assign w      = live ? e_txs : txs;
+  assign head   = w[`TXS_SQ_HEAD_O +: 16];
   assign posted = db_pi - head;
-  assign want   = db_sq_now && db_qp_st == 3'(`HCA_QPS_RTS) && !touch_now && !touch_q &&
-                  head == db_old_pi && txs[`TXS_TX_WQE_O +: 16] == head &&
-                  (head - txs[`TXS_SQ_CI_O +: 16]) < 16'(OUTS - 1) &&
+  assign want   = db_sq_now && db_qp_st == 3'(`HCA_QPS_RTS) && (live || (!touch_now && !touch_q)) &&
+                  head == db_old_pi && w[`TXS_TX_WQE_O +: 16] == head &&
+                  (head - w[`TXS_SQ_CI_O +: 16]) < 16'(OUTS - 1) &&
                   posted != 16'd0 && {16'b0, posted} <= (32'd1 << log_size);
 
   // The read is registered and issued in the next engine cycle (`ce`: the
-  // harness performs register accesses with the engine held), unless an
-  // item of the QP runs by then (its step fetches the WQE itself).
+  // harness performs register accesses with the engine held), whatever
+  // item runs then: a step of the QP that starts after it finds the entry
+  // (hca_req REQST_FETCH_WQE: in flight or ready), one in the same cycle
+  // wins the prefetch's issue or fetches into fetch buffer 0 (the entry
+  // then goes unused).
   logic pend;
-  logic [LOG_MAX_QP-1:0] pend_qn;
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      touch_q <= 1'b0; pend <= 1'b0; pend_qn <= '0; key <= '0; addr <= '0; len <= '0;
+      touch_q <= 1'b0; pend <= 1'b0; key <= '0; addr <= '0; len <= '0;
     end else begin
       touch_q <= touch_now;                // (the doorbell's request is held: db_qn the same next cycle)
       if (srst)
         pend <= 1'b0;
       else if (want) begin
-        pend <= 1'b1; pend_qn <= db_qn;
+        pend <= 1'b1;
         key  <= {db_qn, head, qpc_gen};
         addr <= slot_addr(sq_base, head, log_size, log_stride);
         len  <= wqe_first_len(log_stride);
@@ -128,5 +150,5 @@ module hca_db_wqe_read #(
         pend <= 1'b0;                      // issued (or dropped) in this engine cycle
     end
   end
-  assign issue = pend && ce && !touches(pend_qn);
+  assign issue = pend && ce;
 endmodule

@@ -340,7 +340,7 @@ module hca_top #(
   logic [63:0] dw_addr;
   hca_db_wqe_read #(.LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS)) u_db_wqe (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .db_sq_now(db_sq_now), .db_qn(db_qn), .db_pi(db_pi), .db_old_pi(db_old_pi),
-      .db_qp_st(db_qp_st), .cfg(db_cfg), .txs(db_txs), .e_step_qn(e_step_qn), .e_step_read(e_step_read),
+      .db_qp_st(db_qp_st), .cfg(db_cfg), .txs(db_txs), .e_txs(e_txs_wdata), .e_step_qn(e_step_qn), .e_step_read(e_step_read),
       .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_gen(qpc_gen), .issue(dw_issue), .key(dw_key),
       .addr(dw_addr), .len(dw_len));
   hca_wqe_prefetch #(.KEY_W(WPK), .PF_N(PF_N)) u_wqe_pf (

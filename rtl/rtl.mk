@@ -210,6 +210,11 @@ $(eval $(call rtl_ls_test,rtl_prefetch512,sim/rtl/tests/test_rtl_prefetch.c,--wi
 # read of a longer one (docs/rtl.md "WQE prefetch"), lockstep.
 $(eval $(call rtl_ls_test,rtl_wqelen,sim/rtl/tests/test_rtl_wqelen.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_wqelen512,sim/rtl/tests/test_rtl_wqelen.c,--width 512))
+# How a READ stream's WQEs are read (docs/rtl.md "The READ streams at 64 bits"):
+# from the doorbell during the QP's own item, by their size for the response,
+# lockstep.
+$(eval $(call rtl_ls_test,rtl_readwqe,sim/rtl/tests/test_rtl_readwqe.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_readwqe512,sim/rtl/tests/test_rtl_readwqe.c,--width 512))
 # Posted payload writes at the responder (docs/rtl.md "Posted payload writes")
 # in lockstep against the model: write faults behind posted packets, READ and
 # atomics after a posted WRITE, ACKs after the write responses.
