@@ -575,45 +575,51 @@ module hca_ctx #(
     end
   end
 
-  // ---- CTX read data
+  // ---- CTX read data: built only in the cycle the command is acknowledged
+  // (hca_regs copies it into the staging buffer then, and reads it at no
+  // other time); zero otherwise.  cc_type follows the management port's
+  // last write data, so ungated the view of whatever context type it named
+  // was built on every clock edge of the Verilated model.
   always_comb begin
     cc_rdata = '0;
-    if (cc_qpc && qp_live[cq_q]) begin
-      cc_rdata[1023:0] = qa_rdata;
-      `HCA_FLD(cc_rdata, `HCA_QPC_CUR_STATE_OFF, 1)   = {5'b0, qst(cq_q)};
-      `HCA_FLD(cc_rdata, `HCA_QPC_SQ_DRAINING_OFF, 1) = {7'b0, ta_rdata[`TXS_DRAIN_O]};
-      `HCA_FLD(cc_rdata, `HCA_QPC_SQ_PSN_NEXT_OFF, 4) = {8'b0, ta_rdata[`TXS_PSN_NEXT_O +: 24]};
-      `HCA_FLD(cc_rdata, `HCA_QPC_RQ_PSN_EXPECTED_OFF, 4) = {8'b0, ra_rdata[`RXS_EPSN_O +: 24]};
-      `HCA_FLD(cc_rdata, `HCA_QPC_MSN_OFF, 4)         = {8'b0, ra_rdata[`RXS_MSN_O +: 24]};
-      `HCA_FLD(cc_rdata, `HCA_QPC_SQ_PI_OFF, 2)       = qsq(cq_q);
-      `HCA_FLD(cc_rdata, `HCA_QPC_SQ_CI_OFF, 2)       = ta_rdata[`TXS_SQ_CI_O +: 16];
-      `HCA_FLD(cc_rdata, `HCA_QPC_RQ_PI_OFF, 2)       = qrq(cq_q);
-      `HCA_FLD(cc_rdata, `HCA_QPC_RQ_CI_OFF, 2)       = ra_rdata[`RXS_RQ_CI_O +: 16];
+    if (cc_ack && cc_rd) begin
+      if (cc_qpc && qp_live[cq_q]) begin
+        cc_rdata[1023:0] = qa_rdata;
+        `HCA_FLD(cc_rdata, `HCA_QPC_CUR_STATE_OFF, 1)   = {5'b0, qst(cq_q)};
+        `HCA_FLD(cc_rdata, `HCA_QPC_SQ_DRAINING_OFF, 1) = {7'b0, ta_rdata[`TXS_DRAIN_O]};
+        `HCA_FLD(cc_rdata, `HCA_QPC_SQ_PSN_NEXT_OFF, 4) = {8'b0, ta_rdata[`TXS_PSN_NEXT_O +: 24]};
+        `HCA_FLD(cc_rdata, `HCA_QPC_RQ_PSN_EXPECTED_OFF, 4) = {8'b0, ra_rdata[`RXS_EPSN_O +: 24]};
+        `HCA_FLD(cc_rdata, `HCA_QPC_MSN_OFF, 4)         = {8'b0, ra_rdata[`RXS_MSN_O +: 24]};
+        `HCA_FLD(cc_rdata, `HCA_QPC_SQ_PI_OFF, 2)       = qsq(cq_q);
+        `HCA_FLD(cc_rdata, `HCA_QPC_SQ_CI_OFF, 2)       = ta_rdata[`TXS_SQ_CI_O +: 16];
+        `HCA_FLD(cc_rdata, `HCA_QPC_RQ_PI_OFF, 2)       = qrq(cq_q);
+        `HCA_FLD(cc_rdata, `HCA_QPC_RQ_CI_OFF, 2)       = ra_rdata[`RXS_RQ_CI_O +: 16];
+      end
+      if (cc_cqc && cq_live[cc_idx[LOG_MAX_CQ-1:0]]) begin
+        cc_rdata[255:0] = ca_rdata;
+        `HCA_FLD(cc_rdata, `HCA_CQC_PI_OFF, 4)    = cpi(cc_idx[LOG_MAX_CQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_CQC_CI_OFF, 4)    = cci(cc_idx[LOG_MAX_CQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_CQC_ARM_OFF, 1)   = {6'b0, carm(cc_idx[LOG_MAX_CQ-1:0])};
+        `HCA_FLD(cc_rdata, `HCA_CQC_ERROR_OFF, 1) = {7'b0, cq_err[cc_idx[LOG_MAX_CQ-1:0]]};
+        `HCA_FLD(cc_rdata, `HCA_CQC_SOL_PI_OFF, 2) = csolp(cc_idx[LOG_MAX_CQ-1:0]);
+      end
+      if (cc_srqc) begin
+        cc_rdata[255:0] = scfg(cc_idx[LOG_MAX_SRQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_SRQC_PI_OFF, 4)    = spi(cc_idx[LOG_MAX_SRQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_SRQC_CI_OFF, 4)    = sci(cc_idx[LOG_MAX_SRQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_SRQC_ARMED_OFF, 1) = {7'b0, srq_armed[cc_idx[LOG_MAX_SRQ-1:0]]};
+      end
+      if (cc_eqc) begin
+        cc_rdata[255:0] = ecfg(cc_idx[LOG_MAX_EQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_EQC_PI_OFF, 4)    = epi(cc_idx[LOG_MAX_EQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_EQC_CI_OFF, 4)    = eci(cc_idx[LOG_MAX_EQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_EQC_ARMED_OFF, 1) = {7'b0, eq_armed[cc_idx[LOG_MAX_EQ-1:0]]};
+      end
+      if (cc_mrc && mr_live[ma_addr])
+        cc_rdata[511:0] = ma_rdata;
+      if (cc_gidc)
+        cc_rdata[255:0] = gcfg(cc_idx[3:0]);
     end
-    if (cc_cqc && cq_live[cc_idx[LOG_MAX_CQ-1:0]]) begin
-      cc_rdata[255:0] = ca_rdata;
-      `HCA_FLD(cc_rdata, `HCA_CQC_PI_OFF, 4)    = cpi(cc_idx[LOG_MAX_CQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_CQC_CI_OFF, 4)    = cci(cc_idx[LOG_MAX_CQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_CQC_ARM_OFF, 1)   = {6'b0, carm(cc_idx[LOG_MAX_CQ-1:0])};
-      `HCA_FLD(cc_rdata, `HCA_CQC_ERROR_OFF, 1) = {7'b0, cq_err[cc_idx[LOG_MAX_CQ-1:0]]};
-      `HCA_FLD(cc_rdata, `HCA_CQC_SOL_PI_OFF, 2) = csolp(cc_idx[LOG_MAX_CQ-1:0]);
-    end
-    if (cc_srqc) begin
-      cc_rdata[255:0] = scfg(cc_idx[LOG_MAX_SRQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_SRQC_PI_OFF, 4)    = spi(cc_idx[LOG_MAX_SRQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_SRQC_CI_OFF, 4)    = sci(cc_idx[LOG_MAX_SRQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_SRQC_ARMED_OFF, 1) = {7'b0, srq_armed[cc_idx[LOG_MAX_SRQ-1:0]]};
-    end
-    if (cc_eqc) begin
-      cc_rdata[255:0] = ecfg(cc_idx[LOG_MAX_EQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_EQC_PI_OFF, 4)    = epi(cc_idx[LOG_MAX_EQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_EQC_CI_OFF, 4)    = eci(cc_idx[LOG_MAX_EQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_EQC_ARMED_OFF, 1) = {7'b0, eq_armed[cc_idx[LOG_MAX_EQ-1:0]]};
-    end
-    if (cc_mrc && mr_live[ma_addr])
-      cc_rdata[511:0] = ma_rdata;
-    if (cc_gidc)
-      cc_rdata[255:0] = gcfg(cc_idx[3:0]);
   end
 
   // ---- EQE injection check (model/mgmt.c eqe_inject)
