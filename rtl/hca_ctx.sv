@@ -204,6 +204,7 @@ module hca_ctx #(
   logic [NSRQ-1:0] srq_live;
   logic [NEQ-1:0]  eq_live;
   logic [NGID-1:0] gid_live;
+  logic [NGID-1:0] gid_v4;      // with gid_live: the entry is an IPv4-mapped valid GID (ip_match)
   // Table entries are valid only while "live" (written since reset); the
   // arrays themselves are not reset, so a reset is a handful of vectors.
 
@@ -311,18 +312,36 @@ module hca_ctx #(
   assign e_srq_pi   = spi(e_srq_idx);
   assign e_srq_ci   = sci(e_srq_idx);
   assign e_srq_armed = srq_armed[e_srq_idx];
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [255:0] gid_sel;
-  /* verilator lint_on UNUSEDSIGNAL */
-  assign gid_sel    = gcfg(e_gid_idx);
-  assign e_gid      = gid_sel[127:0];
+  assign e_gid      = gid_live[e_gid_idx] ? gid_cfg[e_gid_idx][127:0] : 128'h0;
 
+  // The byte (e8, s8) or two bytes (e16, s16) at byte offset o of an EQ's /
+  // SRQ's configuration, zero when the entry is not live: the checks below
+  // read a field or two, not the whole 256-bit view (ecfg, scfg), which the
+  // Verilated model would build on every clock edge.
+  function automatic [7:0] e8(input [LOG_MAX_EQ-1:0] x, input integer o);
+    e8 = eq_live[x] ? eq_cfg[x][8*o +: 8] : 8'h0;
+  endfunction
+  function automatic [15:0] e16(input [LOG_MAX_EQ-1:0] x, input integer o);
+    e16 = eq_live[x] ? eq_cfg[x][8*o +: 16] : 16'h0;
+  endfunction
+  function automatic [7:0] s8(input [LOG_MAX_SRQ-1:0] x, input integer o);
+    s8 = srq_live[x] ? srq_cfg[x][8*o +: 8] : 8'h0;
+  endfunction
+  function automatic [15:0] s16(input [LOG_MAX_SRQ-1:0] x, input integer o);
+    s16 = srq_live[x] ? srq_cfg[x][8*o +: 16] : 16'h0;
+  endfunction
+
+  // gid_v4[g]: entry g is live, valid and an IPv4-mapped address
+  // (::ffff:a.b.c.d), decided when the entry is written (gid_v4_of) rather
+  // than on every clock edge; a reset clears it with the live bits.
+  function automatic gid_v4_of(input [7:0] valid, input [95:0] prefix);
+    gid_v4_of = valid != 8'h0 && prefix == {16'hFFFF, 80'h0};
+  endfunction
   always_comb begin : ip_match
     integer g;
     e_ip_ours = 1'b0;
     for (g = 0; g < NGID; g = g + 1)
-      if (gid_live[g] && gid_cfg[g][8*`HCA_GIDC_VALID_OFF +: 8] != 8'h0 &&
-          gid_cfg[g][95:0] == {16'hFFFF, 80'h0} && gid_cfg[g][127:96] == e_ip)
+      if (gid_v4[g] && gid_cfg[g][127:96] == e_ip)
         e_ip_ours = 1'b1;
   end
 
@@ -556,45 +575,51 @@ module hca_ctx #(
     end
   end
 
-  // ---- CTX read data
+  // ---- CTX read data: built only in the cycle the command is acknowledged
+  // (hca_regs copies it into the staging buffer then, and reads it at no
+  // other time); zero otherwise.  cc_type follows the management port's
+  // last write data, so ungated the view of whatever context type it named
+  // was built on every clock edge of the Verilated model.
   always_comb begin
     cc_rdata = '0;
-    if (cc_qpc && qp_live[cq_q]) begin
-      cc_rdata[1023:0] = qa_rdata;
-      `HCA_FLD(cc_rdata, `HCA_QPC_CUR_STATE_OFF, 1)   = {5'b0, qst(cq_q)};
-      `HCA_FLD(cc_rdata, `HCA_QPC_SQ_DRAINING_OFF, 1) = {7'b0, ta_rdata[`TXS_DRAIN_O]};
-      `HCA_FLD(cc_rdata, `HCA_QPC_SQ_PSN_NEXT_OFF, 4) = {8'b0, ta_rdata[`TXS_PSN_NEXT_O +: 24]};
-      `HCA_FLD(cc_rdata, `HCA_QPC_RQ_PSN_EXPECTED_OFF, 4) = {8'b0, ra_rdata[`RXS_EPSN_O +: 24]};
-      `HCA_FLD(cc_rdata, `HCA_QPC_MSN_OFF, 4)         = {8'b0, ra_rdata[`RXS_MSN_O +: 24]};
-      `HCA_FLD(cc_rdata, `HCA_QPC_SQ_PI_OFF, 2)       = qsq(cq_q);
-      `HCA_FLD(cc_rdata, `HCA_QPC_SQ_CI_OFF, 2)       = ta_rdata[`TXS_SQ_CI_O +: 16];
-      `HCA_FLD(cc_rdata, `HCA_QPC_RQ_PI_OFF, 2)       = qrq(cq_q);
-      `HCA_FLD(cc_rdata, `HCA_QPC_RQ_CI_OFF, 2)       = ra_rdata[`RXS_RQ_CI_O +: 16];
+    if (cc_ack && cc_rd) begin
+      if (cc_qpc && qp_live[cq_q]) begin
+        cc_rdata[1023:0] = qa_rdata;
+        `HCA_FLD(cc_rdata, `HCA_QPC_CUR_STATE_OFF, 1)   = {5'b0, qst(cq_q)};
+        `HCA_FLD(cc_rdata, `HCA_QPC_SQ_DRAINING_OFF, 1) = {7'b0, ta_rdata[`TXS_DRAIN_O]};
+        `HCA_FLD(cc_rdata, `HCA_QPC_SQ_PSN_NEXT_OFF, 4) = {8'b0, ta_rdata[`TXS_PSN_NEXT_O +: 24]};
+        `HCA_FLD(cc_rdata, `HCA_QPC_RQ_PSN_EXPECTED_OFF, 4) = {8'b0, ra_rdata[`RXS_EPSN_O +: 24]};
+        `HCA_FLD(cc_rdata, `HCA_QPC_MSN_OFF, 4)         = {8'b0, ra_rdata[`RXS_MSN_O +: 24]};
+        `HCA_FLD(cc_rdata, `HCA_QPC_SQ_PI_OFF, 2)       = qsq(cq_q);
+        `HCA_FLD(cc_rdata, `HCA_QPC_SQ_CI_OFF, 2)       = ta_rdata[`TXS_SQ_CI_O +: 16];
+        `HCA_FLD(cc_rdata, `HCA_QPC_RQ_PI_OFF, 2)       = qrq(cq_q);
+        `HCA_FLD(cc_rdata, `HCA_QPC_RQ_CI_OFF, 2)       = ra_rdata[`RXS_RQ_CI_O +: 16];
+      end
+      if (cc_cqc && cq_live[cc_idx[LOG_MAX_CQ-1:0]]) begin
+        cc_rdata[255:0] = ca_rdata;
+        `HCA_FLD(cc_rdata, `HCA_CQC_PI_OFF, 4)    = cpi(cc_idx[LOG_MAX_CQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_CQC_CI_OFF, 4)    = cci(cc_idx[LOG_MAX_CQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_CQC_ARM_OFF, 1)   = {6'b0, carm(cc_idx[LOG_MAX_CQ-1:0])};
+        `HCA_FLD(cc_rdata, `HCA_CQC_ERROR_OFF, 1) = {7'b0, cq_err[cc_idx[LOG_MAX_CQ-1:0]]};
+        `HCA_FLD(cc_rdata, `HCA_CQC_SOL_PI_OFF, 2) = csolp(cc_idx[LOG_MAX_CQ-1:0]);
+      end
+      if (cc_srqc) begin
+        cc_rdata[255:0] = scfg(cc_idx[LOG_MAX_SRQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_SRQC_PI_OFF, 4)    = spi(cc_idx[LOG_MAX_SRQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_SRQC_CI_OFF, 4)    = sci(cc_idx[LOG_MAX_SRQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_SRQC_ARMED_OFF, 1) = {7'b0, srq_armed[cc_idx[LOG_MAX_SRQ-1:0]]};
+      end
+      if (cc_eqc) begin
+        cc_rdata[255:0] = ecfg(cc_idx[LOG_MAX_EQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_EQC_PI_OFF, 4)    = epi(cc_idx[LOG_MAX_EQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_EQC_CI_OFF, 4)    = eci(cc_idx[LOG_MAX_EQ-1:0]);
+        `HCA_FLD(cc_rdata, `HCA_EQC_ARMED_OFF, 1) = {7'b0, eq_armed[cc_idx[LOG_MAX_EQ-1:0]]};
+      end
+      if (cc_mrc && mr_live[ma_addr])
+        cc_rdata[511:0] = ma_rdata;
+      if (cc_gidc)
+        cc_rdata[255:0] = gcfg(cc_idx[3:0]);
     end
-    if (cc_cqc && cq_live[cc_idx[LOG_MAX_CQ-1:0]]) begin
-      cc_rdata[255:0] = ca_rdata;
-      `HCA_FLD(cc_rdata, `HCA_CQC_PI_OFF, 4)    = cpi(cc_idx[LOG_MAX_CQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_CQC_CI_OFF, 4)    = cci(cc_idx[LOG_MAX_CQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_CQC_ARM_OFF, 1)   = {6'b0, carm(cc_idx[LOG_MAX_CQ-1:0])};
-      `HCA_FLD(cc_rdata, `HCA_CQC_ERROR_OFF, 1) = {7'b0, cq_err[cc_idx[LOG_MAX_CQ-1:0]]};
-      `HCA_FLD(cc_rdata, `HCA_CQC_SOL_PI_OFF, 2) = csolp(cc_idx[LOG_MAX_CQ-1:0]);
-    end
-    if (cc_srqc) begin
-      cc_rdata[255:0] = scfg(cc_idx[LOG_MAX_SRQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_SRQC_PI_OFF, 4)    = spi(cc_idx[LOG_MAX_SRQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_SRQC_CI_OFF, 4)    = sci(cc_idx[LOG_MAX_SRQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_SRQC_ARMED_OFF, 1) = {7'b0, srq_armed[cc_idx[LOG_MAX_SRQ-1:0]]};
-    end
-    if (cc_eqc) begin
-      cc_rdata[255:0] = ecfg(cc_idx[LOG_MAX_EQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_EQC_PI_OFF, 4)    = epi(cc_idx[LOG_MAX_EQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_EQC_CI_OFF, 4)    = eci(cc_idx[LOG_MAX_EQ-1:0]);
-      `HCA_FLD(cc_rdata, `HCA_EQC_ARMED_OFF, 1) = {7'b0, eq_armed[cc_idx[LOG_MAX_EQ-1:0]]};
-    end
-    if (cc_mrc && mr_live[ma_addr])
-      cc_rdata[511:0] = ma_rdata;
-    if (cc_gidc)
-      cc_rdata[255:0] = gcfg(cc_idx[3:0]);
   end
 
   // ---- EQE injection check (model/mgmt.c eqe_inject)
@@ -603,13 +628,11 @@ module hca_ctx #(
   logic [3:0]  ij_log;
   logic [31:0] ij_used;
   assign ij       = inj_eqn[LOG_MAX_EQ-1:0];
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [255:0] ij_cfg;
-  /* verilator lint_on UNUSEDSIGNAL */
-  assign ij_cfg   = ecfg(ij);
-  assign ij_valid = inj_eqn < 32'(NEQ) && ij_cfg[7:0] != 8'h0;
-  assign ij_log   = (ij_cfg[8*`HCA_EQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_EQE)) ?
-                    4'(`HCA_CAP_LOG_MAX_EQE) : ij_cfg[8*`HCA_EQC_LOG_SIZE_OFF +: 4];
+  logic [7:0]  ij_st, ij_ls;       // ij's config: state byte, LOG_SIZE
+  assign ij_st    = e8(ij, 0);
+  assign ij_ls    = e8(ij, `HCA_EQC_LOG_SIZE_OFF);
+  assign ij_valid = inj_eqn < 32'(NEQ) && ij_st != 8'h0;
+  assign ij_log   = (ij_ls > 8'(`HCA_CAP_LOG_MAX_EQE)) ? 4'(`HCA_CAP_LOG_MAX_EQE) : ij_ls[3:0];
   assign ij_used  = epi(ij) + {25'b0, einj(ij)} - eci(ij);
   assign ij_room  = ij_used < (32'd1 << ij_log) && !inj_full;
   always_comb begin
@@ -627,15 +650,13 @@ module hca_ctx #(
   logic [LOG_MAX_SRQ-1:0] ds;
   logic [LOG_MAX_EQ-1:0]  de;
   logic db_ok;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [255:0] ds_cfg, de_cfg;
-  /* verilator lint_on UNUSEDSIGNAL */
-  assign ds_cfg = scfg(ds);
+  logic [7:0]  ds_st, de_st;       // the doorbell's SRQ / EQ config: state byte
+  assign ds_st = s8(ds, 0);
+  assign de_st = e8(de, 0);
   /* verilator lint_off UNUSEDSIGNAL */
   logic [31:0] ds_pi;
   /* verilator lint_on UNUSEDSIGNAL */
   assign ds_pi  = spi(ds);
-  assign de_cfg = ecfg(de);
   assign dq = db_num[LOG_MAX_QP-1:0];
   assign dc = db_num[LOG_MAX_CQ-1:0];
   assign ds = db_num[LOG_MAX_SRQ-1:0];
@@ -647,14 +668,14 @@ module hca_ctx #(
               `HCA_FLD(qa_rdata, `HCA_QPC_UAR_OFF, 2) == {9'b0, db_page} &&
               !(db_rq && (`HCA_FLD(qa_rdata, `HCA_QPC_FLAGS_OFF, 1) & 8'(`HCA_QPC_FLAGS_USE_SRQ_MASK)) != 0);
     else if (db_srq)
-      db_ok = db_num >= 16'd1 && db_num < 16'(NSRQ) && ds_cfg[7:0] != 8'h0 &&
-              ds_cfg[8*`HCA_SRQC_UAR_OFF +: 16] == {9'b0, db_page};
+      db_ok = db_num >= 16'd1 && db_num < 16'(NSRQ) && ds_st != 8'h0 &&
+              s16(ds, `HCA_SRQC_UAR_OFF) == {9'b0, db_page};
     else if (db_cq)
       db_ok = db_num >= 16'd1 && db_num < 16'(NCQ) && cq_valid[dc] &&
               `HCA_FLD(ca_rdata, `HCA_CQC_UAR_OFF, 2) == {9'b0, db_page};
     else if (db_eq)
-      db_ok = db_num < 16'(NEQ) && de_cfg[7:0] != 8'h0 &&
-              de_cfg[8*`HCA_EQC_UAR_OFF +: 16] == {9'b0, db_page};
+      db_ok = db_num < 16'(NEQ) && de_st != 8'h0 &&
+              e16(de, `HCA_EQC_UAR_OFF) == {9'b0, db_page};
     if (!enabled) db_ok = 1'b0;
   end
   assign c_stat_db_err = db_ack && !db_ok;
@@ -704,11 +725,11 @@ module hca_ctx #(
     if (!rst_n) begin
       qp_live <= '0; qp_busy <= '0; cq_live <= '0; cq_valid <= '0; cq_err <= '0;
       srq_live <= '0; srq_armed <= '0; eq_live <= '0; eq_armed <= '0; eq_failed <= '0;
-      eq_fp <= '0; gid_live <= '0; mr_live <= '0;
+      eq_fp <= '0; gid_live <= '0; gid_v4 <= '0; mr_live <= '0;
     end else if (srst) begin
       qp_live <= '0; qp_busy <= '0; cq_live <= '0; cq_valid <= '0; cq_err <= '0;
       srq_live <= '0; srq_armed <= '0; eq_live <= '0; eq_armed <= '0; eq_failed <= '0;
-      eq_fp <= '0; gid_live <= '0; mr_live <= '0;
+      eq_fp <= '0; gid_live <= '0; gid_v4 <= '0; mr_live <= '0;
     end else begin
       if (eng_ce) begin
         // the item's clear (issued at its start) must not undo the busy bit
@@ -756,19 +777,17 @@ module hca_ctx #(
           end
         end
         if (cc_mrc)  mr_live[ma_addr] <= 1'b1;
-        if (cc_gidc) gid_live[cc_idx[3:0]] <= 1'b1;
+        if (cc_gidc) begin
+          gid_live[cc_idx[3:0]] <= 1'b1;
+          gid_v4[cc_idx[3:0]]   <= gid_v4_of(cc_wdata[8*`HCA_GIDC_VALID_OFF +: 8], cc_wdata[95:0]);
+        end
       end
     end
   end
 
   logic eqw_was, srqw_was, cqw_was;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [255:0] eqw_old, srqw_old;
-  /* verilator lint_on UNUSEDSIGNAL */
-  assign eqw_old  = ecfg(cc_idx[LOG_MAX_EQ-1:0]);
-  assign srqw_old = scfg(cc_idx[LOG_MAX_SRQ-1:0]);
-  assign eqw_was  = eqw_old[7:0] != 8'h0;
-  assign srqw_was = srqw_old[7:0] != 8'h0;
+  assign eqw_was  = e8(cc_idx[LOG_MAX_EQ-1:0], 0) != 8'h0;     // its state before the write
+  assign srqw_was = s8(cc_idx[LOG_MAX_SRQ-1:0], 0) != 8'h0;
   assign cqw_was  = cq_live[cc_idx[LOG_MAX_CQ-1:0]] && cq_valid[cc_idx[LOG_MAX_CQ-1:0]];
 
   // Table arrays (no reset: gated by the live bits).

@@ -145,6 +145,7 @@ module hca_dma_rd #(
   localparam int FBW = (FB_BYTES + WB - 1) / WB;   // fetch buffer words
   localparam int FB1W = (FB1_BYTES + WB - 1) / WB;
   localparam int FB2W = (FB2_BYTES + WB - 1) / WB;
+  localparam int FWI = $clog2(FBW);                 // fetch buffer 0 word index bits
 
   // ------------------------------------------------------------ fetch
   logic        f_pend, f_issued, f_orphan;
@@ -157,7 +158,7 @@ module hca_dma_rd #(
   logic [63:0] p_addr_q [0:PF_N-1];
   logic [15:0] p_len_q [0:PF_N-1];
   logic [15:0] p_beat [0:PF_N-1];
-  logic [FB_BYTES*8-1:0] pb [0:PF_N-1];    // g_pb: each entry's buffer
+  logic [FB_BYTES*8-1:0] pb [0:PF_N-1];    // each entry's buffer (wr_pb)
   assign p_busy = p_pend | p_orphan;
 
   // ------------------------------------------------------------ gather queue
@@ -256,11 +257,10 @@ module hca_dma_rd #(
     end
   end
 
+  // word w of fetch buffer 0 (zero beyond it): one indexed select, not a
+  // compare per word (this feeds the aligner, evaluated on every edge)
   function automatic [DATA_W-1:0] fb_word(input [15:0] w);
-    integer j;
-    fb_word = '0;
-    for (j = 0; j < FBW; j = j + 1)
-      if (w == 16'(j)) fb_word = fb[DATA_W*j +: DATA_W];
+    fb_word = (w < 16'(FBW)) ? fb[DATA_W*w[FWI-1:0] +: DATA_W] : '0;
   endfunction
 
   // burst parameters (a new burst takes them from its tag or the local request)
@@ -286,14 +286,19 @@ module hca_dma_rd #(
   assign pair    = a_flush ? {{DATA_W{1'b0}}, a_prev} : {in_data, (a_act ? a_prev : {DATA_W{1'b0}})};
   assign rotated = DATA_W'(pair >> {(LW+1)'(WB) - {1'b0, cur_rot}, 3'b000});
 
-  always_comb begin : be_calc
-    integer i;
-    logic [16:0] s;
-    for (i = 0; i < WB; i = i + 1) begin
-      s = {1'b0, w_m << LW} + 17'(i) - 17'(cur_rot);    // piece byte at this lane
-      tb_be[i] = !s[16] && s < {1'b0, cur_len};
-    end
-  end
+  // Byte enables: lane i holds piece byte b = (w_m << LW) + i - cur_rot, and
+  // is written when 0 <= b < cur_len, i.e. for the lanes i in
+  // [cur_rot - wb, cur_rot + cur_len - wb) with wb = the word's first byte:
+  // two masks of WB bits (one shift each), not a compare per lane.
+  function automatic [WB-1:0] lanes_below(input [16:0] n);   // the lanes i < n
+    lanes_below = (n >= 17'(WB)) ? {WB{1'b1}} : ~({WB{1'b1}} << n);
+  endfunction
+  logic [16:0] be_wb, be_rot, be_end;
+  assign be_wb  = {1'b0, w_m << LW};
+  assign be_rot = 17'(cur_rot);
+  assign be_end = {1'b0, cur_len} + be_rot;
+  assign tb_be  = (be_end > be_wb ? lanes_below(be_end - be_wb) : '0) &
+                  (be_rot > be_wb ? ~lanes_below(be_rot - be_wb) : {WB{1'b1}});
   assign tb_wdata = rotated;
   assign tb_addr  = TXBUF_AW'((cur_dst >> LW) + w_m);
 
@@ -348,19 +353,20 @@ module hca_dma_rd #(
                                     !(a_act && (a_flush || a_local)) && !(l_pend && !a_act));
   assign rd_cpl_ready = !c_valid || c_take;
 
-  // The prefetch buffers, one register per entry written like a fetch
-  // buffer (kept out of the process below: a memory with a write port per
-  // word is what synthesis would make of one indexed array there).
-  for (genvar pe = 0; pe < PF_N; pe++) begin : g_pb
-    logic [FB_BYTES*8-1:0] q;
-    always_ff @(posedge clk or negedge rst_n) begin : wr
-      integer w;
-      if (!rst_n) q <= '0;
-      else if (ce && c_valid && c_pf && c_pe == PW'(pe) && !p_orphan[pe] && !c_err)
-        for (w = 0; w < FBW; w = w + 1)
-          if (p_beat[pe] == 16'(w)) q[DATA_W*w +: DATA_W] <= c_data;
-    end
-    assign pb[pe] = q;
+  // The prefetch buffers: a memory of PF_N entries, one word written per
+  // beat (beats beyond FB_BYTES dropped), read whole by p_load.  No reset:
+  // an entry is read only after its prefetch completed without fault
+  // (hca_wqe_prefetch's p_load), so only words its own beats wrote, or words
+  // of an earlier WQE beyond this one's length, are ever read -- and the
+  // power-up contents are never seen (in simulation they are zero, as the
+  // reset made them).  Before, each entry was a register of its own copied
+  // into pb by a continuous assignment: PF_N x FB_BYTES bytes copied on every
+  // clock edge of the Verilated model (docs/sim.md 9.1).
+  logic [15:0] pb_beat;                    // the beat's word within its entry
+  assign pb_beat = p_beat[c_pe];
+  always_ff @(posedge clk) begin : wr_pb
+    if (ce && c_valid && c_pf && !p_orphan[c_pe] && !c_err && pb_beat < 16'(FBW))
+      pb[c_pe][DATA_W*pb_beat[FWI-1:0] +: DATA_W] <= c_data;
   end
 
   // ------------------------------------------------------------ sequential
@@ -401,7 +407,7 @@ module hca_dma_rd #(
           if (p_orphan[c_pe]) begin
             if (c_last) p_orphan[c_pe] <= 1'b0;
           end else begin
-            if (!c_err) p_beat[c_pe] <= p_beat[c_pe] + 16'd1;   // the beat into pb (g_pb)
+            if (!c_err) p_beat[c_pe] <= p_beat[c_pe] + 16'd1;   // the beat into pb (wr_pb)
             if (c_last) begin
               p_pend[c_pe] <= 1'b0;
               p_done[c_pe] <= 1'b1;

@@ -24,12 +24,19 @@ module hca_ram_sdp #(
     if (rd_en) rd_data <= mem[rd_addr];
   end
 
-  genvar b;
-  generate
-    for (b = 0; b < W / 8; b = b + 1) begin : g_be
-      always_ff @(posedge clk) begin
-        if (wr_en && wr_be[b]) mem[wr_addr][8*b +: 8] <= wr_data[8*b +: 8];
-      end
-    end
-  endgenerate
+  // The byte-enabled write as one word write of the merged word: synthesis
+  // turns the merge's feedback from the same address back into per-lane
+  // write enables (Yosys opt_mem_feedback: one write port, no extra read
+  // port), and the Verilated model evaluates it only in the cycles that
+  // write.  A process per lane cost every clock edge a test and a delayed
+  // write per lane (64 lanes at DATA_W 512: docs/sim.md 9.1).
+  function automatic [W-1:0] merge(input [W-1:0] old, input [W-1:0] d, input [W/8-1:0] be);
+    integer b;
+    merge = old;
+    for (b = 0; b < W / 8; b = b + 1)
+      if (be[b]) merge[8*b +: 8] = d[8*b +: 8];
+  endfunction
+  always_ff @(posedge clk) begin
+    if (wr_en) mem[wr_addr] <= merge(mem[wr_addr], wr_data, wr_be);
+  end
 endmodule
