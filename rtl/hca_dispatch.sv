@@ -93,7 +93,7 @@ module hca_dispatch #(
     input  logic [2:0]  e_qp_state,
     output logic        e_busy_clr,
     output logic [LOG_MAX_QP-1:0] e_busy_idx,
-    input  logic        e_busy_set,          // any job's busy-set strobe (pending)
+    input  logic        e_busy_set,          // a job's busy-set strobe for e_busy_idx, landing this cycle
     input  logic [NQP-1:0] qp_busy,
     input  logic [NQP-1:0] tm_due,           // hca_timers: QPs whose timer deadline passed
     output logic        e_qpc_en,
@@ -144,6 +144,7 @@ module hca_dispatch #(
     input  logic        rx_chk_accept,
     input  logic        rx_qpc_en,           // the frame check reads the destination QP's words
     input  logic [LOG_MAX_QP-1:0] rx_dqpn,
+    input  logic        rx_ack,              // the held frame is an ACK/NAK (may start under a hold)
     output logic        rx_req,
     input  logic        rx_done,
     input  logic        rx_wb,
@@ -253,8 +254,10 @@ module hca_dispatch #(
   endfunction
   // Busy (or timer-due) QP after rr in ascending order (round robin =
   // repeated passes).
+  // A busy bit being set in this cycle (a job's registered strobe, for the
+  // item's QP) counts already: the pick need not wait for it to land.
   logic [NQP-1:0] qp_work;
-  assign qp_work = qp_busy | tm_due;
+  assign qp_work = qp_busy | tm_due | (e_busy_set ? (NQP'(1) << e_busy_idx) : '0);
   // the steps that may start: not hold_qn's while its CQE write is pending
   logic [NQP-1:0] qp_go;
   assign qp_go = qp_work & ~(hold ? (NQP'(1) << hold_qn) : '0);
@@ -277,6 +280,14 @@ module hca_dispatch #(
     for (i = 31; i >= 0; i = i - 1)
       if (pba_pend[i]) pba_pick = 5'(i);
   end
+
+  // A frame starts when no CQE write of an ended ACK item is pending, or,
+  // under its hold, an ACK/NAK of another QP (not while a loss is applied):
+  // its item runs until it would post a CQE, an EQE or move a QP to ERR
+  // (those callees are withheld: it parks there), so the ended item's
+  // outcome still comes before anything of it that depends on it.
+  logic frame_go;
+  assign frame_go = !hold || (rx_ack && rx_dqpn != hold_qn && !res);
 
   // Other work than the QP in progress (qn) is waiting: hca_req ends a step
   // that waits for its WQE's read (REQST_FETCH_WQE) and comes back later.
@@ -333,10 +344,10 @@ module hca_dispatch #(
           end else if (|pba_pend && !x_deliver && !hold) begin
             x_deliver     <= 1'b1;
             x_deliver_vec <= pba_pick;
-          end else if (frame_valid && !hold) begin
+          end else if (frame_valid && frame_go) begin
             in_step <= 1'b1;
             state_q <= DISPST_WAIT_FRAME_CHECK;
-          end else if (enabled && (|qp_go) && !e_busy_set && !res) begin
+          end else if (enabled && (|qp_go) && !res) begin
             qn_q    <= rr_pick;
             rr      <= rr_pick;
             in_step <= 1'b1;
