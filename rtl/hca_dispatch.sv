@@ -12,7 +12,8 @@
 //   4. delivery of an unmasked vector with a pending PBA bit (in IDLE);
 //   5. a received frame (hca_recv frame_valid): the frame checks
 //      (DISPST_WAIT_FRAME_CHECK), the QP's words loaded
-//      (DISPST_LOAD_FRAME_QP), then the frame processed to the end
+//      (DISPST_LOAD_FRAME_QP; the item starts in that cycle on the words
+//      read, ld_frame), then the frame processed to the end
 //      (DISPST_WAIT_FRAME: its ACK/NAK sent, its completions written);
 //   6. one step of the next busy QP in ascending-QPN round robin (rr,
 //      qp_busy from hca_ctx, or tm_due from hca_timers: a timer deadline
@@ -181,7 +182,8 @@ module hca_dispatch #(
   assign eqp_kind   = (state == DISPST_WAIT_ARM_IRQ) ? `EQP_ARM_IRQ : `EQP_POST;
   assign cqa_req    = state == DISPST_WAIT_ARM_EQE;
   assign rx_chk_req = state == DISPST_WAIT_FRAME_CHECK;
-  assign rx_req     = state == DISPST_WAIT_FRAME;
+  // a frame's item starts in DISPST_LOAD_FRAME_QP's cycle, on the words read (ld_frame)
+  assign rx_req     = state == DISPST_WAIT_FRAME || ld_frame;
   // a step starts in DISPST_STEP_LOAD's cycle, on the words read (ld_step)
   assign step_req   = state == DISPST_WAIT_STEP || ld_step;
   assign tmr_req    = state == DISPST_WAIT_TIMER;
@@ -202,13 +204,19 @@ module hca_dispatch #(
   // 12, a shorter requester step) and sees the words as they are loaded
   // (the context RAMs' outputs; no job wrote them in the read's cycle)
   logic        ld_step;
+  // DISPST_LOAD_FRAME_QP (the accepted frame check's done cycle): the frame's
+  // item starts in this cycle on the words read by RECVST_CHECK_FRAME, in the
+  // same way (hca_recv's QP checks and the callee's first state act in it)
+  logic        ld_frame, ld_now;
   logic [1023:0] cfg_q;
-  assign ld_step = state_q == DISPST_STEP_LOAD && !tm_due[qn_q];
-  assign cfg   = ld_step ? e_qpc_rdata : cfg_q;
+  assign ld_step  = state_q == DISPST_STEP_LOAD && !tm_due[qn_q];
+  assign ld_frame = state_q == DISPST_WAIT_FRAME_CHECK && rx_chk_done && rx_chk_accept;
+  assign ld_now   = ld_step || ld_frame;
+  assign cfg   = ld_now ? e_qpc_rdata : cfg_q;
   assign qn    = (qn_q & ~qn_wm) | qn_wv;
-  assign txs   = ((ld_step ? e_txs_rdata : txs_q) & ~txs_wm) | txs_wv;
-  assign rxs   = ((ld_step ? e_rxs_rdata : rxs_q) & ~rxs_wm) | rxs_wv;
-  assign qp_st = ((ld_step ? e_qp_state : st_q) & ~st_wm) | st_wv;
+  assign txs   = ((ld_now ? e_txs_rdata : txs_q) & ~txs_wm) | txs_wv;
+  assign rxs   = ((ld_now ? e_rxs_rdata : rxs_q) & ~rxs_wm) | rxs_wv;
+  assign qp_st = ((ld_now ? e_qp_state : st_q) & ~st_wm) | st_wv;
 
   // the last job of the item reported done: write TXS/RXS back this cycle
   logic wb_now;
@@ -218,7 +226,7 @@ module hca_dispatch #(
   assign e_qp_idx    = res_idx ? hold_qn : qn;
   assign e_busy_idx  = res_idx ? hold_qn : qn;
   assign idle        = state_q == DISPST_IDLE;
-  assign e_srq_idx   = srq_n;
+  assign e_srq_idx   = ld_frame ? e_qpc_rdata[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] : srq_n;
   assign e_qpc_en    = state == DISPST_STEP_CLR_BUSY || rx_qpc_en;
   assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : qn;
   assign e_txs_en    = e_qpc_en || wb_now;

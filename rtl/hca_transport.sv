@@ -140,6 +140,7 @@ module hca_transport #(
     output logic        e_step_mid,            // its words were read, the write-back not yet done
     output logic        e_step_wb,             // write-back now or next cycle
     input  logic        qpc_written,           // hca_ctx: a QPC write is applied this cycle
+    input  logic        cqc_written,           // hca_ctx: a CQC RAM write this cycle
     output logic [15:0] qpc_gen,               // QPC writes counted (hca_dispatch): prefetch keys
     // ---- hca_regs
     output logic        e_evt_valid,
@@ -826,7 +827,7 @@ module hca_transport #(
 
   hca_cq_post #(.LOG_MAX_CQ(LOG_MAX_CQ)) u_cqp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cqp_req), .cqn(cqp_cqn), .cqe(cqp_cqe), .sol(cqp_sol),
-      .post(cqp_post), .arm_req(cqa_req), .arm_cqn(cqa_cqn), .done(cqp_done), .lost(cqp_lost),
+      .post(cqp_post), .cqc_written(cqc_written), .arm_req(cqa_req), .arm_cqn(cqa_cqn), .done(cqp_done), .lost(cqp_lost),
       .pend(cqp_pend), .p_done(cqp_p_done), .p_lost(cqp_p_lost), .dbg_act(cqp_act), .dbg_st(cqp_st),
       .eqp_req(cqp_eqp_req), .eqp_kind(cqp_eqp_kind), .eqp_eqn(cqp_eqp_eqn), .eqp_eqe(cqp_eqp_eqe),
       .eqp_done(eqp_dn[1]),

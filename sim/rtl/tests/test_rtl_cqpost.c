@@ -19,6 +19,10 @@
  *                  then the second's lost to the CQ in error (QP_FATAL for
  *                  the other QP), in the order of the ACKs on the wire; one
  *                  DMA fault, two CQEs in the ring.
+ *   moved_cq    -- node 0's send CQ, after two completions, written again
+ *                  with a ring elsewhere (the same CQN): the next two CQEs
+ *                  land in the new ring's slots 2 and 3 (hca_cq_post keeps a copy of the
+ *                  last CQC it read; a CQC write makes it stale).
  *   coalesced   -- one QP, the same CQ; the ACK of its third WRITE is
  *                  dropped, so the fourth WRITE's ACK covers the third and
  *                  the fourth: the third's CQE write faults, the QP goes to
@@ -242,6 +246,44 @@ static void coalesced(unsigned int wr_lat, bool read)
 	finish(&t, what);
 }
 
+/* The send CQ moved to a new ring after two completions. */
+static void moved_cq(unsigned int wr_lat)
+{
+	struct rt t;
+	struct hca_cqc c;
+	struct hca_cqe *ring;
+	uint64_t iova;
+	uint8_t *page;
+	char what[64];
+
+	setup_wr_lat(&t, wr_lat);
+	rt_fill(t.mr[0]->buf, 8 * MSG, 59);
+	for (unsigned int i = 0; i < 2; i++)
+		post_write(&t, t.qp[0], i);
+	tb_run(t.tb, RT_WAIT);
+	page = tb_alloc(t.n[0], 4096, &iova);
+	memset(page, 0, 4096);
+	memset(&c, 0, sizeof(c));
+	c.valid = 1;
+	c.log_size = 4;
+	c.uar = TB_UAR;
+	c.eqn = 0xffffffffu;
+	c.base = iova;
+	tb_ctx_write(t.n[0], HCA_CTX_TYPE_CQC, t.scq[0]->cqn, &c, sizeof(c));
+	ring = (struct hca_cqe *)page;
+	for (unsigned int i = 2; i < 4; i++)
+		post_write(&t, t.qp[0], i);
+	tb_run(t.tb, RT_WAIT);
+	/* a valid CQ rewritten keeps its indices (model/ctx.c ctx_write): slots 2, 3 */
+	for (unsigned int k = 2; k < 4; k++)
+		CHECK(ring[k].status == HCA_WC_SUCCESS && ring[k].wqe_index == k && ring[k].qpn == t.qp[0]->qpn &&
+		      ring[k].owner == 1, "CQE %u in the new ring (status %u, wqe %u, owner %u)", k, ring[k].status,
+		      ring[k].wqe_index, ring[k].owner);
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_DMA_FAULT), 0, "no DMA fault");
+	snprintf(what, sizeof(what), "send CQ moved after two CQEs (wr_lat %u)", wr_lat);
+	finish(&t, what);
+}
+
 /* As next_qp, B with a send CQ of its own: only A's completion is lost. */
 static void other_cq(unsigned int wr_lat)
 {
@@ -379,6 +421,8 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < 2; i++) {
 		if (rt_ls_want("next_qp"))
 			next_qp(lat[i]);
+		if (rt_ls_want("moved_cq"))
+			moved_cq(lat[i]);
 		if (rt_ls_want("other_cq"))
 			other_cq(lat[i]);
 		if (rt_ls_want("coalesced"))
