@@ -6,7 +6,9 @@
 //
 // Two jobs (docs/rtl.md "Handshakes"), each a level request held with its
 // arguments until `done`:
-//   post (`req`, cqn, cqe, sol): CQST_READ_CQC reads the CQC; CQST_RESERVE
+//   post (`req`, cqn, cqe, sol): CQST_READ_CQC reads the CQC (skipped when
+//     the copy of the last CQC read is this CQ's and no CQC RAM write came
+//     since, cqc_gen: CQST_RESERVE acts in the post's first cycle); CQST_RESERVE
 //     checks the CQ (invalid or in error: the completion is lost), overflow
 //     (HCA_STAT_CQ_OVERFLOW, CQ error, CQ_ERR event, lost), else starts the
 //     32-byte DMA write with the owner bit, reserves the slot and decides

@@ -24,8 +24,9 @@
 //      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
 // One item at a time; the next is picked in the cycle the last job of the
 // previous one reports done.  While an ended ACK item's CQE write is pending
-// (`hold`, hca_comp_posted; docs/rtl.md "Posted CQE writes") only a step of
-// another QP than hold_qn starts, and nothing while a lost one is applied
+// (`hold`, hca_comp_posted; docs/rtl.md "Posted CQE writes") only a step or
+// an ACK/NAK frame (frame_go) of another QP than hold_qn starts (they park at
+// the withheld CQE/EQE/QP-error callees), and nothing while a lost one is applied
 // (`res`; hca_ctx's QP index is then hold_qn for hca_qp_err: `res_idx`).
 // A step waiting for its WQE's read gives way to other work (step_yield:
 // hca_req ends it, the QP stays busy and comes back).
