@@ -186,11 +186,14 @@ module hca_comp #(
   assign ack_arm = sq_ci != sq_head && !ow_rdata[`OW_ERR_O] && timeout != 5'd0;
 
   // a posted CQE write's outcome not yet applied: its response outstanding,
-  // or back with a fault (cq_p_lost, kept in pc_lost until applied)
-  logic pc_lost, p_fault, lost_now, pc_wait;
-  assign p_fault  = cq_p_done && cq_p_lost;
+  // or back with a fault (cq_p_lost, kept in pc_lost until applied).  A
+  // write pending when the item started is an ended item's (fgn_q: an ACK
+  // of another QP started under hca_comp_posted's hold), not this item's.
+  logic pc_lost, p_fault, lost_now, pc_wait, fgn_q, c_pend;
+  assign c_pend   = cq_pend && !fgn_q;
+  assign p_fault  = cq_p_done && cq_p_lost && !fgn_q;
   assign lost_now = pc_lost || p_fault;
-  assign pc_wait  = cq_pend || lost_now;
+  assign pc_wait  = c_pend || lost_now;
 
   // COMPST_ACK_THROUGH's entry (ow_rdata, the one at SQ_CI): `wlast` its
   // last PSN; ack_call: a SEND/WRITE the response covers whole, no posted
@@ -228,7 +231,7 @@ module hca_comp #(
                     (thr_end && (cp_moved || thr_una));
   // the item's end hands the outstanding write over (not in SQD: hca_qp_err
   // would have a drain to end in the item's words)
-  assign ho = end_now && cq_pend && !lost_now && qp_st == QPS_RTS && !txs[`TXS_DRAIN_O];
+  assign ho = end_now && c_pend && !lost_now && qp_st == QPS_RTS && !txs[`TXS_DRAIN_O];
   // the end reported in its own cycle (hca_recv's RECVST_END with it)
   logic done_q, end_go;
   assign end_go = end_now && !(pc_wait && !ho);
@@ -247,16 +250,18 @@ module hca_comp #(
     if (!rst_n) begin
       state_q <= COMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       sc_ow_q <= '0; sc_status_q <= '0; sc_verr_q <= '0; sc_force_q <= 1'b0;
-      pc_ret_ack <= 1'b0; pc_lost <= 1'b0; ci_ok <= 1'b0; at_first <= 1'b0;
+      pc_ret_ack <= 1'b0; pc_lost <= 1'b0; fgn_q <= 1'b0; ci_ok <= 1'b0; at_first <= 1'b0;
       cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0; cp_miss_v <= 1'b0; cp_miss <= '0;
       tm_set <= 1'b0; tm_kind <= '0; ry_kind <= '0; ry_psn <= '0; ry_code <= '0;
     end else if (srst) begin
       state_q <= COMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
-      pc_lost <= 1'b0;
+      pc_lost <= 1'b0; fgn_q <= 1'b0;
     end else if (ce) begin
       done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       state_q <= state;
       if (p_fault && state_q != COMPST_IDLE) pc_lost <= 1'b1;   // idle: a handed-over write's
+      if (state_q == COMPST_IDLE) fgn_q <= cq_pend;             // pending at the start: not ours
+      else if (!cq_pend) fgn_q <= 1'b0;
       if (ack_call) begin
         // COMPST_ACK_THROUGH's completion (the call started in its cycle)
         `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, wlast + 24'd1)
@@ -426,7 +431,7 @@ module hca_comp #(
         // the posted CQE write's response: a fault loses the completion
         // (hca_complete_send SCOMPST_CHECK_LOST: QP to ERR with QP_FATAL)
         COMPST_WAIT_POSTED_CQE:
-          if (!cq_pend) begin
+          if (!c_pend) begin
             pc_lost <= 1'b0;
             if (lost_now) state_q <= COMPST_WAIT_LOST_QP_ERR;
             else if (pc_ret_ack) state_q <= COMPST_ACK_WQE;

@@ -7,8 +7,9 @@
 // hca_comp ends an ACK item of a QP in RTS while its completion's CQE write
 // is still outstanding (`start`: hca_cq_post `pend`, COMPST_END) and hands
 // the outcome over, with the QP number and its SRQ flag.  Until the outcome
-// is applied, `hold` is high: hca_dispatch starts only steps of other QPs
-// (no frame, no event item, no step or timer of `hold_qn`), and hca_transport
+// is applied, `hold` is high: hca_dispatch starts only steps and ACK/NAK
+// frames of other QPs (no other frame, no event item, no step, timer or
+// frame of `hold_qn`; hca_comp tells this write from its own, fgn_q), and hca_transport
 // withholds the grants of hca_cq_post, hca_eq_post and hca_qp_err from every
 // other caller, so that nothing of a later item comes before the outcome
 // (the model's order: the ACK item whole, then the next).
@@ -38,7 +39,7 @@ module hca_comp_posted #(
     input  logic        p_done,          // hca_cq_post: the posted write's response
     input  logic        p_lost,          // with p_done: it faulted
     input  logic        quiet,           // the engine may be borrowed (above)
-    output logic        hold,            // an outcome pending: only steps of other QPs, callees withheld
+    output logic        hold,            // an outcome pending: only other QPs' steps and ACKs, callees withheld
     output logic        res,             // a lost outcome not yet applied: nothing starts
     output logic [LOG_MAX_QP-1:0] hold_qn,
     output logic        hold_srq,

@@ -76,12 +76,15 @@ module hca_complete_send #(
     endcase
   end
   // the CQE's post starts in SCOMPST_RETIRE_WQE (hca_cq_post reads the CQC
-  // then; the CQE, registered here, is used from CQST_RESERVE on)
+  // then, or reserves in that cycle on its copy of the CQC): the CQE is
+  // built in that cycle (cqe_now) and registered for the cycles after
   logic sig;
+  logic [255:0] cqe_q, cqe_now;
   assign cqp_req = state == SCOMPST_WAIT_CQE || (state == SCOMPST_RETIRE_WQE && sig);
   assign cqp_cqn = send_cqn;
   assign cqp_sol = 1'b0;
   assign cqp_post = defer;
+  assign cqp_cqe  = state == SCOMPST_RETIRE_WQE ? cqe_now : cqe_q;
   assign qe_req  = state == SCOMPST_WAIT_QP_ERR;
   assign qe_has  = 1'b1;
   assign qe_evt  = 8'(`HCA_EVENT_QP_FATAL);
@@ -117,9 +120,20 @@ module hca_complete_send #(
     endcase
   endfunction
 
+  always_comb begin : cqe
+    logic [31:0] bl;
+    bl = '0;
+    if (status == 5'd0) begin
+      if (op == 3'(`HCA_WR_RDMA_READ)) bl = len;
+      else if (op == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP) || op == 3'(`HCA_WR_ATOMIC_FETCH_AND_ADD)) bl = 32'd8;
+    end
+    cqe_now = mk_cqe(bl, 32'h0, {{(32-LOG_MAX_QP){1'b0}}, qn}, 32'h0, sq_ci, {3'b0, status}, wc_opcode(op), 8'h0,
+                     verr, 8'h0);
+  end
+
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      state_q <= SCOMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; cqp_cqe <= '0;
+      state_q <= SCOMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; cqe_q <= '0;
     end else if (srst) begin
       state_q <= SCOMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
     end else if (ce) begin
@@ -128,7 +142,6 @@ module hca_complete_send #(
       case (state)
         SCOMPST_RETIRE_WQE: begin : retire
           logic [15:0] ci;
-          logic [31:0] bl;
           ci  = sq_ci + 16'd1;
           `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_CI_O, 16, ci)
           `HCA_WSET(txs_wm, txs_wv, `TXS_RCVD_O, 24, 24'd0)
@@ -140,14 +153,8 @@ module hca_complete_send #(
             `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
           end
           s_busy_set <= 1'b1;
-          bl = '0;
-          if (status == 5'd0) begin
-            if (op == 3'(`HCA_WR_RDMA_READ)) bl = len;
-            else if (op == 3'(`HCA_WR_ATOMIC_CMP_AND_SWP) || op == 3'(`HCA_WR_ATOMIC_FETCH_AND_ADD)) bl = 32'd8;
-          end
           if (sig) begin
-            cqp_cqe <= mk_cqe(bl, 32'h0, {{(32-LOG_MAX_QP){1'b0}}, qn}, 32'h0, sq_ci, {3'b0, status},
-                              wc_opcode(op), 8'h0, verr, 8'h0);
+            cqe_q   <= cqe_now;
             state_q <= SCOMPST_WAIT_CQE;
           end else begin
             done_q <= 1'b1; state_q <= SCOMPST_IDLE;

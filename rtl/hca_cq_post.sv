@@ -6,7 +6,9 @@
 //
 // Two jobs (docs/rtl.md "Handshakes"), each a level request held with its
 // arguments until `done`:
-//   post (`req`, cqn, cqe, sol): CQST_READ_CQC reads the CQC; CQST_RESERVE
+//   post (`req`, cqn, cqe, sol): CQST_READ_CQC reads the CQC (skipped when
+//     the copy of the last CQC read is this CQ's and no CQC RAM write came
+//     since, cqc_gen: CQST_RESERVE acts in the post's first cycle); CQST_RESERVE
 //     checks the CQ (invalid or in error: the completion is lost), overflow
 //     (HCA_STAT_CQ_OVERFLOW, CQ error, CQ_ERR event, lost), else starts the
 //     32-byte DMA write with the owner bit, reserves the slot and decides
@@ -42,6 +44,7 @@ module hca_cq_post #(
     input  logic [255:0] cqe,            // without its owner bit
     input  logic        sol,             // solicited (an error CQE counts as solicited too)
     input  logic        post,            // with req: the caller does not wait for the write (above)
+    input  logic        cqc_written,     // hca_ctx: a CQC RAM write this cycle (the copy is stale)
     input  logic        arm_req,
     input  logic [31:0] arm_cqn,
     output logic        done,
@@ -97,12 +100,12 @@ module hca_cq_post #(
     CQST_ARM_READ_CQC, CQST_ARM_EQE
   } st_t;
   st_t state_q, state;
-  logic start, arm_start;
+  logic start, arm_start, hit;
   assign start     = state_q == CQST_IDLE && req;
   assign arm_start = state_q == CQST_IDLE && !req && arm_req;
   always_comb begin
     state = state_q;
-    if (start) state = CQST_READ_CQC;
+    if (start) state = hit ? CQST_RESERVE : CQST_READ_CQC;
     else if (arm_start) state = CQST_ARM_READ_CQC;
     else if (state_q == CQST_WAIT_EQE && eqp_done) state = CQST_IDLE;
   end
@@ -115,6 +118,30 @@ module hca_cq_post #(
   assign p_lost   = d_w_err;
   assign dbg_act  = state != CQST_IDLE && !eqp_req && !(state == CQST_WAIT_WRITE && posted);
   assign dbg_st   = 8'(state);
+
+  // The CQC's fields a post needs (base, log size, EQN), kept from the last
+  // CQST_READ_CQC: a post to the same CQ with no CQC RAM write since
+  // (cqc_gen: CQC writes counted in every cycle, engine held or not; the
+  // copy is valid for the count at its read) reserves in its first cycle.
+  logic [7:0]   cqc_gen, rd_gen, cc_gen;
+  logic         cc_v, rd_q, from_rd_q, from_rd;
+  logic [31:0]  cc_n, cc_eqn;
+  logic [63:0]  cc_base;
+  logic [7:0]   cc_lg8;
+  logic [63:0]  f_base;
+  logic [7:0]   f_lg8;
+  logic [31:0]  f_eqn;
+  assign hit     = cc_v && cc_n == cqn && cc_gen == cqc_gen && !cqc_written;
+  // CQST_RESERVE on the CQC just read (rd_q: the cycle after CQST_READ_CQC;
+  // or a repeat after it), else on the copy
+  assign from_rd = rd_q || (state_q == CQST_RESERVE && from_rd_q);
+  assign f_base  = from_rd ? e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] : cc_base;
+  assign f_lg8   = from_rd ? e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 8] : cc_lg8;
+  assign f_eqn   = from_rd ? e_cqc_rdata[8*`HCA_CQC_EQN_OFF +: 32] : cc_eqn;
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) cqc_gen <= '0;
+    else if (cqc_written) cqc_gen <= cqc_gen + 8'd1;
+  end
 
   logic [31:0]  cq_n;                // the CQ of the job in progress
   logic [31:0]  cqn_now;
@@ -134,10 +161,9 @@ module hca_cq_post #(
   logic [31:0] size;
   logic        bad, full, take, take_sol, take_fire;
   always_comb begin
-    lg   = (e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 8] > 8'(`HCA_CAP_LOG_MAX_CQE)) ?
-           4'(`HCA_CAP_LOG_MAX_CQE) : e_cqc_rdata[8*`HCA_CQC_LOG_SIZE_OFF +: 4];
+    lg   = (f_lg8 > 8'(`HCA_CAP_LOG_MAX_CQE)) ? 4'(`HCA_CAP_LOG_MAX_CQE) : f_lg8[3:0];
     size = 32'd1 << lg;
-    bad  = cq_n == 32'h0 || cq_n >= 32'(1 << LOG_MAX_CQ) || !e_cq_valid || e_cq_err;
+    bad  = cqn_now == 32'h0 || cqn_now >= 32'(1 << LOG_MAX_CQ) || !e_cq_valid || e_cq_err;
     full = e_cq_pi - e_cq_ci >= size;
     take_sol  = sol || cqe[8*`HCA_CQE_STATUS_OFF +: 8] != 8'(`HCA_WC_SUCCESS);
     take_fire = e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && take_sol);
@@ -153,7 +179,7 @@ module hca_cq_post #(
   end
   assign d_w_start = take;
   assign d_w_len   = 16'(`HCA_CQE_SIZE);
-  assign d_w_addr  = e_cqc_rdata[8*`HCA_CQC_BASE_OFF +: 64] + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
+  assign d_w_addr  = f_base + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
   assign d_w_small = {256'b0, w_cqe};
   assign e_cq_inc    = take;
   assign e_cq_disarm = take && take_fire;
@@ -166,10 +192,12 @@ module hca_cq_post #(
       state_q <= CQST_IDLE; done_q <= 1'b0; lost <= 1'b0; cq_n <= '0; cq_eqn <= '0; cq_fire <= 1'b0;
       posted <= 1'b0;
       cq_iova <= '0; eqp_eqn <= '0; eqp_eqe <= '0;
+      cc_v <= 1'b0; rd_q <= 1'b0; from_rd_q <= 1'b0; rd_gen <= '0; cc_gen <= '0; cc_n <= '0; cc_eqn <= '0; cc_base <= '0;
+      cc_lg8 <= '0;
       e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
-      state_q <= CQST_IDLE; done_q <= 1'b0; posted <= 1'b0;
+      state_q <= CQST_IDLE; done_q <= 1'b0; posted <= 1'b0; rd_q <= 1'b0; from_rd_q <= 1'b0;
       e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
     end else if (ce) begin
@@ -178,20 +206,30 @@ module hca_cq_post #(
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
       state_q <= state;
       if (start || arm_start) cq_n <= cqn_now;
+      from_rd_q <= from_rd;
+      rd_q      <= state == CQST_READ_CQC;
+      if (rd_q) begin
+        // the copy: valid for the CQC write count at the read
+        cc_v <= 1'b1; cc_n <= cq_n; cc_gen <= rd_gen;
+        cc_base <= f_base; cc_lg8 <= f_lg8; cc_eqn <= f_eqn;
+      end
       case (state)
-        CQST_READ_CQC: state_q <= CQST_RESERVE;
+        CQST_READ_CQC: begin
+          rd_gen  <= cqc_gen;
+          state_q <= CQST_RESERVE;
+        end
         // CQST_RESERVE decides the event and reserves the slot in one step; a
         // CQ doorbell of this CQ taking effect in the same cycle makes it wait
         // a cycle (the doorbell is then first), later ones wait for it.
         CQST_RESERVE: if (!e_cq_db_now) begin
-          cq_eqn <= e_cqc_rdata[8*`HCA_CQC_EQN_OFF +: 32];
+          cq_eqn <= f_eqn;
           if (bad) begin
             lost <= 1'b1;
             done_q <= 1'b1; state_q <= CQST_IDLE;
           end else if (full) begin
             s_stat[`HCA_STAT_CQ_OVERFLOW] <= 1'b1;
             e_cq_set_err <= 1'b1;
-            s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_CQ_ERR); s_evt_elem <= cq_n;
+            s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_CQ_ERR); s_evt_elem <= cqn_now;
             lost <= 1'b1;
             done_q <= 1'b1; state_q <= CQST_IDLE;
           end else begin

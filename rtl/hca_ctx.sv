@@ -90,6 +90,7 @@ module hca_ctx #(
     input  logic        e_step_mid,
     input  logic        e_step_wb,
     output logic        qpc_written,       // a QPC write is applied this cycle (hca_seq's WQE caches)
+    output logic        cqc_written,       // a CQC RAM write this cycle (hca_cq_post's CQC copy)
     output logic        qp_reset,          // ... and it resets the QP's dynamic state (RESET, RESET_STATE)
     output logic [LOG_MAX_QP-1:0] qp_reset_qn,
     // ---- engine side: QP
@@ -716,6 +717,7 @@ module hca_ctx #(
   assign c_evt_elem  = {{(32-LOG_MAX_QP){1'b0}}, cq_q};
   assign qpc_wr_now = cc_ack && cc_ok && cc_wr && cc_qpc;
   assign qpc_written = qpc_wr_now;
+  assign cqc_written = ca_we;
   assign qp_reset    = qpc_wr_now && reset_dyn;    // hca_tx_slots, hca_tx_faults forget its read ahead
   assign qp_reset_qn = cq_q;
 

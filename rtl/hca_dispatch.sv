@@ -12,7 +12,8 @@
 //   4. delivery of an unmasked vector with a pending PBA bit (in IDLE);
 //   5. a received frame (hca_recv frame_valid): the frame checks
 //      (DISPST_WAIT_FRAME_CHECK), the QP's words loaded
-//      (DISPST_LOAD_FRAME_QP), then the frame processed to the end
+//      (DISPST_LOAD_FRAME_QP; the item starts in that cycle on the words
+//      read, ld_frame), then the frame processed to the end
 //      (DISPST_WAIT_FRAME: its ACK/NAK sent, its completions written);
 //   6. one step of the next busy QP in ascending-QPN round robin (rr,
 //      qp_busy from hca_ctx, or tm_due from hca_timers: a timer deadline
@@ -23,8 +24,9 @@
 //      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
 // One item at a time; the next is picked in the cycle the last job of the
 // previous one reports done.  While an ended ACK item's CQE write is pending
-// (`hold`, hca_comp_posted; docs/rtl.md "Posted CQE writes") only a step of
-// another QP than hold_qn starts, and nothing while a lost one is applied
+// (`hold`, hca_comp_posted; docs/rtl.md "Posted CQE writes") only a step or
+// an ACK/NAK frame (frame_go) of another QP than hold_qn starts (they park at
+// the withheld CQE/EQE/QP-error callees), and nothing while a lost one is applied
 // (`res`; hca_ctx's QP index is then hold_qn for hca_qp_err: `res_idx`).
 // A step waiting for its WQE's read gives way to other work (step_yield:
 // hca_req ends it, the QP stays busy and comes back).
@@ -93,7 +95,7 @@ module hca_dispatch #(
     input  logic [2:0]  e_qp_state,
     output logic        e_busy_clr,
     output logic [LOG_MAX_QP-1:0] e_busy_idx,
-    input  logic        e_busy_set,          // any job's busy-set strobe (pending)
+    input  logic        e_busy_set,          // a job's busy-set strobe for e_busy_idx, landing this cycle
     input  logic [NQP-1:0] qp_busy,
     input  logic [NQP-1:0] tm_due,           // hca_timers: QPs whose timer deadline passed
     output logic        e_qpc_en,
@@ -144,6 +146,7 @@ module hca_dispatch #(
     input  logic        rx_chk_accept,
     input  logic        rx_qpc_en,           // the frame check reads the destination QP's words
     input  logic [LOG_MAX_QP-1:0] rx_dqpn,
+    input  logic        rx_ack,              // the held frame is an ACK/NAK (may start under a hold)
     output logic        rx_req,
     input  logic        rx_done,
     input  logic        rx_wb,
@@ -180,7 +183,8 @@ module hca_dispatch #(
   assign eqp_kind   = (state == DISPST_WAIT_ARM_IRQ) ? `EQP_ARM_IRQ : `EQP_POST;
   assign cqa_req    = state == DISPST_WAIT_ARM_EQE;
   assign rx_chk_req = state == DISPST_WAIT_FRAME_CHECK;
-  assign rx_req     = state == DISPST_WAIT_FRAME;
+  // a frame's item starts in DISPST_LOAD_FRAME_QP's cycle, on the words read (ld_frame)
+  assign rx_req     = state == DISPST_WAIT_FRAME || ld_frame;
   // a step starts in DISPST_STEP_LOAD's cycle, on the words read (ld_step)
   assign step_req   = state == DISPST_WAIT_STEP || ld_step;
   assign tmr_req    = state == DISPST_WAIT_TIMER;
@@ -201,13 +205,19 @@ module hca_dispatch #(
   // 12, a shorter requester step) and sees the words as they are loaded
   // (the context RAMs' outputs; no job wrote them in the read's cycle)
   logic        ld_step;
+  // DISPST_LOAD_FRAME_QP (the accepted frame check's done cycle): the frame's
+  // item starts in this cycle on the words read by RECVST_CHECK_FRAME, in the
+  // same way (hca_recv's QP checks and the callee's first state act in it)
+  logic        ld_frame, ld_now;
   logic [1023:0] cfg_q;
-  assign ld_step = state_q == DISPST_STEP_LOAD && !tm_due[qn_q];
-  assign cfg   = ld_step ? e_qpc_rdata : cfg_q;
+  assign ld_step  = state_q == DISPST_STEP_LOAD && !tm_due[qn_q];
+  assign ld_frame = state_q == DISPST_WAIT_FRAME_CHECK && rx_chk_done && rx_chk_accept;
+  assign ld_now   = ld_step || ld_frame;
+  assign cfg   = ld_now ? e_qpc_rdata : cfg_q;
   assign qn    = (qn_q & ~qn_wm) | qn_wv;
-  assign txs   = ((ld_step ? e_txs_rdata : txs_q) & ~txs_wm) | txs_wv;
-  assign rxs   = ((ld_step ? e_rxs_rdata : rxs_q) & ~rxs_wm) | rxs_wv;
-  assign qp_st = ((ld_step ? e_qp_state : st_q) & ~st_wm) | st_wv;
+  assign txs   = ((ld_now ? e_txs_rdata : txs_q) & ~txs_wm) | txs_wv;
+  assign rxs   = ((ld_now ? e_rxs_rdata : rxs_q) & ~rxs_wm) | rxs_wv;
+  assign qp_st = ((ld_now ? e_qp_state : st_q) & ~st_wm) | st_wv;
 
   // the last job of the item reported done: write TXS/RXS back this cycle
   logic wb_now;
@@ -217,7 +227,7 @@ module hca_dispatch #(
   assign e_qp_idx    = res_idx ? hold_qn : qn;
   assign e_busy_idx  = res_idx ? hold_qn : qn;
   assign idle        = state_q == DISPST_IDLE;
-  assign e_srq_idx   = srq_n;
+  assign e_srq_idx   = ld_frame ? e_qpc_rdata[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] : srq_n;
   assign e_qpc_en    = state == DISPST_STEP_CLR_BUSY || rx_qpc_en;
   assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : qn;
   assign e_txs_en    = e_qpc_en || wb_now;
@@ -253,8 +263,10 @@ module hca_dispatch #(
   endfunction
   // Busy (or timer-due) QP after rr in ascending order (round robin =
   // repeated passes).
+  // A busy bit being set in this cycle (a job's registered strobe, for the
+  // item's QP) counts already: the pick need not wait for it to land.
   logic [NQP-1:0] qp_work;
-  assign qp_work = qp_busy | tm_due;
+  assign qp_work = qp_busy | tm_due | (e_busy_set ? (NQP'(1) << e_busy_idx) : '0);
   // the steps that may start: not hold_qn's while its CQE write is pending
   logic [NQP-1:0] qp_go;
   assign qp_go = qp_work & ~(hold ? (NQP'(1) << hold_qn) : '0);
@@ -277,6 +289,14 @@ module hca_dispatch #(
     for (i = 31; i >= 0; i = i - 1)
       if (pba_pend[i]) pba_pick = 5'(i);
   end
+
+  // A frame starts when no CQE write of an ended ACK item is pending, or,
+  // under its hold, an ACK/NAK of another QP (not while a loss is applied):
+  // its item runs until it would post a CQE, an EQE or move a QP to ERR
+  // (those callees are withheld: it parks there), so the ended item's
+  // outcome still comes before anything of it that depends on it.
+  logic frame_go;
+  assign frame_go = !hold || (rx_ack && rx_dqpn != hold_qn && !res);
 
   // Other work than the QP in progress (qn) is waiting: hca_req ends a step
   // that waits for its WQE's read (REQST_FETCH_WQE) and comes back later.
@@ -333,10 +353,10 @@ module hca_dispatch #(
           end else if (|pba_pend && !x_deliver && !hold) begin
             x_deliver     <= 1'b1;
             x_deliver_vec <= pba_pick;
-          end else if (frame_valid && !hold) begin
+          end else if (frame_valid && frame_go) begin
             in_step <= 1'b1;
             state_q <= DISPST_WAIT_FRAME_CHECK;
-          end else if (enabled && (|qp_go) && !e_busy_set && !res) begin
+          end else if (enabled && (|qp_go) && !res) begin
             qn_q    <= rr_pick;
             rr      <= rr_pick;
             in_step <= 1'b1;

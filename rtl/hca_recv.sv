@@ -50,6 +50,8 @@ module hca_recv #(
     output logic        chk_done,
     output logic        chk_accept,
     input  logic        req,
+    input  logic        hold,            // hca_comp_posted: an ended ACK item's CQE write pending
+    output logic        hold_wait,       // RECVST_CHECK_QP waits for it (parked: COMM_EST would come first)
     output logic        done,
     output logic        wb,
     output logic        step_end,        // the item's last cycle (hca_ctx interlock)
@@ -139,7 +141,10 @@ module hca_recv #(
   assign p_qpt = p_info[`OPI_RC] ? 8'(`HCA_QPT_RC) : p_info[`OPI_UC] ? 8'(`HCA_QPT_UC) : 8'(`HCA_QPT_UD);
   // RECVST_CHECK_QP: no replay, no posted write outstanding or faulted, the
   // QP of the frame's type and in a state that receives, a UD Q_Key that matches
-  assign qp_go = !replay && !r_post[0] && !fault &&
+  // an ACK/NAK started under a hold (hca_dispatch) raises no event before
+  // the ended item's outcome: COMM_EST (a QP in RTR) waits for it
+  assign hold_wait = at_qp && hold && !is_ud && qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O];
+  assign qp_go = !replay && !r_post[0] && !fault && !hold_wait &&
                  !(qp_st == QPS_RESET || qp_type != p_qpt || qp_st == QPS_INIT || qp_st == QPS_ERR) &&
                  !(is_ud && p_deth_qkey != qkey);
 
@@ -228,7 +233,8 @@ module hca_recv #(
             r_release <= 1'b1;
             done <= 1'b1; wb <= 1'b0; state_q <= RECVST_IDLE;
           end
-          // else qp_go: the callee was called in this cycle (state, go)
+          // else qp_go: the callee was called in this cycle (state, go), or
+          // hold_wait
         RECVST_END: begin
           // a posted write of this item still outstanding, or faulted: hold the frame
           if (!replay && (r_post[0] || r_post[2])) r_cmd[0] <= 1'b1;

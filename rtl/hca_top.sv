@@ -233,7 +233,7 @@ module hca_top #(
   logic [79:0] e_inj_eqe;
   logic [LOG_MAX_SRQ-1:0] e_srq_idx;
   logic        e_srq_valid, e_srq_armed, e_srq_inc, e_srq_disarm, e_srq_set_err;
-  logic        e_mr_en, e_mr_live, e_ip_ours, e_step_read, e_step_mid, e_step_wb, qpc_written;
+  logic        e_mr_en, e_mr_live, e_ip_ours, e_step_read, e_step_mid, e_step_wb, qpc_written, cqc_written;
   logic        qp_rst;                   // a QPC write resets QP qp_rst_qn (hca_tx_slots, hca_tx_faults)
   logic [LOG_MAX_QP-1:0] qp_rst_qn;
   logic [LOG_MAX_MR-1:0] e_mr_idx;
@@ -253,7 +253,7 @@ module hca_top #(
       .inj_data(inj_data), .inj_ack(inj_ack), .inj_status(inj_status),
       .c_evt_valid(c_evt_valid), .c_evt_type(c_evt_type), .c_evt_elem(c_evt_elem),
       .c_stat_db_err(c_stat_db_err), .c_stat_eq_ovf(c_stat_eq_ovf),
-      .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written),
+      .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written), .cqc_written(cqc_written),
       .qp_reset(qp_rst), .qp_reset_qn(qp_rst_qn),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
@@ -460,7 +460,7 @@ module hca_top #(
       .e_srq_disarm(e_srq_disarm), .e_srq_set_err(e_srq_set_err),
       .e_mr_en(e_mr_en), .e_mr_idx(e_mr_idx), .e_mr_rdata(e_mr_rdata), .e_mr_live(e_mr_live),
       .e_gid_idx(e_gid_idx), .e_gid(e_gid), .e_ip(e_ip), .e_ip_ours(e_ip_ours),
-      .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written),
+      .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written), .cqc_written(cqc_written),
       .qpc_gen(qpc_gen),
       .e_evt_valid(e_evt_valid), .e_evt_type(e_evt_type), .e_evt_elem(e_evt_elem),
       .stat_inc(tp_stat), .stat_tx_bytes(stat_tx_bytes), .stat_rx_bytes(stat_rx_bytes),

@@ -140,6 +140,7 @@ module hca_transport #(
     output logic        e_step_mid,            // its words were read, the write-back not yet done
     output logic        e_step_wb,             // write-back now or next cycle
     input  logic        qpc_written,           // hca_ctx: a QPC write is applied this cycle
+    input  logic        cqc_written,           // hca_ctx: a CQC RAM write this cycle
     output logic [15:0] qpc_gen,               // QPC writes counted (hca_dispatch): prefetch keys
     // ---- hca_regs
     output logic        e_evt_valid,
@@ -483,7 +484,8 @@ module hca_transport #(
   assign cqp_ask = {fl_cqp_req, cr_cqp_req, cs_cqp_req};
   assign qe_ask  = {ry_qe_req, crd_qe_req, cr_qe_req, cs_qe_req, resp_qe_req, comp_qe_req, fl_qe_req, rt_qe_req,
                     req_qe_req};
-  assign parked  = po_hold && ((|eqp_ask) || (|cqp_ask) || (|qe_ask));
+  logic rx_hold_wait;               // hca_recv: an ACK started under the hold waits before COMM_EST
+  assign parked  = po_hold && ((|eqp_ask) || (|cqp_ask) || (|qe_ask) || rx_hold_wait);
   hca_call_arb #(.N(2), .W(2 + 32 + 80)) u_eqp_arb (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(eqp_ask & ~{2{po_hold}}),
       .arg({cqp_eqp_kind, cqp_eqp_eqn, cqp_eqp_eqe, disp_eqp_kind, disp_eqp_eqn, disp_eqp_eqe}), .done(eqp_done),
@@ -550,7 +552,7 @@ module hca_transport #(
       .qn_wm(qn_wm), .qn_wv(qn_wv), .txs_wm(txs_wm), .txs_wv(txs_wv), .rxs_wm(rxs_wm), .rxs_wv(rxs_wv),
       .st_wm(st_wm), .st_wv(st_wv),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx),
-      .e_busy_set(e_busy_set), .qp_busy(a_owed ? '0 : qp_busy), .tm_due(a_owed ? '0 : tm_due), .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx),
+      .e_busy_set(e_busy_set && !a_owed), .qp_busy(a_owed ? '0 : qp_busy), .tm_due(a_owed ? '0 : tm_due), .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx),
       .e_qpc_rdata(e_qpc_rdata), .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx),
       .e_txs_wdata(e_txs_wdata), .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we),
       .e_rxs_idx(e_rxs_idx), .e_rxs_wdata(e_rxs_wdata), .e_rxs_rdata(e_rxs_rdata), .e_srq_idx(e_srq_idx),
@@ -562,14 +564,14 @@ module hca_transport #(
       .eqp_req(disp_eqp_req), .eqp_kind(disp_eqp_kind), .eqp_eqn(disp_eqp_eqn), .eqp_eqe(disp_eqp_eqe),
       .eqp_done(eqp_dn[0]), .cqa_req(cqa_req), .cqa_cqn(cqa_cqn), .cqp_done(cqp_done),
       .frame_valid(frame_valid), .rx_chk_req(rx_chk_req), .rx_chk_done(rx_chk_done), .rx_chk_accept(rx_chk_accept),
-      .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
+      .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_ack(p_info[`OPI_ACK]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
       .rx_end(rx_end), .tmr_req(tmr_req), .tmr_done(tmr_done),
       .step_req(step_req), .step_done(step_done), .step_end(step_end), .step_yield(step_yield));
 
   hca_recv #(.LOG_MAX_QP(LOG_MAX_QP)) u_recv (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up), .port_mac(port_mac),
       .frame_valid(frame_valid), .chk_req(rx_chk_req), .chk_done(rx_chk_done), .chk_accept(rx_chk_accept),
-      .req(rx_req), .done(rx_done), .wb(rx_wb), .step_end(rx_end), .dbg_act(recv_act), .dbg_st(recv_st),
+      .req(rx_req), .hold(po_hold), .hold_wait(rx_hold_wait), .done(rx_done), .wb(rx_wb), .step_end(rx_end), .dbg_act(recv_act), .dbg_st(recv_st),
       .r_valid(r_valid), .r_len(r_len), .r_release(r_release), .r_release_q(r_release_q), .r_cmd(r_cmd), .r_post(r_post),
       .p_reason(p_reason), .p_info(p_info), .p_dmac(p_dmac), .p_dqpn(p_dqpn), .p_deth_qkey(p_deth_qkey),
       .e_ip_ours(e_ip_ours), .qpc_en(rx_qpc_en), .qn(qn), .rxs(rxs), .qp_st(qp_st), .qp_type(c_type),
@@ -825,7 +827,7 @@ module hca_transport #(
 
   hca_cq_post #(.LOG_MAX_CQ(LOG_MAX_CQ)) u_cqp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cqp_req), .cqn(cqp_cqn), .cqe(cqp_cqe), .sol(cqp_sol),
-      .post(cqp_post), .arm_req(cqa_req), .arm_cqn(cqa_cqn), .done(cqp_done), .lost(cqp_lost),
+      .post(cqp_post), .cqc_written(cqc_written), .arm_req(cqa_req), .arm_cqn(cqa_cqn), .done(cqp_done), .lost(cqp_lost),
       .pend(cqp_pend), .p_done(cqp_p_done), .p_lost(cqp_p_lost), .dbg_act(cqp_act), .dbg_st(cqp_st),
       .eqp_req(cqp_eqp_req), .eqp_kind(cqp_eqp_kind), .eqp_eqn(cqp_eqp_eqn), .eqp_eqe(cqp_eqp_eqe),
       .eqp_done(eqp_dn[1]),

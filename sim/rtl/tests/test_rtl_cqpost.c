@@ -19,6 +19,10 @@
  *                  then the second's lost to the CQ in error (QP_FATAL for
  *                  the other QP), in the order of the ACKs on the wire; one
  *                  DMA fault, two CQEs in the ring.
+ *   moved_cq    -- node 0's send CQ, after two completions, written again
+ *                  with a ring elsewhere (the same CQN): the next two CQEs
+ *                  land in the new ring's slots 2 and 3 (hca_cq_post keeps a copy of the
+ *                  last CQC it read; a CQC write makes it stale).
  *   coalesced   -- one QP, the same CQ; the ACK of its third WRITE is
  *                  dropped, so the fourth WRITE's ACK covers the third and
  *                  the fourth: the third's CQE write faults, the QP goes to
@@ -40,6 +44,12 @@
  *                  step runs, its completion (lost to the CQ in error)
  *                  waits for A's outcome.  Events CQ_ERR, QP_FATAL A, then
  *                  QP_FATAL B (the model's order); both QPs in ERR.
+ *   other_cq    -- as next_qp, but B's send CQ is another one and its two
+ *                  WRITEs carry no payload (node 1 ACKs them at once): B's
+ *                  ACKs, which start under A's hold (ACKs of another QP), do
+ *                  not take A's outstanding write for its own; A's CQE is
+ *                  lost (CQ_ERR, QP_FATAL A), B's completes on its own CQ
+ *                  and B stays in RTS.
  *   same_qp     -- QP A's third CQE faults and A gets a fourth WRITE posted
  *                  while the write is outstanding: A's step waits for the
  *                  outcome, finds A in ERR and flushes it (no fourth WRITE
@@ -236,6 +246,100 @@ static void coalesced(unsigned int wr_lat, bool read)
 	finish(&t, what);
 }
 
+/* The send CQ moved to a new ring after two completions. */
+static void moved_cq(unsigned int wr_lat)
+{
+	struct rt t;
+	struct hca_cqc c;
+	struct hca_cqe *ring;
+	uint64_t iova;
+	uint8_t *page;
+	char what[64];
+
+	setup_wr_lat(&t, wr_lat);
+	rt_fill(t.mr[0]->buf, 8 * MSG, 59);
+	for (unsigned int i = 0; i < 2; i++)
+		post_write(&t, t.qp[0], i);
+	tb_run(t.tb, RT_WAIT);
+	page = tb_alloc(t.n[0], 4096, &iova);
+	memset(page, 0, 4096);
+	memset(&c, 0, sizeof(c));
+	c.valid = 1;
+	c.log_size = 4;
+	c.uar = TB_UAR;
+	c.eqn = 0xffffffffu;
+	c.base = iova;
+	tb_ctx_write(t.n[0], HCA_CTX_TYPE_CQC, t.scq[0]->cqn, &c, sizeof(c));
+	ring = (struct hca_cqe *)page;
+	for (unsigned int i = 2; i < 4; i++)
+		post_write(&t, t.qp[0], i);
+	tb_run(t.tb, RT_WAIT);
+	/* a valid CQ rewritten keeps its indices (model/ctx.c ctx_write): slots 2, 3 */
+	for (unsigned int k = 2; k < 4; k++)
+		CHECK(ring[k].status == HCA_WC_SUCCESS && ring[k].wqe_index == k && ring[k].qpn == t.qp[0]->qpn &&
+		      ring[k].owner == 1, "CQE %u in the new ring (status %u, wqe %u, owner %u)", k, ring[k].status,
+		      ring[k].wqe_index, ring[k].owner);
+	CHECK_EQ(tb_stat(t.n[0], HCA_STAT_DMA_FAULT), 0, "no DMA fault");
+	snprintf(what, sizeof(what), "send CQ moved after two CQEs (wr_lat %u)", wr_lat);
+	finish(&t, what);
+}
+
+/* As next_qp, B with a send CQ of its own: only A's completion is lost. */
+static void other_cq(unsigned int wr_lat)
+{
+	struct rt t;
+	struct tb_qp *a, *b[2];
+	struct tb_cq *bcq;
+	struct hca_cqe cqe;
+	uint8_t ty[4] = { 0 };
+	uint32_t el[4] = { 0 };
+	unsigned int n = 0, got = 0, cap0;
+	char what[64];
+
+	setup_wr_lat(&t, wr_lat);
+	faulting_send_cq(&t);
+	a = t.qp[0];
+	bcq = tb_cq_create(t.n[0], 4, NULL);
+	b[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], bcq, t.rcq[0], NULL, NULL);
+	b[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
+	tb_connect_pair(b[0], b[1], NULL);
+	rt_fill(t.mr[0]->buf, 8 * MSG, 53);
+	tb_evt_clear(t.n[0]);
+	for (unsigned int i = 0; i < GOOD_SLOTS; i++)
+		post_write(&t, a, i);
+	tb_run(t.tb, RT_WAIT);
+	cap0 = t.cap.n;
+	post_write(&t, a, GOOD_SLOTS);		/* its CQE faults */
+	for (unsigned int guard = 0; guard < 5000 && frames_from(&t, cap0) == 0; guard++)
+		tb_run_for(t.tb, 4);		/* A's request on the wire first */
+	for (unsigned int i = 0; i < 2; i++) {	/* B's ACKs right behind (no payload write at node 1) */
+		struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .num_sge = 0,
+					.raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+
+		tb_post_send(b[0], &w);
+	}
+	tb_run(t.tb, RT_WAIT);
+	check_cq_failed(&t);
+	while (tb_cq_poll(bcq, &cqe) > 0) {
+		CHECK(cqe.status == HCA_WC_SUCCESS && cqe.qpn == b[0]->qpn && cqe.wqe_index == got,
+		      "B's CQE %u (status %u, qpn 0x%x, wqe %u)", got, cqe.status, cqe.qpn, cqe.wqe_index);
+		got++;
+	}
+	CHECK_EQ(got, 2, "B's two CQEs on its own CQ");
+	while (n < 4 && tb_evt_pop(t.n[0], &ty[n], &el[n]))
+		n++;
+	CHECK(n == 2 && ty[0] == HCA_EVENT_CQ_ERR && el[0] == t.scq[0]->cqn && ty[1] == HCA_EVENT_QP_FATAL &&
+	      el[1] == a->qpn, "events CQ_ERR, QP_FATAL A only (%u events: %u/%u %u/%u %u/%u)", n, ty[0], el[0],
+	      ty[1], el[1], ty[2], el[2]);
+	CHECK_EQ(tb_qp_query(a).cur_state, HCA_QPS_ERR, "QP A in ERR");
+	CHECK_EQ(tb_qp_query(b[0]).cur_state, HCA_QPS_RTS, "QP B in RTS");
+	snprintf(what, sizeof(what), "CQE fault, another CQ's ACK behind it (wr_lat %u)", wr_lat);
+	finish(&t, what);
+	free(b[0]);
+	free(b[1]);
+	free(bcq);
+}
+
 /* Run until node 1's first ACK for node 0's QP `qpn` at capture entry
  * `from` or later has reached node 0 plus `after` cycles. */
 static void run_past_ack(struct rt *t, unsigned int from, uint32_t qpn, uint64_t after)
@@ -317,6 +421,10 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < 2; i++) {
 		if (rt_ls_want("next_qp"))
 			next_qp(lat[i]);
+		if (rt_ls_want("moved_cq"))
+			moved_cq(lat[i]);
+		if (rt_ls_want("other_cq"))
+			other_cq(lat[i]);
 		if (rt_ls_want("coalesced"))
 			coalesced(lat[i], false);
 		if (rt_ls_want("read_behind"))
