@@ -7,9 +7,15 @@
 // A posted write (w_post: an RC WRITE payload packet with nothing owed on
 // it, hca_resp) reports w_done (w_err 0) after its last data beat; its
 // response is awaited behind the caller's back (p_out) and reported alone
-// (p_done, p_err).  Responses come in issue order and a posted write is
-// only issued while none is outstanding, so the first response while p_out
-// is the posted write's; a write started after it waits for its own.
+// (p_done, p_err).  Several posted writes may be outstanding (up to
+// P_MAX: docs/rtl.md "Several payload writes in flight"); responses come
+// in issue order, so the first p_cnt responses are theirs and a
+// non-posted write started after them waits for its own.  Each posted
+// write of non-zero length gets a sequence number when it is accepted
+// (p_seq: the next one, counting a write accepted in this cycle), and the
+// error bit of each returned one is kept (p_rerr, indexed by sequence;
+// p_rseq: the next response's): hca_ack_send tells from them when the
+// write its owed ACK acknowledges is back and whether it faulted.
 //
 // Sources: SMALL (up to 64 bytes from a register: CQE, EQE, UD GRH area) or
 // RXBUF (a byte range of the receive buffer: payload).  Data beats are packed
@@ -20,6 +26,7 @@
 module hca_dma_wr #(
     parameter int DATA_W   = 64,
     parameter int RXBUF_AW = 10,
+    parameter int P_MAX    = 3,          // posted writes outstanding at most
     localparam int WB = DATA_W / 8
 ) (
     input  logic              clk,
@@ -36,7 +43,10 @@ module hca_dma_wr #(
     output logic              w_busy,
     output logic              p_out,         // a posted write's response is outstanding
     output logic              p_done,        // one cycle: that response came back
-    output logic              p_err,         // with p_done: the posted write faulted
+    output logic              p_err,         // with p_done: the posted write faulted (held until the next)
+    output logic [2:0]        p_seq,         // sequence number of the next posted write (above)
+    output logic [2:0]        p_rseq,        // sequence number of the next posted response
+    output logic [7:0]        p_rerr,        // error bit of each returned posted write, by sequence
     output logic              w_done,        // one cycle
     output logic              w_err,         // with w_done
     // receive buffer read port
@@ -59,14 +69,19 @@ module hca_dma_wr #(
   localparam int LW = $clog2(WB);
   typedef enum logic [1:0] {S_IDLE, S_REQ, S_DATA, S_RSP} st_t;
   st_t st;
-  logic        rxbuf, req_done, orphan, post, p_orphan;
+  logic        rxbuf, req_done, orphan, post;
+  logic [1:0]  p_cnt;                // posted writes whose response is outstanding
+  logic [P_MAX-1:0] p_orph;          // ... orphaned by a reset (bit 0: the oldest)
+  logic [2:0]  iss_seq;              // sequence of the next posted write accepted
   logic [15:0] len, nbeats, beat;
   logic [RXBUF_AW-1:0] word0;
   logic [LW-1:0] rot;
   logic [511:0] small_q;
   logic [63:0]  addr;
 
+  assign p_out        = p_cnt != 2'd0;
   assign w_busy       = (st != S_IDLE) || p_out;
+  assign p_seq        = iss_seq + 3'(st == S_IDLE && w_start && w_post && w_len != 16'd0);
   assign wr_req_valid = ce && (st == S_REQ || st == S_DATA) && !req_done;
   assign wr_req_addr  = addr;
   assign wr_req_len   = len;
@@ -104,7 +119,8 @@ module hca_dma_wr #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       st <= S_IDLE; rxbuf <= 1'b0; req_done <= 1'b0; orphan <= 1'b0; post <= 1'b0;
-      p_out <= 1'b0; p_orphan <= 1'b0; p_done <= 1'b0; p_err <= 1'b0;
+      p_cnt <= '0; p_orph <= '0; p_done <= 1'b0; p_err <= 1'b0;
+      iss_seq <= '0; p_rseq <= '0; p_rerr <= '0;
       len <= '0; nbeats <= '0; beat <= '0; word0 <= '0; rot <= '0; small_q <= '0; addr <= '0;
       wq_cnt <= '0; rd_issued <= '0; rd_inflight <= 1'b0;
       w_done <= 1'b0; w_err <= 1'b0;
@@ -113,11 +129,26 @@ module hca_dma_wr #(
       if (ce) begin
         w_done <= 1'b0;     // pulse: cleared on engine cycles only
         p_done <= 1'b0;
-        // the posted write's response: the first one while it is outstanding
-        if (p_out && wr_rsp_valid) begin
-          p_out  <= 1'b0;
-          p_done <= !p_orphan;
-          p_err  <= wr_rsp_err;
+        // posted writes' responses: the first p_cnt ones (in issue order);
+        // a posted write's last beat counts it (pc/po below)
+        begin : p_upd
+          logic [1:0] pc;
+          logic [P_MAX-1:0] po;
+          pc = p_cnt; po = p_orph;
+          if (p_out && wr_rsp_valid) begin
+            p_done <= !po[0];
+            p_err  <= wr_rsp_err;
+            p_rerr[p_rseq] <= wr_rsp_err;
+            p_rseq <= p_rseq + 3'd1;
+            pc = pc - 2'd1;
+            po = po >> 1;
+          end
+          if ((st == S_REQ || st == S_DATA) && take && wr_dat_last && post) begin
+            po[pc] = orphan;
+            pc = pc + 2'd1;
+          end
+          p_cnt  <= pc;
+          p_orph <= po;
         end
         case (st)
           S_IDLE:
@@ -138,6 +169,7 @@ module hca_dma_wr #(
                 req_done <= 1'b0;
                 orphan   <= 1'b0;
                 post     <= w_post;
+                if (w_post) iss_seq <= iss_seq + 3'd1;
                 wq_cnt   <= '0;
                 rd_issued <= '0;
                 rd_inflight <= 1'b0;
@@ -174,8 +206,6 @@ module hca_dma_wr #(
                   st       <= S_IDLE;
                   w_done   <= !orphan;
                   w_err    <= 1'b0;
-                  p_out    <= 1'b1;
-                  p_orphan <= orphan;
                 end else
                   st <= S_RSP;
               end
@@ -193,7 +223,7 @@ module hca_dma_wr #(
       // A reset does not cut a write in flight: the burst is finished (the
       // host already accepted its address) and its response dropped.
       if (srst && st != S_IDLE) orphan <= 1'b1;
-      if (srst && p_out) p_orphan <= 1'b1;
+      if (srst) p_orph <= '1;
     end
   end
 endmodule
