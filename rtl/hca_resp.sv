@@ -45,9 +45,9 @@
 // a middle/last one), its ACK, if AckReq is set, is called while the write
 // is issued (wack; owed, ack_owe: hca_ack_send builds it then, its sequence
 // holds it, and sends it once the response is back, or drops it if the
-// write faulted), and the packet ends in the cycle of d_w_done, after the
-// last data beat (w_end); the response is awaited by hca_rx_frame/hca_recv,
-// which hold the frame.  If the write faulted, the frame is replayed (`rep`):
+// write faulted), and the packet ends in the cycle of d_w_done, when
+// hca_dma_wr has taken the write (w_end; its beats go out after the item);
+// the response is awaited by hca_rx_frame/hca_recv, which hold the frame.  If the write faulted, the frame is replayed (`rep`):
 // RESPST_POSTED_FAULT reports the fault as the model did at that packet
 // (DMA_FAULT, the fault latch, ePSN, MSN and the message state back to
 // before it, NAK remote access error, QP to ERR).
@@ -246,7 +246,7 @@ module hca_resp #(
   logic done_q, abort_q, ack_want;
   assign redo = abort_q;
   assign ack_want = `HCA_BUG(drop_ack, p_ackreq, 1'b0);     // an ACK for this packet
-  // a posted write's packet ends in the cycle its last data beat is taken
+  // a posted write's packet ends in the cycle hca_dma_wr reports it taken
   // (d_w_done): committed at its start, its ACK already called
   logic w_end;
   assign w_end = state_q == RESPST_WAIT_WRITE_PAYLOAD && d_w_done && d_w_post && !d_w_err && !(wack && !ack_done);
