@@ -20,10 +20,13 @@
 // (from the build until the slot is committed).
 // An owed ACK (`owe` with req: the ACK of a posted payload write, hca_resp;
 // docs/rtl.md "Posted payload writes") is built and the job done at once;
-// ACKST_WAIT_POSTED then waits for the write's response (pw_out low; the
-// call comes while hca_resp still issues the write, pw_out high then too): sent
-// as above when it is good (no done: the caller has gone on), dropped when
-// the write faulted (pw_fault: the packet is replayed and NAKed instead).
+// its write is the last posted one hca_dma_wr accepted (pw_seq - 1: the
+// call comes while hca_resp issues it, and no other write starts before
+// the call is done).  ACKST_WAIT_POSTED then waits for that write's
+// response (its sequence number no longer between pw_rseq and pw_seq;
+// earlier posted writes of other QPs may still be outstanding before it):
+// sent as above when it is good (no done: the caller has gone on), dropped
+// when it faulted (pw_rerr: the packet is replayed and NAKed instead).
 // `owed` is high from the build until it is committed or dropped: no QP
 // step or timer step starts meanwhile (hca_transport masks them), and the
 // receive path's frames all come through this job, which takes no new call
@@ -45,8 +48,9 @@ module hca_ack_send #(
     input  logic [63:0] pay_iova,        // payload (READ response)
     input  logic [15:0] pay_len,
     input  logic        owe,             // with req: the ACK of the posted write (above)
-    input  logic        pw_out,          // the posted write's response is outstanding
-    input  logic        pw_fault,        // the posted write faulted
+    input  logic [2:0]  pw_seq,          // hca_dma_wr: the next posted write's sequence number
+    input  logic [2:0]  pw_rseq,         // ... the next posted response's
+    input  logic [7:0]  pw_rerr,         // ... each returned one's error, by sequence
     output logic        owed,
     output logic        done,
     output logic        pay_fault,       // with done: the payload read faulted, nothing sent
@@ -106,11 +110,14 @@ module hca_ack_send #(
   logic [63:0] iova;
   logic        owed_q;                   // the frame being sent is an owed ACK (no done)
   assign owed = owed_q;
+  logic [2:0]  my_seq;                   // the owed ACK's write
+  logic        my_out;                   // ... its response is outstanding
+  assign my_out = (my_seq - pw_rseq) < (pw_seq - pw_rseq);
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= ACKST_IDLE; done <= 1'b0; pay_fault <= 1'b0; go <= 1'b0; drop <= 1'b0; s_stat <= '0; iova <= '0;
-      owed_q <= 1'b0;
+      owed_q <= 1'b0; my_seq <= '0;
       h_opcode <= '0; h_psn <= '0; h_aeth_syn <= '0; h_aeth_msn <= '0; h_orig <= '0; h_pay_len <= '0;
       h_dmac <= '0; h_smac <= '0; h_sip <= '0; h_dip <= '0; h_tclass <= '0; h_hop <= '0; h_sport <= '0;
       h_dqpn <= '0;
@@ -139,14 +146,17 @@ module hca_ack_send #(
           h_sport    <= 16'(`HCA_WIRE_UDP_SPORT_BASE) | ({{(16-LOG_MAX_QP){1'b0}}, qn} & 16'(`HCA_WIRE_UDP_SPORT_MASK));
           h_dqpn     <= dest_qpn;
           owed_q     <= owe;
+          my_seq     <= pw_seq - 3'd1;
           done       <= owe;                // owed: the caller goes on
           state_q    <= owe ? ACKST_WAIT_POSTED : ACKST_WAIT_TX;
         end
         ACKST_WAIT_POSTED:
-          if (pw_fault) begin
-            owed_q <= 1'b0; state_q <= ACKST_IDLE;        // dropped: the replay NAKs the packet
-          end else if (!pw_out)
-            state_q <= ACKST_WAIT_TX;
+          if (!my_out) begin
+            if (pw_rerr[my_seq]) begin
+              owed_q <= 1'b0; state_q <= ACKST_IDLE;      // dropped: the replay NAKs the packet
+            end else
+              state_q <= ACKST_WAIT_TX;
+          end
         ACKST_WAIT_TX: if (tx_free) begin
           // the transmit slot is committed either way (drop: no frame)
           if (h_pay_len != 16'd0) begin

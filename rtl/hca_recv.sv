@@ -33,6 +33,15 @@
 // hca_resp reports the fault as the model did at that packet; the frame
 // after it then finds the QP in ERR.  No frame is offered while a fault
 // waits for its replay.
+// Several payload writes in flight (docs/rtl.md): while the held frame's
+// posted write is outstanding, an RC WRITE packet (no immediate, with
+// payload) of another QP that raises no COMM_EST passes RECVST_CHECK_QP
+// at once (`ovl`; the item is `early`): hca_resp starts its posted write
+// and waits with anything else (old_wait, old_flt).  Its end waits for the
+// earlier response (RECVST_WAIT_OLDER: one frame held at a time); if that
+// write faulted, for its own response too, and the frame is then released
+// (its write good) or the item ends untouched (its write faulted as well:
+// taken again after the replay), as does an item hca_resp aborts.
 // Callees: hca_resp, hca_comp.
 module hca_recv #(
     parameter int LOG_MAX_QP = 8,
@@ -64,6 +73,9 @@ module hca_recv #(
     output logic        r_release_q,     // released in the previous cycle (pending strobe)
     output logic [1:0]  r_cmd,           // {replay the held frame, hold this one} (hca_rx_frame)
     input  logic [2:0]  r_post,          // {posted write faulted, this frame is its replay, outstanding}
+    input  logic        r_held,          // a frame is held (hca_rx_frame f_held)
+    input  logic        pw_err,          // hca_dma_wr: the last posted response faulted
+    input  logic [15:0] p_pay_len,
     // the frame (hca_rx_parse)
     input  logic [4:0]  p_reason,
     /* verilator lint_off UNUSEDSIGNAL */
@@ -90,6 +102,9 @@ module hca_recv #(
     // hca_resp, hca_comp
     output logic        resp_req,
     input  logic        resp_done,
+    input  logic        resp_abort,      // with resp_done: ended untouched (an earlier write faulted)
+    output logic        old_wait,        // hca_resp: the held frame's write is outstanding (early item)
+    output logic        old_flt,         // ... it faulted
     output logic        comp_req,
     input  logic        comp_done,
     // hca_ctx, hca_regs
@@ -103,7 +118,7 @@ module hca_recv #(
   localparam logic [2:0] QPS_RESET = 3'(`HCA_QPS_RESET), QPS_INIT = 3'(`HCA_QPS_INIT),
                          QPS_RTR = 3'(`HCA_QPS_RTR), QPS_ERR = 3'(`HCA_QPS_ERR);
   typedef enum logic [2:0] {RECVST_IDLE, RECVST_CHECK_FRAME, RECVST_CHECK_QP, RECVST_WAIT_RESP,
-                            RECVST_WAIT_COMP, RECVST_END} st_t;
+                            RECVST_WAIT_COMP, RECVST_END, RECVST_WAIT_OLDER} st_t;
   st_t state_q, state;
   // RECVST_CHECK_QP's checks pass in this cycle (qp_go): the callee
   // (hca_resp, hca_comp) is called in the same cycle, its first state
@@ -111,6 +126,14 @@ module hca_recv #(
   // call's mirror image); RECVST_CHECK_QP's own work is done by `go`.
   logic at_qp, qp_go, go;
   st_t  callee;
+  // an early item (header) waits at its end while the held frame's write is
+  // outstanding, or, if that faulted, while its own is
+  logic early_q, early, ovl, old_hold;
+  logic [LOG_MAX_QP-1:0] held_qn;      // the held frame's QP
+  assign early    = go ? r_post[0] : early_q;   // (hca_resp acts in the cycle of go already)
+  assign old_wait = early && r_held && !r_post[2];
+  assign old_flt  = early && r_held && r_post[2];
+  assign old_hold = early_q && r_held && (!r_post[2] || r_post[0]);
   assign at_qp  = (state_q == RECVST_IDLE && !chk_req && req) || state_q == RECVST_CHECK_QP;
   assign go     = at_qp && qp_go;
   assign callee = p_info[`OPI_REQ] ? RECVST_WAIT_RESP : RECVST_WAIT_COMP;
@@ -119,7 +142,8 @@ module hca_recv #(
     case (state_q)
       RECVST_IDLE:      if (chk_req) state = RECVST_CHECK_FRAME; else if (req) state = qp_go ? callee : RECVST_CHECK_QP;
       RECVST_CHECK_QP:  if (qp_go) state = callee;
-      RECVST_WAIT_RESP: if (resp_done) state = RECVST_END;
+      RECVST_WAIT_RESP: if (resp_done) state = (resp_abort || !old_hold) ? RECVST_END : RECVST_WAIT_OLDER;
+      RECVST_WAIT_OLDER: if (!old_hold) state = RECVST_END;
       RECVST_WAIT_COMP: if (comp_done) state = RECVST_END;
       default: ;
     endcase
@@ -144,19 +168,24 @@ module hca_recv #(
   // an ACK/NAK started under a hold (hca_dispatch) raises no event before
   // the ended item's outcome: COMM_EST (a QP in RTR) waits for it
   assign hold_wait = at_qp && hold && !is_ud && qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O];
-  assign qp_go = !replay && !r_post[0] && !fault && !hold_wait &&
+  // while the held frame's posted write is outstanding: a posted WRITE packet
+  // of another QP (its opcode; hca_resp decides), no COMM_EST to raise
+  assign ovl = r_post[0] && r_held && !r_post[2] && p_info[`OPI_REQ] && p_info[`OPI_RC] &&
+               p_info[`OPI_WRITE] && !p_info[`OPI_IMM] && p_pay_len != 16'd0 && qn != held_qn &&
+               !(qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O]);
+  assign qp_go = !replay && (!r_post[0] || ovl) && !fault && !hold_wait &&
                  !(qp_st == QPS_RESET || qp_type != p_qpt || qp_st == QPS_INIT || qp_st == QPS_ERR) &&
                  !(is_ud && p_deth_qkey != qkey);
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; chk_accept <= 1'b0; done <= 1'b0; wb <= 1'b0;
-      r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0;
+      r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0; early_q <= 1'b0; held_qn <= '0;
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
     end else if (srst) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; done <= 1'b0;
-      r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0;
+      r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0; early_q <= 1'b0;
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
     end else if (ce) begin
@@ -169,6 +198,7 @@ module hca_recv #(
       if (go) begin
         // RECVST_CHECK_QP passed: the QP busy, COMM_EST on the first packet in RTR
         s_busy_set <= 1'b1;
+        early_q    <= r_post[0];
         if (!is_ud && qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O]) begin
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_COMMEST_O, 1, 1'b1)
           s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_COMM_EST); s_evt_elem <= {{(32-LOG_MAX_QP){1'b0}}, qn};
@@ -236,10 +266,22 @@ module hca_recv #(
           // else qp_go: the callee was called in this cycle (state, go), or
           // hold_wait
         RECVST_END: begin
-          // a posted write of this item still outstanding, or faulted: hold the frame
-          if (!replay && (r_post[0] || r_post[2])) r_cmd[0] <= 1'b1;
-          else r_release <= 1'b1;
-          done <= 1'b1; wb <= 1'b1; state_q <= RECVST_IDLE;
+          early_q <= 1'b0;
+          if (resp_abort && state_q == RECVST_WAIT_RESP || (early_q && r_held && pw_err)) begin
+            // aborted by hca_resp, or an early item whose write faulted while the
+            // held frame's had: untouched, taken again after the replay
+            recount <= 1'b1;
+            done <= 1'b1; wb <= 1'b0;
+          end else begin
+            // a posted write of this item still outstanding, or faulted: hold the
+            // frame (not an early item's while the earlier one waits for its replay)
+            if (!replay && !(early_q && r_held) && (r_post[0] || r_post[2])) begin
+              r_cmd[0] <= 1'b1;
+              held_qn  <= qn;
+            end else r_release <= 1'b1;
+            done <= 1'b1; wb <= 1'b1;
+          end
+          state_q <= RECVST_IDLE;
         end
         default: ;
       endcase

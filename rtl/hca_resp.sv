@@ -43,14 +43,22 @@
 // posted (d_w_post): the packet is committed in the cycle its write starts
 // (RESPST_RKEY_RESULT for a first/only packet, RESPST_CHECK_PSN's cycle for
 // a middle/last one), its ACK, if AckReq is set, is called while the write
-// is issued (wack; owed, ack_owe: hca_ack_send builds it then, w_flight
+// is issued (wack; owed, ack_owe: hca_ack_send builds it then, its sequence
 // holds it, and sends it once the response is back, or drops it if the
-// write faulted), and the packet ends in the cycle of d_w_done, after the
-// last data beat (w_end); the response is awaited by hca_rx_frame/hca_recv,
-// which hold the frame.  If the write faulted, the frame is replayed (`rep`):
+// write faulted), and the packet ends in the cycle of d_w_done, when
+// hca_dma_wr has taken the write (w_end; its beats go out after the item);
+// the response is awaited by hca_rx_frame/hca_recv, which hold the frame.  If the write faulted, the frame is replayed (`rep`):
 // RESPST_POSTED_FAULT reports the fault as the model did at that packet
 // (DMA_FAULT, the fault latch, ePSN, MSN and the message state back to
 // before it, NAK remote access error, QP to ERR).
+// Several payload writes in flight (docs/rtl.md): an RC WRITE packet of
+// another QP may start while the held frame's posted write is outstanding
+// (hca_recv: old_wait).  Its checks, rkey call and write start run as
+// usual; anything else it would do (a NAK, a duplicate's ACK: the
+// outcomes that are not its posted write) waits in RESPST_CHECK_PSN until
+// that response is back (an rkey that fails goes back there too), and if
+// that write faulted (old_flt) the packet ends without touching anything
+// (`redo`): it is taken again after the faulting packet's replay.
 // Planted-bug hook drop_ack: no ACK for AckReq packets.
 // Caller: hca_recv.  Calls: hca_ack_send, hca_scatter, hca_mr_check,
 // hca_complete_recv, hca_qp_err, hca_read_atomic.
@@ -67,7 +75,10 @@ module hca_resp #(
     input  logic        srst,
     input  logic        req,
     input  logic        rep,             // with req: the replay of a posted write that faulted
+    input  logic        old_wait,        // an earlier packet's posted write is outstanding (above)
+    input  logic        old_flt,         // ... it faulted: this packet waits for its replay
     output logic        done,
+    output logic        redo,            // with done: ended untouched, to be taken again (old_flt)
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
     // the item (hca_dispatch, hca_qpc_view)
@@ -103,7 +114,6 @@ module hca_resp #(
     output logic [7:0]  ack_syn,
     output logic        ack_owe,         // with ack_req: owed on the posted write, sent at its response
     input  logic        ack_done,
-    output logic        w_flight,        // a payload write is being issued (hca_ack_send: an owed ACK waits)
     // hca_read_atomic
     output logic        rd_req,
     output logic [1:0]  rd_kind,
@@ -220,7 +230,6 @@ module hca_resp #(
   logic wack;                          // the posted write's ACK is called while it is issued, not yet done
   assign ack_req = state == RESPST_WAIT_NAK_SENT || state == RESPST_WAIT_ACK_END ||
                    (state == RESPST_WAIT_WRITE_PAYLOAD && wack && !ack_done);
-  assign w_flight = state_q == RESPST_WAIT_WRITE_PAYLOAD;
   assign tk_req  = state == RESPST_WAIT_RWQE || state == RESPST_UC_WAIT_RWQE || state == RESPST_UD_WAIT_RWQE;
   assign sc_req  = state == RESPST_WAIT_SEND_SCATTER || state == RESPST_UC_WAIT_SCATTER ||
                    state == RESPST_UD_WAIT_GRH || state == RESPST_UD_WAIT_SCATTER;
@@ -234,9 +243,10 @@ module hca_resp #(
                    !rd_req;
   assign dbg_st  = 8'(state);
 
-  logic done_q, ack_want;
+  logic done_q, abort_q, ack_want;
+  assign redo = abort_q;
   assign ack_want = `HCA_BUG(drop_ack, p_ackreq, 1'b0);     // an ACK for this packet
-  // a posted write's packet ends in the cycle its last data beat is taken
+  // a posted write's packet ends in the cycle hca_dma_wr reports it taken
   // (d_w_done): committed at its start, its ACK already called
   logic w_end;
   assign w_end = state_q == RESPST_WAIT_WRITE_PAYLOAD && d_w_done && d_w_post && !d_w_err && !(wack && !ack_done);
@@ -322,7 +332,12 @@ module hca_resp #(
   assign rk_acc = ro_read ? 16'(`HCA_ACCESS_REMOTE_READ) :
                   ro_atomic ? 16'(`HCA_ACCESS_REMOTE_ATOMIC) : 16'(`HCA_ACCESS_REMOTE_WRITE);
   assign rk_len = ro_atomic ? 64'd8 : {32'b0, p_reth_len};
-  assign rk_now = state == RESPST_CHECK_PSN &&
+  // a posted WRITE packet whose checks pass in RESPST_CHECK_PSN's cycle: what
+  // a packet may do while an earlier posted write is outstanding (old_wait)
+  logic fast_ok;
+  assign fast_ok = ro_write && !ro_imm && !is_uc && !is_ud && p_psn == r_epsn && seq_ok && len_ok &&
+                   !(ro_start && (qp_access & 16'(`HCA_ACCESS_REMOTE_WRITE)) == 0);
+  assign rk_now = state == RESPST_CHECK_PSN && !old_flt &&
                   (qp_st == QPS_RTR || qp_st == QPS_RTS || qp_st == QPS_SQD || qp_st == QPS_SQE) &&
                   !rep && !is_uc && !is_ud && p_psn == r_epsn && seq_ok && len_ok &&
                   !((ro_write && ro_start && (qp_access & 16'(`HCA_ACCESS_REMOTE_WRITE)) == 0) ||
@@ -350,7 +365,7 @@ module hca_resp #(
     logic [63:0] wr_iova;                // with do_wr: the RETH VA, translated (a first/only packet)
     do_op = 1'b0; do_len = 1'b0; do_wr = 1'b0; wr_iova = rs_iova;
     if (!rst_n) begin
-      state_q <= RESPST_IDLE; done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0;
+      state_q <= RESPST_IDLE; done_q <= 1'b0; abort_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0;
       rs_code <= '0; rs_iova <= '0; fa <= '0; ack_psn <= '0; ack_syn <= '0; ack_owe <= 1'b0; rd_kind <= '0;
       rd_iova <= '0;
       sc_off <= '0; sc_n <= '0; sc_src <= '0; sc_grh <= 1'b0;
@@ -360,17 +375,23 @@ module hca_resp #(
       d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_off <= '0; d_w_post <= 1'b0; wack <= 1'b0;
       s_stat <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
-      state_q <= RESPST_IDLE; done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; wack <= 1'b0;
+      state_q <= RESPST_IDLE; done_q <= 1'b0; abort_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; wack <= 1'b0;
       d_w_start <= 1'b0; s_stat <= '0; s_fault <= 1'b0;
     end else if (ce) begin
-      done_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; d_w_start <= 1'b0; s_stat <= '0; s_fault <= 1'b0;
+      done_q <= 1'b0; abort_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; d_w_start <= 1'b0; s_stat <= '0;
+      s_fault <= 1'b0;
       if (state == RESPST_CHECK_PSN) begin ack_owe <= 1'b0; wack <= 1'b0; end
       if (state_q == RESPST_WAIT_WRITE_PAYLOAD && ack_done) wack <= 1'b0;
       state_q <= state;
       case (state)
         // ---------------------------------------------------------- RC
         RESPST_CHECK_PSN:
-          if (qp_st != QPS_RTR && qp_st != QPS_RTS && qp_st != QPS_SQD && qp_st != QPS_SQE) begin
+          if (old_flt) begin
+            // an earlier packet's posted write faulted: taken again after its replay
+            done_q <= 1'b1; abort_q <= 1'b1; state_q <= RESPST_IDLE;
+          end else if (old_wait && !fast_ok)
+            state_q <= RESPST_CHECK_PSN;       // not a posted write: after that write's response
+          else if (qp_st != QPS_RTR && qp_st != QPS_RTS && qp_st != QPS_SQD && qp_st != QPS_SQE) begin
             done_q <= 1'b1; state_q <= RESPST_IDLE;
           end else if (rep)
             state_q <= RESPST_POSTED_FAULT;
@@ -462,7 +483,9 @@ module hca_resp #(
       end
       case (state)
         RESPST_RKEY_RESULT:
-          if (mr_verr != 8'h0) begin
+          if (mr_verr != 8'h0 && (old_wait || old_flt))
+            state_q <= RESPST_CHECK_PSN;       // its NAK after the earlier write's response
+          else if (mr_verr != 8'h0) begin
             rs_code <= 8'(`HCA_AETH_NAK_REMOTE_ACCESS_ERR);
             state_q <= RESPST_NAK;
           end else begin
@@ -518,7 +541,7 @@ module hca_resp #(
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, 32'h0)
         d_w_start <= 1'b1;
         d_w_post  <= posted;
-        ack_owe   <= posted;
+        ack_owe   <= posted && p_pay_len != 16'd0;   // a zero-length write has no response to wait for
         wack      <= posted && ack_want;
         ack_psn   <= p_psn; ack_syn <= AETH_ACK;
         d_w_addr  <= (ro_start ? wr_iova : r_wr_iova + {32'b0, r_msg_len});

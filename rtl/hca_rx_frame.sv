@@ -205,6 +205,10 @@ module hca_rx_frame #(
           rslot <= !rslot;
           if (held && rslot == hslot) begin        // the replayed frame
             held <= 1'b0; fault <= 1'b0; replay <= 1'b0;
+            // the frame after it was released before it (a write in flight
+            // with it, docs/rtl.md "Several payload writes in flight"): the
+            // next one offered is the next to arrive
+            if (!s_full[!rslot]) rslot <= wslot;
           end
         end else if (f_hold && s_full[rslot]) begin
           held  <= 1'b1;
@@ -219,7 +223,7 @@ module hca_rx_frame #(
           replay <= 1'b1;
         end
         if (p_done && p_err) fault <= 1'b1;
-        if (p_done && !p_err && held && !replay) begin
+        if (p_done && !p_err && held && !replay && !fault) begin   // (not a later write's, once it faulted)
           held <= 1'b0;
           s_full[hslot] <= 1'b0;
         end

@@ -233,7 +233,13 @@ module hca_transport #(
     input  logic [31:0] r_udp_sum,
     output logic        r_release,
     output logic [1:0]  r_cmd,             // hca_recv: {replay, hold} the posted write's frame
-    input  logic [2:0]  r_post             // {its write faulted, the frame is its replay, outstanding}
+    input  logic [2:0]  r_post,            // {its write faulted, the frame is its replay, outstanding}
+    input  logic        r_held,            // a frame is held for its posted write
+    // ---- hca_dma_wr: posted writes (several in flight)
+    input  logic        pw_err,            // the last posted response faulted
+    input  logic [2:0]  pw_seq,            // the next posted write's sequence number
+    input  logic [2:0]  pw_rseq,           // the next posted response's
+    input  logic [7:0]  pw_rerr            // each returned posted write's error, by sequence
 );
   localparam int OUTS = 1 << LOG_OUTS;
   localparam int OWA  = LOG_MAX_QP + LOG_OUTS;
@@ -362,7 +368,7 @@ module hca_transport #(
   logic        step_req, step_done, step_end, step_yield;
   logic        resp_req, resp_done, comp_req, comp_done;
   logic        ack_req, ack_done, ack_pay_fault, resp_ack_req, rda_ak_req, resp_ack_owe, a_owed;
-  logic        resp_w_flight;       // hca_resp issues a payload write (an ACK owed on it waits)
+  logic        resp_abort, resp_old_wait, resp_old_flt;   // several payload writes in flight (hca_recv)
   logic [23:0] ack_psn, ack_msn, resp_ack_psn, rda_ak_psn, rda_ak_msn;
   logic [7:0]  ack_syn, ack_opcode, resp_ack_syn, rda_ak_opcode;
   logic [63:0] ack_orig, ack_pay_iova, rda_ak_orig, rda_ak_pay_iova;
@@ -573,10 +579,12 @@ module hca_transport #(
       .frame_valid(frame_valid), .chk_req(rx_chk_req), .chk_done(rx_chk_done), .chk_accept(rx_chk_accept),
       .req(rx_req), .hold(po_hold), .hold_wait(rx_hold_wait), .done(rx_done), .wb(rx_wb), .step_end(rx_end), .dbg_act(recv_act), .dbg_st(recv_st),
       .r_valid(r_valid), .r_len(r_len), .r_release(r_release), .r_release_q(r_release_q), .r_cmd(r_cmd), .r_post(r_post),
+      .r_held(r_held), .pw_err(pw_err), .p_pay_len(p_pay_len),
       .p_reason(p_reason), .p_info(p_info), .p_dmac(p_dmac), .p_dqpn(p_dqpn), .p_deth_qkey(p_deth_qkey),
       .e_ip_ours(e_ip_ours), .qpc_en(rx_qpc_en), .qn(qn), .rxs(rxs), .qp_st(qp_st), .qp_type(c_type),
       .is_ud(c_ud), .qkey(c_qkey), .qn_wm(recv_qn_wm), .qn_wv(recv_qn_wv), .rxs_wm(recv_rxs_wm),
-      .rxs_wv(recv_rxs_wv), .resp_req(resp_req), .resp_done(resp_done), .comp_req(comp_req),
+      .rxs_wv(recv_rxs_wv), .resp_req(resp_req), .resp_done(resp_done), .resp_abort(resp_abort),
+      .old_wait(resp_old_wait), .old_flt(resp_old_flt), .comp_req(comp_req),
       .comp_done(comp_done), .s_busy_set(recv_busy_set), .s_stat(recv_stat), .s_rx_bytes(stat_rx_bytes),
       .s_evt(recv_evt), .s_evt_type(recv_evt_type), .s_evt_elem(recv_evt_elem));
 
@@ -632,7 +640,7 @@ module hca_transport #(
   hca_ack_send #(.LOG_MAX_QP(LOG_MAX_QP)) u_ack (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(ack_req), .opcode(ack_opcode), .psn(ack_psn),
       .syn(ack_syn), .msn(ack_msn), .orig(ack_orig), .pay_iova(ack_pay_iova), .pay_len(ack_pay_len),
-      .owe(resp_ack_req && resp_ack_owe), .pw_out(r_post[0] || resp_w_flight), .pw_fault(r_post[2]), .owed(a_owed),
+      .owe(resp_ack_req && resp_ack_owe), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .pw_rerr(pw_rerr), .owed(a_owed),
       .done(ack_done), .pay_fault(ack_pay_fault), .dbg_act(ack_act), .dbg_st(ack_st), .qn(qn), .tclass(c_tclass),
       .hop_limit(c_hop), .dest_qpn(c_dqpn),
       .p_smac(p_smac), .p_dmac(p_dmac), .p_sip(p_sip), .p_dip(p_dip), .port_up(port_up),
@@ -662,7 +670,8 @@ module hca_transport #(
       .s_fault_client(rda_fault_client), .s_fault_wr(rda_fault_wr), .s_fault_iova(rda_fault_iova));
 
   hca_resp #(.DATA_W(DATA_W), .RX_SLOT_AW(RX_SLOT_AW)) u_resp (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(resp_req), .rep(r_post[1]), .done(resp_done),
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(resp_req), .rep(r_post[1]), .old_wait(resp_old_wait),
+      .old_flt(resp_old_flt), .done(resp_done), .redo(resp_abort),
       .dbg_act(resp_act), .dbg_st(resp_st),
       .rxs(rxs), .qp_st(qp_st), .is_uc(c_uc), .is_ud(c_ud), .qp_access(c_acc), .pdn(c_pdn), .pmtu(c_pmtu),
       .min_rnr_timer(c_rnr), .max_dest_rd_atomic(c_maxdest), .rxs_wm(resp_rxs_wm), .rxs_wv(resp_rxs_wv),
@@ -670,7 +679,6 @@ module hca_transport #(
       .p_reth_len(p_reth_len), .p_deth_sqp(p_deth_sqp), .p_pay_off(p_pay_off), .p_pay_len(p_pay_len),
       .r_slot(r_slot),
       .ack_req(resp_ack_req), .ack_psn(resp_ack_psn), .ack_syn(resp_ack_syn), .ack_owe(resp_ack_owe), .ack_done(ack_done),
-      .w_flight(resp_w_flight),
       .rd_req(rd_req), .rd_kind(rd_kind), .rd_iova(rd_iova), .rd_done(rd_done), .rd_nak(rd_nak),
       .rd_nak_psn(rd_nak_psn),
       .tk_req(tk_req), .sc_req(sc_req), .sc_off(sc_off), .sc_n(sc_n), .sc_src(sc_src), .sc_grh(sc_grh),

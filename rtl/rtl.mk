@@ -220,6 +220,11 @@ $(eval $(call rtl_ls_test,rtl_readwqe512,sim/rtl/tests/test_rtl_readwqe.c,--widt
 # atomics after a posted WRITE, ACKs after the write responses.
 $(eval $(call rtl_ls_test,rtl_posted,sim/rtl/tests/test_rtl_posted.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_posted512,sim/rtl/tests/test_rtl_posted.c,--width 512))
+# Several payload writes in flight at the responder (docs/rtl.md "Several
+# payload writes in flight"): WRITEs over four QPs, a write fault among them,
+# two back to back, with the write responses after 8 and 300 cycles.
+$(eval $(call rtl_ls_test,rtl_wr_flight,sim/rtl/tests/test_rtl_wr_flight.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_wr_flight512,sim/rtl/tests/test_rtl_wr_flight.c,--width 512))
 # Context tables and their status bits around rewrites, resets, doorbells and
 # MSI-X masks (mutation survivors of b5a3724) in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_ctx_rewrite,sim/rtl/tests/test_rtl_ctx_rewrite.c,--width 64))
