@@ -12,13 +12,14 @@
 //     failed WQE blocks the cursor until it retires), REQST_REFETCH_WQE
 //     fetches the WQE again if fetch buffer 0 holds another one (and
 //     REQST_PKT_LKEY rechecks its lkeys), REQST_BUILD_HDR computes the PSN,
-//     opcode and header fields (the RC window of HCA_WIRE_MAX_UNACKED_PSNS
-//     may close it; an RDMA READ is one request packet for its PSN range,
-//     from the first response not yet received (RCVD, when it is the WQE at
-//     SQ_CI: a resend from a PSN inside a READ asks for the rest), an atomic
-//     one packet with its AtomicETH), REQST_WAIT_TX waits for a free transmit
-//     slot (hca_tx_slots), REQST_GATHER queues the payload pieces into it
-//     (hca_dma_rd: SGE gather or inline data), REQST_WAIT_PAYLOAD commits the
+//     opcode and header fields (hca_req_hdr; the RC window of
+//     HCA_WIRE_MAX_UNACKED_PSNS may close it; an RDMA READ is one request
+//     packet for its PSN range, from the first response not yet received
+//     (RCVD, when it is the WQE at SQ_CI: a resend from a PSN inside a READ
+//     asks for the rest), an atomic one packet with its AtomicETH),
+//     REQST_WAIT_TX waits for a free transmit slot (hca_tx_slots),
+//     REQST_GATHER queues the payload pieces into it (hca_req_gather,
+//     hca_dma_rd: SGE gather or inline data), REQST_WAIT_PAYLOAD commits the
 //     slot (`go`, through hca_tx_hdr) once the payload is in it; the frame
 //     goes out behind the slots committed before it while the next step
 //     runs; a UC/UD WQE completes with its last packet (hca_complete_send);
@@ -46,8 +47,7 @@
 // REQST_WAIT_PAYLOAD + REQST_END).  Fetch buffer 0 is
 // a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
 // addresses in tx_iova_r); this module is their only writer.
-// Planted-bug hooks hdr_se (BTH SE inverted on requests), udp_sport (UDP
-// source port bit 0 inverted on requests).
+// Planted-bug hooks hdr_se, udp_sport: in hca_req_hdr (REQST_BUILD_HDR).
 // Caller: hca_dispatch.  Calls: hca_qp_flush, hca_comp_retire, hca_mr_check,
 // hca_qp_err, hca_complete_send.  Retransmission: hca_comp_retry moves the
 // cursor (TX_WQE, TX_PKT) back; REQST_BUILD_HDR resends from there (a
@@ -347,28 +347,13 @@ module hca_req #(
       .v_udlong(v_udlong), .v_len(v_total), .f_long(f_long), .len1(wqe_len1), .need_rest(need_rest));
   assign v_lkey = !need_rest && !v_bad && !v_toolong && !v_udlong && !v_inline && w_nsge != 8'd0;   // SGE 0's key check next
 
-  // The cursor WQE's next packet and its header fields (hca_req_pkt),
-  // registered in REQST_BUILD_HDR.
-  logic        p_closed, p_closed_next, p_last, p_ackreq, p_se, p_gid_ok;
-  logic [23:0] p_k, p_psn, p_dqpn, p_sqp;
-  logic [31:0] p_off, p_rkey, p_rlen, p_imm, p_qkey, p_dip;
-  logic [15:0] p_plen, p_sport;
-  logic [7:0]  p_opcode, p_hop, p_tclass;
-  logic [63:0] p_va, p_swap_add, p_compare;
-  logic [47:0] p_dmac;
-  logic [3:0]  p_gid_i;
+  // The cursor WQE's next packet (hca_req_pkt, in u_hdr), its header
+  // fields registered by u_hdr in REQST_BUILD_HDR (hca_req_hdr, below).
+  logic        p_closed, p_closed_next, p_last;
+  logic [23:0] p_k;
+  logic [31:0] p_off;
+  logic [15:0] p_plen;
   logic [7:0]  p_hlen0;              // the header length of the WQE's first packet
-  hca_req_pkt #(.LOG_MAX_QP(LOG_MAX_QP), .FB_BYTES(FB_BYTES)) u_pkt (
-      .fb(fb), .wop(ow[`OW_OP_O +: 3]), .wflags(ow[`OW_FLAGS_O +: 4]), .fpsn(ow[`OW_FPSN_O +: 24]),
-      .npsn(ow[`OW_NPSN_O +: 24]), .len(ow[`OW_LEN_O +: 32]), .qn(qn), .tx_wqe(t_tx_wqe), .sq_ci(t_sq_ci),
-      .tx_pkt(t_tx_pkt), .una(t_una), .rcvd(t_rcvd), .psn_next(t_psn_next), .qp_type(qp_type), .is_rc(is_rc),
-      .is_ud(is_ud), .pmtu_log(pmtu_log), .pmtu(pmtu), .qkey(qkey), .dmac(dmac), .dip(dip), .hop_limit(hop_limit),
-      .tclass(tclass), .dest_qpn(dest_qpn), .sgid_index(sgid_index), .closed(p_closed),
-      .closed_next(p_closed_next), .k(p_k), .off(p_off), .plen(p_plen), .last(p_last), .opcode(p_opcode),
-      .psn(p_psn), .ackreq(p_ackreq), .se(p_se), .sport(p_sport), .va(p_va), .rkey(p_rkey), .rlen(p_rlen),
-      .imm(p_imm), .swap_add(p_swap_add), .compare(p_compare), .h_dmac(p_dmac), .h_dip(p_dip), .h_hop(p_hop),
-      .h_tclass(p_tclass), .h_dqpn(p_dqpn), .h_qkey(p_qkey), .deth_sqp(p_sqp), .gid_i(p_gid_i),
-      .gid_ok(p_gid_ok), .hlen0(p_hlen0));
 
   // hca_mr_check's arguments: SGE sk_i's (sk_i and fetch buffer 0 do not
   // change while a check runs; hca_mr_check registers them with the request)
@@ -442,9 +427,19 @@ module hca_req #(
       .hdr_len(hdr_len), .nsge(w_nsge), .gw_i(gw_i), .gw_len(gw_len), .gw_iova(tx_iova_gw), .walk_end(gw_end),
       .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx), .g_close(d_g_close),
       .l_start(d_l_start), .l_src(d_l_src), .l_len(d_l_len), .l_dst(d_l_dst));
-
-  logic [3:0] gid_i;                 // the source GID of the packet (REQST_WAIT_TX)
-  assign e_gid_idx  = (state == REQST_BUILD_HDR) ? p_gid_i : gid_i;   // BUILD_HDR resolves it (hdr_fold)
+  // the packet (p_*) and its header fields for hca_tx_hdr (h_*, e_gid_idx)
+  hca_req_hdr #(.LOG_MAX_QP(LOG_MAX_QP), .FB_BYTES(FB_BYTES)) u_hdr (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_build(state == REQST_BUILD_HDR),
+      .load(state == REQST_BUILD_HDR && !p_closed), .st_wait_tx(state == REQST_WAIT_TX), .fb(fb), .ow(ow), .qn(qn),
+      .tx_wqe(t_tx_wqe), .sq_ci(t_sq_ci), .tx_pkt(t_tx_pkt), .una(t_una), .rcvd(t_rcvd), .psn_next(t_psn_next),
+      .qp_type(qp_type), .is_rc(is_rc), .is_ud(is_ud), .pmtu_log(pmtu_log), .pmtu(pmtu), .qkey(qkey), .dmac(dmac),
+      .dip(dip), .hop_limit(hop_limit), .tclass(tclass), .dest_qpn(dest_qpn), .sgid_index(sgid_index),
+      .port_mac(port_mac), .e_gid_idx(e_gid_idx), .e_gid(e_gid), .p_closed(p_closed), .p_closed_next(p_closed_next),
+      .p_k(p_k), .p_off(p_off), .p_plen(p_plen), .p_last(p_last), .p_hlen0(p_hlen0), .h_opcode(h_opcode),
+      .h_se(h_se), .h_ackreq(h_ackreq), .h_psn(h_psn), .h_dqpn(h_dqpn), .h_pay_len(h_pay_len), .h_dmac(h_dmac),
+      .h_smac(h_smac), .h_tclass(h_tclass), .h_hop(h_hop), .h_sip(h_sip), .h_dip(h_dip), .h_sport(h_sport),
+      .h_va(h_va), .h_rkey(h_rkey), .h_rlen(h_rlen), .h_imm(h_imm), .h_qkey(h_qkey), .h_deth_sqp(h_deth_sqp),
+      .h_swap_add(h_swap_add), .h_compare(h_compare));
   assign s_fault_wr = 1'b0;          // WQE fetches and payload reads
 
   always_ff @(posedge clk or negedge rst_n) begin
@@ -461,11 +456,7 @@ module hca_req #(
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
       ow_we <= 1'b0; ow_waddr <= '0; ow_wdata <= '0;
       d_f_start <= 1'b0; d_f_addr <= '0; d_f_len <= '0;
-      go <= 1'b0; drop <= 1'b0; gid_i <= '0; tm_set <= 1'b0;
-      h_opcode <= '0; h_se <= 1'b0; h_ackreq <= 1'b0; h_psn <= '0; h_dqpn <= '0; h_pay_len <= '0;
-      h_dmac <= '0; h_smac <= '0; h_tclass <= '0; h_hop <= '0; h_sip <= '0; h_dip <= '0; h_sport <= '0;
-      h_va <= '0; h_rkey <= '0; h_rlen <= '0; h_imm <= '0; h_qkey <= '0; h_deth_sqp <= '0;
-      h_swap_add <= '0; h_compare <= '0;
+      go <= 1'b0; drop <= 1'b0; tm_set <= 1'b0;
     end else if (srst) begin
       // ENGINE_CTRL.RESET / CTRL.RESET: back to idle; the cache forgotten
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
@@ -667,29 +658,7 @@ module hca_req #(
           pk_k <= p_k; pk_off <= p_off; pk_plen <= p_plen; pk_last <= p_last;
           if (p_closed)
             state_q <= REQST_END;                                   // window closed
-          else begin
-            h_opcode   <= p_opcode;
-            h_psn      <= p_psn;
-            h_ackreq   <= p_ackreq;
-            h_se       <= `HCA_BUG(hdr_se, p_se, !p_se);
-            h_pay_len  <= p_plen;
-            h_va       <= p_va;
-            h_rkey     <= p_rkey;
-            h_rlen     <= p_rlen;
-            h_swap_add <= p_swap_add;
-            h_compare  <= p_compare;
-            h_imm      <= p_imm;
-            h_smac     <= port_mac;
-            h_sport    <= `HCA_BUG(udp_sport, p_sport, p_sport ^ 16'h0001);
-            h_dmac     <= p_dmac;
-            h_dip      <= p_dip;
-            h_hop      <= p_hop;
-            h_tclass   <= p_tclass;
-            h_dqpn     <= p_dqpn;
-            h_qkey     <= p_qkey;
-            h_deth_sqp <= p_sqp;
-            gid_i      <= p_gid_i;
-            h_sip      <= p_gid_ok ? e_gid[127:96] : 32'h0;         // (REQST_WAIT_TX resolves it again)
+          else begin                                                // (the header fields: u_hdr)
             if (hdr_fold) begin
               // REQST_WAIT_TX's work for an early payload read (below; u_gath closes the slot)
               pk_async  <= is_rc && tx_async_ok;
@@ -698,9 +667,7 @@ module hca_req #(
               state_q    <= REQST_WAIT_TX;
           end
         end
-        REQST_WAIT_TX: begin
-          // source IP from the GID table (index < table size, else 0)
-          if (h_sip != 32'h0) h_sip <= e_gid[127:96];
+        REQST_WAIT_TX:                       // (the source IP again: u_hdr)
           if (tx_free) begin
             // u_gath: the slot closed now (the early piece; inline data,
             // copied from fetch buffer 0: waits), or the walk starts
@@ -710,7 +677,6 @@ module hca_req #(
             end else
               state_q  <= REQST_GATHER;
           end
-        end
         REQST_GATHER:
           // the walk (u_gath), one SGE a cycle.  RC: the slot is committed
           // once closed and the step goes on while the payload arrives (a
