@@ -12,13 +12,14 @@
 //     failed WQE blocks the cursor until it retires), REQST_REFETCH_WQE
 //     fetches the WQE again if fetch buffer 0 holds another one (and
 //     REQST_PKT_LKEY rechecks its lkeys), REQST_BUILD_HDR computes the PSN,
-//     opcode and header fields (the RC window of HCA_WIRE_MAX_UNACKED_PSNS
-//     may close it; an RDMA READ is one request packet for its PSN range,
-//     from the first response not yet received (RCVD, when it is the WQE at
-//     SQ_CI: a resend from a PSN inside a READ asks for the rest), an atomic
-//     one packet with its AtomicETH), REQST_WAIT_TX waits for a free transmit
-//     slot (hca_tx_slots), REQST_GATHER queues the payload pieces into it
-//     (hca_dma_rd: SGE gather or inline data), REQST_WAIT_PAYLOAD commits the
+//     opcode and header fields (hca_req_hdr; the RC window of
+//     HCA_WIRE_MAX_UNACKED_PSNS may close it; an RDMA READ is one request
+//     packet for its PSN range, from the first response not yet received
+//     (RCVD, when it is the WQE at SQ_CI: a resend from a PSN inside a READ
+//     asks for the rest), an atomic one packet with its AtomicETH),
+//     REQST_WAIT_TX waits for a free transmit slot (hca_tx_slots),
+//     REQST_GATHER queues the payload pieces into it (hca_req_gather,
+//     hca_dma_rd: SGE gather or inline data), REQST_WAIT_PAYLOAD commits the
 //     slot (`go`, through hca_tx_hdr) once the payload is in it; the frame
 //     goes out behind the slots committed before it while the next step
 //     runs; a UC/UD WQE completes with its last packet (hca_complete_send);
@@ -46,8 +47,7 @@
 // REQST_WAIT_PAYLOAD + REQST_END).  Fetch buffer 0 is
 // a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
 // addresses in tx_iova_r); this module is their only writer.
-// Planted-bug hooks hdr_se (BTH SE inverted on requests), udp_sport (UDP
-// source port bit 0 inverted on requests).
+// Planted-bug hooks hdr_se, udp_sport: in hca_req_hdr (REQST_BUILD_HDR).
 // Caller: hca_dispatch.  Calls: hca_qp_flush, hca_comp_retire, hca_mr_check,
 // hca_qp_err, hca_complete_send.  Retransmission: hca_comp_retry moves the
 // cursor (TX_WQE, TX_PKT) back; REQST_BUILD_HDR resends from there (a
@@ -297,9 +297,6 @@ module hca_req #(
   logic [31:0] pk_off;
   logic [15:0] pk_plen;
   logic        pk_last, pk_async;
-  logic [4:0]  gw_i;                 // gather walk
-  logic [31:0] gw_offr;
-  logic [15:0] gw_rem, gw_dst;
   logic [4:0]  sk_i;                 // lkey check loop
   // send WQE cache (fetch buffer 0); valid only while no QPC was written
   // since it was filled (qpc_gen: a QP reset and reused must not hit it)
@@ -350,28 +347,13 @@ module hca_req #(
       .v_udlong(v_udlong), .v_len(v_total), .f_long(f_long), .len1(wqe_len1), .need_rest(need_rest));
   assign v_lkey = !need_rest && !v_bad && !v_toolong && !v_udlong && !v_inline && w_nsge != 8'd0;   // SGE 0's key check next
 
-  // The cursor WQE's next packet and its header fields (hca_req_pkt),
-  // registered in REQST_BUILD_HDR.
-  logic        p_closed, p_closed_next, p_last, p_ackreq, p_se, p_gid_ok;
-  logic [23:0] p_k, p_psn, p_dqpn, p_sqp;
-  logic [31:0] p_off, p_rkey, p_rlen, p_imm, p_qkey, p_dip;
-  logic [15:0] p_plen, p_sport;
-  logic [7:0]  p_opcode, p_hop, p_tclass;
-  logic [63:0] p_va, p_swap_add, p_compare;
-  logic [47:0] p_dmac;
-  logic [3:0]  p_gid_i;
+  // The cursor WQE's next packet (hca_req_pkt, in u_hdr), its header
+  // fields registered by u_hdr in REQST_BUILD_HDR (hca_req_hdr, below).
+  logic        p_closed, p_closed_next, p_last;
+  logic [23:0] p_k;
+  logic [31:0] p_off;
+  logic [15:0] p_plen;
   logic [7:0]  p_hlen0;              // the header length of the WQE's first packet
-  hca_req_pkt #(.LOG_MAX_QP(LOG_MAX_QP), .FB_BYTES(FB_BYTES)) u_pkt (
-      .fb(fb), .wop(ow[`OW_OP_O +: 3]), .wflags(ow[`OW_FLAGS_O +: 4]), .fpsn(ow[`OW_FPSN_O +: 24]),
-      .npsn(ow[`OW_NPSN_O +: 24]), .len(ow[`OW_LEN_O +: 32]), .qn(qn), .tx_wqe(t_tx_wqe), .sq_ci(t_sq_ci),
-      .tx_pkt(t_tx_pkt), .una(t_una), .rcvd(t_rcvd), .psn_next(t_psn_next), .qp_type(qp_type), .is_rc(is_rc),
-      .is_ud(is_ud), .pmtu_log(pmtu_log), .pmtu(pmtu), .qkey(qkey), .dmac(dmac), .dip(dip), .hop_limit(hop_limit),
-      .tclass(tclass), .dest_qpn(dest_qpn), .sgid_index(sgid_index), .closed(p_closed),
-      .closed_next(p_closed_next), .k(p_k), .off(p_off), .plen(p_plen), .last(p_last), .opcode(p_opcode),
-      .psn(p_psn), .ackreq(p_ackreq), .se(p_se), .sport(p_sport), .va(p_va), .rkey(p_rkey), .rlen(p_rlen),
-      .imm(p_imm), .swap_add(p_swap_add), .compare(p_compare), .h_dmac(p_dmac), .h_dip(p_dip), .h_hop(p_hop),
-      .h_tclass(p_tclass), .h_dqpn(p_dqpn), .h_qkey(p_qkey), .deth_sqp(p_sqp), .gid_i(p_gid_i),
-      .gid_ok(p_gid_ok), .hlen0(p_hlen0));
 
   // hca_mr_check's arguments: SGE sk_i's (sk_i and fetch buffer 0 do not
   // change while a check runs; hca_mr_check registers them with the request)
@@ -405,19 +387,11 @@ module hca_req #(
   assign wqe_fault = (wp_take && wp_err) || (state == REQST_WAIT_WQE && d_f_done) ||
                      (state == REQST_REFETCH_WQE && d_f_done && d_f_err);
 
-  // The first packet's payload read, issued in the lkey check's result
-  // cycle (hca_req_pay_early), not after REQST_GATE, REQST_BUILD_HDR and the
-  // walk: ep_go pushes the piece, ep_v remembers it for REQST_WAIT_TX.
-  logic        ep_go, ep_v;
-  logic        g_push_q;             // the gather walk's pieces (REQST_GATHER)
-  logic [63:0] g_iova_q;
-  logic [15:0] g_len_q, g_dst_q;
-  logic [4:0]  g_idx_q;
-  hca_req_pay_early u_early (
-      .at_result(state == REQST_LKEY_RESULT), .verr(mr_verr), .iova(mr_iova), .nsge(w_nsge), .sk_i(sk_i),
-      .sk_len(sk_len), .v_inline(v_inline), .v_rdat(v_rdat), .pmtu(pmtu), .hlen0(p_hlen0), .tx_free(tx_free),
-      .gate_hold(gate_hold), .go(ep_go), .w_push(g_push_q), .w_iova(g_iova_q), .w_len(g_len_q), .w_dst(g_dst_q),
-      .w_idx(g_idx_q), .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx));
+  // The packet's payload into the slot (hca_req_gather, below): the first
+  // packet's piece pushed early (ep_v), the gather walk (SGE gw_i; gw_end:
+  // the slot closes in this REQST_GATHER cycle), inline data.
+  logic        ep_v, gw_end;
+  logic [4:0]  gw_i;
 
   // Where the cursor goes (REQST_CURSOR's decision): nothing in an RNR wait, the cursor
   // WQE's next packet, or the WQE at SQ_HEAD if one is posted and the table has room.
@@ -444,9 +418,28 @@ module hca_req #(
       .pk_last(pk_last),
       .fast_cursor(fast_cursor), .take_early(take_early), .fetch_go(fetch_go), .gate_go(gate_go),
       .hdr_fold(hdr_fold), .hdr_commit(hdr_commit), .pay_end(pay_end));
-
-  logic [3:0] gid_i;                 // the source GID of the packet (REQST_WAIT_TX)
-  assign e_gid_idx  = (state == REQST_BUILD_HDR) ? p_gid_i : gid_i;   // BUILD_HDR resolves it (hdr_fold)
+  hca_req_gather u_gath (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_check(state == REQST_CHECK_STATE),
+      .st_lkey_result(state == REQST_LKEY_RESULT), .fold(hdr_fold), .st_wait_tx(state == REQST_WAIT_TX),
+      .st_gather(state == REQST_GATHER), .verr(mr_verr), .iova(mr_iova), .sk_i(sk_i), .sk_len(sk_len),
+      .v_inline(v_inline), .v_rdat(v_rdat), .pmtu(pmtu), .hlen0(p_hlen0), .gate_hold(gate_hold), .ep_v(ep_v),
+      .tx_free(tx_free), .inl((w_flags & 8'(`HCA_SEND_INLINE)) != 0), .off(pk_off), .plen(pk_plen),
+      .hdr_len(hdr_len), .nsge(w_nsge), .gw_i(gw_i), .gw_len(gw_len), .gw_iova(tx_iova_gw), .walk_end(gw_end),
+      .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx), .g_close(d_g_close),
+      .l_start(d_l_start), .l_src(d_l_src), .l_len(d_l_len), .l_dst(d_l_dst));
+  // the packet (p_*) and its header fields for hca_tx_hdr (h_*, e_gid_idx)
+  hca_req_hdr #(.LOG_MAX_QP(LOG_MAX_QP), .FB_BYTES(FB_BYTES)) u_hdr (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_build(state == REQST_BUILD_HDR),
+      .load(state == REQST_BUILD_HDR && !p_closed), .st_wait_tx(state == REQST_WAIT_TX), .fb(fb), .ow(ow), .qn(qn),
+      .tx_wqe(t_tx_wqe), .sq_ci(t_sq_ci), .tx_pkt(t_tx_pkt), .una(t_una), .rcvd(t_rcvd), .psn_next(t_psn_next),
+      .qp_type(qp_type), .is_rc(is_rc), .is_ud(is_ud), .pmtu_log(pmtu_log), .pmtu(pmtu), .qkey(qkey), .dmac(dmac),
+      .dip(dip), .hop_limit(hop_limit), .tclass(tclass), .dest_qpn(dest_qpn), .sgid_index(sgid_index),
+      .port_mac(port_mac), .e_gid_idx(e_gid_idx), .e_gid(e_gid), .p_closed(p_closed), .p_closed_next(p_closed_next),
+      .p_k(p_k), .p_off(p_off), .p_plen(p_plen), .p_last(p_last), .p_hlen0(p_hlen0), .h_opcode(h_opcode),
+      .h_se(h_se), .h_ackreq(h_ackreq), .h_psn(h_psn), .h_dqpn(h_dqpn), .h_pay_len(h_pay_len), .h_dmac(h_dmac),
+      .h_smac(h_smac), .h_tclass(h_tclass), .h_hop(h_hop), .h_sip(h_sip), .h_dip(h_dip), .h_sport(h_sport),
+      .h_va(h_va), .h_rkey(h_rkey), .h_rlen(h_rlen), .h_imm(h_imm), .h_qkey(h_qkey), .h_deth_sqp(h_deth_sqp),
+      .h_swap_add(h_swap_add), .h_compare(h_compare));
   assign s_fault_wr = 1'b0;          // WQE fetches and payload reads
 
   always_ff @(posedge clk or negedge rst_n) begin
@@ -455,33 +448,26 @@ module hca_req #(
       ow <= '0; cs_status <= '0; cs_verr <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0; fa <= '0;
       pk_k <= '0; pk_off <= '0; pk_plen <= '0; pk_last <= 1'b0; pk_async <= 1'b0; async <= 1'b0;
       tag_wqe <= '0; tag_k <= '0;
-      gw_i <= '0; gw_offr <= '0; gw_rem <= '0; gw_dst <= '0; sk_i <= '0;
+      sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0; f_long <= 1'b0;
       wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
-      yq_v <= 1'b0; yq_qn <= '0; ep_v <= 1'b0;
+      yq_v <= 1'b0; yq_qn <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
       ow_we <= 1'b0; ow_waddr <= '0; ow_wdata <= '0;
       d_f_start <= 1'b0; d_f_addr <= '0; d_f_len <= '0;
-      g_push_q <= 1'b0; g_iova_q <= '0; g_len_q <= '0; g_dst_q <= '0; g_idx_q <= '0; d_g_close <= 1'b0;
-      d_l_start <= 1'b0; d_l_src <= '0; d_l_len <= '0; d_l_dst <= '0;
-      go <= 1'b0; drop <= 1'b0; gid_i <= '0; tm_set <= 1'b0;
-      h_opcode <= '0; h_se <= 1'b0; h_ackreq <= 1'b0; h_psn <= '0; h_dqpn <= '0; h_pay_len <= '0;
-      h_dmac <= '0; h_smac <= '0; h_tclass <= '0; h_hop <= '0; h_sip <= '0; h_dip <= '0; h_sport <= '0;
-      h_va <= '0; h_rkey <= '0; h_rlen <= '0; h_imm <= '0; h_qkey <= '0; h_deth_sqp <= '0;
-      h_swap_add <= '0; h_compare <= '0;
+      go <= 1'b0; drop <= 1'b0; tm_set <= 1'b0;
     end else if (srst) begin
       // ENGINE_CTRL.RESET / CTRL.RESET: back to idle; the cache forgotten
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
-      d_f_start <= 1'b0; g_push_q <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0; wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; yq_v <= 1'b0; ep_v <= 1'b0;
+      d_f_start <= 1'b0; go <= 1'b0;
+      tm_set <= 1'b0; wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; yq_v <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
-      d_f_start <= 1'b0; g_push_q <= 1'b0; d_g_close <= 1'b0; d_l_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0; async <= 1'b0;
+      d_f_start <= 1'b0; go <= 1'b0; tm_set <= 1'b0; async <= 1'b0;
       state_q <= state;
       if (wqe_fault) begin
         s_fault <= 1'b1; s_fault_client <= 8'(`HCA_DMA_CLIENT_WQE);
@@ -492,7 +478,6 @@ module hca_req #(
         REQST_CHECK_STATE: begin
           did  <= 1'b0;
           yq_v <= 1'b0;
-          ep_v <= 1'b0;
           if (pf_hit)
             state_q <= REQST_ASYNC_FAULT;
           else if (qp_st == QPS_ERR || qp_st == QPS_SQE) begin
@@ -597,7 +582,6 @@ module hca_req #(
             state_q <= (state == REQST_LKEY_RESULT) ? REQST_WQE_ERR : REQST_WQE_FAIL;
           end else begin
             sk_i <= sk_i + 5'd1;
-            if (ep_go) ep_v <= 1'b1;         // the first packet's payload read is issued now
             if (8'(sk_i) + 8'd1 >= w_nsge) begin
               tw_v <= 1'b1; tw_qn <= qn; tw_gen <= qpc_gen;
               tw_idx  <= (state == REQST_LKEY_RESULT) ? t_sq_head : t_tx_wqe;
@@ -674,101 +658,34 @@ module hca_req #(
           pk_k <= p_k; pk_off <= p_off; pk_plen <= p_plen; pk_last <= p_last;
           if (p_closed)
             state_q <= REQST_END;                                   // window closed
-          else begin
-            h_opcode   <= p_opcode;
-            h_psn      <= p_psn;
-            h_ackreq   <= p_ackreq;
-            h_se       <= `HCA_BUG(hdr_se, p_se, !p_se);
-            h_pay_len  <= p_plen;
-            h_va       <= p_va;
-            h_rkey     <= p_rkey;
-            h_rlen     <= p_rlen;
-            h_swap_add <= p_swap_add;
-            h_compare  <= p_compare;
-            h_imm      <= p_imm;
-            h_smac     <= port_mac;
-            h_sport    <= `HCA_BUG(udp_sport, p_sport, p_sport ^ 16'h0001);
-            h_dmac     <= p_dmac;
-            h_dip      <= p_dip;
-            h_hop      <= p_hop;
-            h_tclass   <= p_tclass;
-            h_dqpn     <= p_dqpn;
-            h_qkey     <= p_qkey;
-            h_deth_sqp <= p_sqp;
-            gid_i      <= p_gid_i;
-            h_sip      <= p_gid_ok ? e_gid[127:96] : 32'h0;         // (REQST_WAIT_TX resolves it again)
+          else begin                                                // (the header fields: u_hdr)
             if (hdr_fold) begin
-              // REQST_WAIT_TX's work for an early payload read (below)
-              ep_v      <= 1'b0;
-              d_g_close <= 1'b1;
+              // REQST_WAIT_TX's work for an early payload read (below; u_gath closes the slot)
               pk_async  <= is_rc && tx_async_ok;
               state_q   <= REQST_WAIT_PAYLOAD;
             end else
               state_q    <= REQST_WAIT_TX;
           end
         end
-        REQST_WAIT_TX: begin
-          // source IP from the GID table (index < table size, else 0)
-          if (h_sip != 32'h0) h_sip <= e_gid[127:96];
+        REQST_WAIT_TX:                       // (the source IP again: u_hdr)
           if (tx_free) begin
-            if (ep_v) begin
-              // the payload's one piece was pushed with the lkey check
-              // (hca_req_pay_early): the slot is closed, the walk skipped
-              ep_v      <= 1'b0;
-              d_g_close <= 1'b1;
-              pk_async  <= is_rc && tx_async_ok;
-              state_q   <= REQST_WAIT_PAYLOAD;
-            end else if ((w_flags & 8'(`HCA_SEND_INLINE)) != 0) begin
-              if (pk_plen != 16'd0) begin
-                d_l_start <= 1'b1;
-                d_l_src   <= 16'(`HCA_WQE_DATA_OFF) + pk_off[15:0];
-                d_l_len   <= pk_plen;
-                d_l_dst   <= {8'b0, hdr_len};
-              end
-              d_g_close <= 1'b1;
-              pk_async <= 1'b0;            // copied from fetch buffer 0: waits
-              state_q <= REQST_WAIT_PAYLOAD;
-            end else begin
-              gw_i    <= '0;
-              gw_offr <= pk_off;
-              gw_rem  <= pk_plen;
-              gw_dst  <= {8'b0, hdr_len};
-              state_q <= REQST_GATHER;
-            end
+            // u_gath: the slot closed now (the early piece; inline data,
+            // copied from fetch buffer 0: waits), or the walk starts
+            if (ep_v || (w_flags & 8'(`HCA_SEND_INLINE)) != 0) begin
+              pk_async <= ep_v && is_rc && tx_async_ok;
+              state_q  <= REQST_WAIT_PAYLOAD;
+            end else
+              state_q  <= REQST_GATHER;
           end
-        end
-        REQST_GATHER: begin : gwalk
-          logic [31:0] li, chunk;
-          li = gw_len;
-          if (gw_rem == 16'd0 || 8'(gw_i) >= w_nsge) begin
-            d_g_close <= 1'b1;
-            // RC: the slot is committed now and the step goes on while the
-            // payload arrives (a fault is recorded later, REQST_ASYNC_FAULT);
-            // UC/UD complete with their last packet, so they wait for it
+        REQST_GATHER:
+          // the walk (u_gath), one SGE a cycle.  RC: the slot is committed
+          // once closed and the step goes on while the payload arrives (a
+          // fault is recorded later, REQST_ASYNC_FAULT); UC/UD complete
+          // with their last packet, so they wait for it
+          if (gw_end) begin
             pk_async <= is_rc && tx_async_ok;
-            state_q <= REQST_WAIT_PAYLOAD;
-          end else if (gw_offr >= li) begin
-            gw_offr <= gw_offr - li;
-            gw_i    <= gw_i + 5'd1;
-          end else begin
-            chunk = li - gw_offr;
-            if (chunk > {16'b0, gw_rem}) chunk = {16'b0, gw_rem};
-            g_push_q <= 1'b1;
-            g_iova_q <= tx_iova_gw + {32'b0, gw_offr};
-            g_len_q  <= chunk[15:0];
-            g_dst_q  <= gw_dst;
-            g_idx_q  <= gw_i;
-            gw_dst   <= gw_dst + chunk[15:0];
-            gw_rem   <= gw_rem - chunk[15:0];
-            gw_offr  <= '0;
-            gw_i     <= gw_i + 5'd1;
-            if (chunk[15:0] == gw_rem) begin   // the last piece: the packet closed with it
-              d_g_close <= 1'b1;
-              pk_async  <= is_rc && tx_async_ok;
-              state_q   <= REQST_WAIT_PAYLOAD;
-            end
+            state_q  <= REQST_WAIT_PAYLOAD;
           end
-        end
         // (REQST_WAIT_PAYLOAD: c_go, below)
         REQST_UC_UD_SENT: begin
           `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, t_psn_next)

@@ -16,10 +16,11 @@
 //   * REQST_GATE will let the WQE start (`gate_hold` low: the fence and the
 //     window at PSN_NEXT, which nothing in the step changes before it).
 // The piece lands in the free slot at the first packet's header length
-// (hlen0, hca_req_pkt), as the walk would place it; hca_req closes the slot
-// in REQST_WAIT_TX without walking.  Otherwise the g_* outputs carry the
-// walk's registered pieces (w_*).  Caller: hca_req.  Model: none (the model
-// reads the payload when it builds the packet; the read only moves earlier).
+// (hlen0, hca_req_pkt), as the walk would place it; hca_req_gather closes
+// the slot in REQST_WAIT_TX without walking.  Otherwise the g_* outputs carry
+// the walk's registered pieces (w_*).  Caller: hca_req_gather (for hca_req).
+// Model: none (the model reads the payload when it builds the packet; the
+// read only moves earlier).
 module hca_req_pay_early (
     input  logic        at_result,       // hca_req REQST_LKEY_RESULT
     input  logic [7:0]  verr,            // hca_mr_check, with done
@@ -34,7 +35,7 @@ module hca_req_pay_early (
     input  logic        tx_free,
     input  logic        gate_hold,
     output logic        go,
-    // the gather walk's pieces (registered in hca_req)
+    // the gather walk's pieces (registered in hca_req_gather)
     input  logic        w_push,
     input  logic [63:0] w_iova,
     input  logic [15:0] w_len,
