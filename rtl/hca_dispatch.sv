@@ -265,11 +265,21 @@ module hca_dispatch #(
   // repeated passes).
   // A busy bit being set in this cycle (a job's registered strobe, for the
   // item's QP) counts already: the pick need not wait for it to land.
-  logic [NQP-1:0] qp_work;
-  assign qp_work = qp_busy | tm_due | (e_busy_set ? (NQP'(1) << e_busy_idx) : '0);
-  // the steps that may start: not hold_qn's while its CQE write is pending
-  logic [NQP-1:0] qp_go;
-  assign qp_go = qp_work & ~(hold ? (NQP'(1) << hold_qn) : '0);
+  // The steps that may start (qp_go): not hold_qn's while its CQE write is
+  // pending; go_other: one of another QP than qn's (step_yield).  Single bits
+  // set and cleared, not one-hot masks: a Verilated 256-bit shift by a
+  // variable amount is a loop over its words on every edge (docs/sim.md 9.1).
+  logic [NQP-1:0] qp_work, qp_go, go_x;
+  logic go_other;
+  always_comb begin : work_bits
+    qp_work = qp_busy | tm_due;
+    if (e_busy_set) qp_work[e_busy_idx] = 1'b1;
+    qp_go = qp_work;
+    if (hold) qp_go[hold_qn] = 1'b0;
+    go_x = qp_go;
+    go_x[qn] = 1'b0;
+    go_other = go_x != '0;
+  end
   // The picks are functions called inside the flops' `if` that takes them
   // (DISPST_IDLE's branches): Verilator evaluates continuous logic on every
   // edge, a procedural branch only in the cycles that take it (docs/sim.md
@@ -311,7 +321,7 @@ module hca_dispatch #(
   // QP_FATAL, ERR) flushes in the model.
   // Under a hold only another QP's step could start (none under res).
   assign step_yield = (!hold && ((frame_valid && rx_dqpn != qn) || e_inj_valid || (|cq_fire_pending) ||
-                                 (|eq_fire_pending))) || (!res && (qp_go & ~(NQP'(1) << qn)) != '0);
+                                 (|eq_fire_pending))) || (!res && go_other);
 
   // harness view (docs/rtl.md "Ports of hca_top": dbg)
   assign dbg  = {strobes, e_inj_valid, (|eq_fire_pending), (|pba_pend), r_valid, (enabled && (|qp_work)), t_busy,

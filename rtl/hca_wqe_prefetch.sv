@@ -107,13 +107,13 @@ module hca_wqe_prefetch #(
   always_comb begin : alloc
     integer x;
     logic own;
-    i_ok = 1'b0; own = 1'b0; i_ai = '0; q_ok = 1'b0; any_now = 1'b0; i_aa = '0;
+    logic [PF_N-1:0] qm;
+    i_ok = 1'b0; own = 1'b0; i_ai = '0; i_aa = '0;
+    // q_ok, any_now (every cycle): bit vectors, one OR each, no branches
     for (x = 0; x < PF_N; x = x + 1)
-      if (!fl[x] && !p_busy[x]) begin
-        if (!v[x] || !nw[x]) any_now = 1'b1;
-        if ((v[x] && key[x][KEY_W-1:32] == q_key[KEY_W-1:32]) || !v[x] || key[x][15:0] != q_key[15:0])
-          q_ok = 1'b1;
-      end
+      qm[x] = key[x][KEY_W-1:32] == q_key[KEY_W-1:32] || key[x][15:0] != q_key[15:0];
+    q_ok    = (~fl & ~p_busy & (~v | qm)) != '0;
+    any_now = (~fl & ~p_busy & (~v | ~nw)) != '0;
     if (a_issue) begin
       for (x = PF_N - 1; x >= 0; x = x - 1)
         if (!fl[x] && !p_busy[x]) begin
