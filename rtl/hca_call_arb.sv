@@ -54,6 +54,7 @@ module hca_call_arb #(
   // on every evaluation: docs/sim.md 9.1)
   always_comb begin : arg_mux
     integer i;
+    i = 0;                                 // (assigned on every path: no latch)
     c_arg = '0;
     if (c_req)
       for (i = 0; i < N; i = i + 1)

@@ -87,6 +87,7 @@ module hca_wqe_prefetch #(
   // their result: Verilator evaluates this logic on every edge, docs/sim.md 9.1)
   always_comb begin : dup
     integer x;
+    x = 0;                                 // (assigned on every path: no latch)
     d_dup = 1'b0;
     if (d_issue)
       for (x = 0; x < PF_N; x = x + 1)
@@ -142,6 +143,7 @@ module hca_wqe_prefetch #(
 
   always_comb begin : woken
     integer x;
+    x = 0;                                 // (assigned on every path: no latch)
     wake = 1'b0; wake_qn = '0;
     if ((p_done & fl) != '0)
       for (x = PF_N - 1; x >= 0; x = x - 1)
