@@ -48,7 +48,18 @@ module hca_call_arb #(
   assign own    = (held_q && req[own_q]) ? own_q : pick;
   assign c_req  = |req;
   assign gnt    = c_req ? (N'(1) << own) : '0;
-  assign c_arg  = c_req ? arg[W*own +: W] : '0;   // zero when idle, as the AND-OR was
+  // zero when idle, as the AND-OR was; a select per caller with a constant
+  // offset, taken only for the caller granted (a Verilated variable part
+  // select of the wide `arg`, and `c ? x : 0`, shift and select every word
+  // on every evaluation: docs/sim.md 9.1)
+  always_comb begin : arg_mux
+    integer i;
+    i = 0;                                 // (assigned on every path: no latch)
+    c_arg = '0;
+    if (c_req)
+      for (i = 0; i < N; i = i + 1)
+        if (own == IW'(i)) c_arg = arg[W*i +: W];
+  end
   assign c_done = (done && held_q) ? (N'(1) << own_q) : '0;
 
   always_ff @(posedge clk or negedge rst_n) begin

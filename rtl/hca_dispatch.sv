@@ -265,30 +265,44 @@ module hca_dispatch #(
   // repeated passes).
   // A busy bit being set in this cycle (a job's registered strobe, for the
   // item's QP) counts already: the pick need not wait for it to land.
-  logic [NQP-1:0] qp_work;
-  assign qp_work = qp_busy | tm_due | (e_busy_set ? (NQP'(1) << e_busy_idx) : '0);
-  // the steps that may start: not hold_qn's while its CQE write is pending
-  logic [NQP-1:0] qp_go;
-  assign qp_go = qp_work & ~(hold ? (NQP'(1) << hold_qn) : '0);
-  logic [LOG_MAX_QP-1:0] rr_pick;
-  logic [NQP-1:0] busy_after;
-  assign busy_after = qp_go & ({NQP{1'b1}} << ({1'b0, rr} + (LOG_MAX_QP + 1)'(1)));
-  assign rr_pick    = LOG_MAX_QP'(lowest(NW_PICK'(busy_after != '0 ? busy_after : qp_go)));
-  logic [LOG_MAX_EQ-1:0] fp_pick;
-  logic [LOG_MAX_CQ-1:0] cfp_pick;
-  logic [4:0]  pba_pick;
+  // The steps that may start (qp_go): not hold_qn's while its CQE write is
+  // pending; go_other: one of another QP than qn's (step_yield).  Single bits
+  // set and cleared, not one-hot masks: a Verilated 256-bit shift by a
+  // variable amount is a loop over its words on every edge (docs/sim.md 9.1).
+  logic [NQP-1:0] qp_work, qp_go, go_x;
+  logic go_other;
+  always_comb begin : work_bits
+    qp_work = qp_busy | tm_due;
+    if (e_busy_set) qp_work[e_busy_idx] = 1'b1;
+    qp_go = qp_work;
+    if (hold) qp_go[hold_qn] = 1'b0;
+    go_x = qp_go;
+    go_x[qn] = 1'b0;
+    go_other = go_x != '0;
+  end
+  // The picks are functions called inside the flops' `if` that takes them
+  // (DISPST_IDLE's branches): Verilator evaluates continuous logic on every
+  // edge, a procedural branch only in the cycles that take it (docs/sim.md
+  // 9.1).
+  function automatic [LOG_MAX_QP-1:0] rr_next(input logic [NQP-1:0] go, input logic [LOG_MAX_QP-1:0] after);
+    logic [NQP-1:0] busy_after;
+    busy_after = go & ({NQP{1'b1}} << ({1'b0, after} + (LOG_MAX_QP + 1)'(1)));
+    rr_next    = LOG_MAX_QP'(lowest(NW_PICK'(busy_after != '0 ? busy_after : go)));
+  endfunction
+  function automatic [LOG_MAX_EQ-1:0] fp_first(input logic [NEQ-1:0] v);
+    integer i;
+    fp_first = '0;
+    for (i = NEQ - 1; i >= 0; i = i - 1)
+      if (v[i]) fp_first = LOG_MAX_EQ'(i);
+  endfunction
+  function automatic [4:0] pba_first(input logic [31:0] v);
+    integer i;
+    pba_first = '0;
+    for (i = 31; i >= 0; i = i - 1)
+      if (v[i]) pba_first = 5'(i);
+  endfunction
   logic [31:0] pba_pend;
   assign pba_pend = x_pba & ~x_masked;
-  always_comb begin : picks
-    integer i;
-    fp_pick = '0;
-    for (i = NEQ - 1; i >= 0; i = i - 1)
-      if (eq_fire_pending[i]) fp_pick = LOG_MAX_EQ'(i);
-    cfp_pick = LOG_MAX_CQ'(lowest(NW_PICK'(cq_fire_pending)));
-    pba_pick = '0;
-    for (i = 31; i >= 0; i = i - 1)
-      if (pba_pend[i]) pba_pick = 5'(i);
-  end
 
   // A frame starts when no CQE write of an ended ACK item is pending, or,
   // under its hold, an ACK/NAK of another QP (not while a loss is applied):
@@ -307,7 +321,7 @@ module hca_dispatch #(
   // QP_FATAL, ERR) flushes in the model.
   // Under a hold only another QP's step could start (none under res).
   assign step_yield = (!hold && ((frame_valid && rx_dqpn != qn) || e_inj_valid || (|cq_fire_pending) ||
-                                 (|eq_fire_pending))) || (!res && (qp_go & ~(NQP'(1) << qn)) != '0);
+                                 (|eq_fire_pending))) || (!res && go_other);
 
   // harness view (docs/rtl.md "Ports of hca_top": dbg)
   assign dbg  = {strobes, e_inj_valid, (|eq_fire_pending), (|pba_pend), r_valid, (enabled && (|qp_work)), t_busy,
@@ -345,20 +359,20 @@ module hca_dispatch #(
             e_inj_pop <= 1'b1;
             state_q   <= DISPST_WAIT_EQE;
           end else if ((|cq_fire_pending) && !e_cq_fp_clr && !hold) begin
-            cqa_cqn <= {{(32-LOG_MAX_CQ){1'b0}}, cfp_pick};
+            cqa_cqn <= {{(32-LOG_MAX_CQ){1'b0}}, LOG_MAX_CQ'(lowest(NW_PICK'(cq_fire_pending)))};
             state_q <= DISPST_WAIT_ARM_EQE;
           end else if ((|eq_fire_pending) && !hold) begin
-            eqp_eqn <= {{(32-LOG_MAX_EQ){1'b0}}, fp_pick};
+            eqp_eqn <= {{(32-LOG_MAX_EQ){1'b0}}, fp_first(eq_fire_pending)};
             state_q <= DISPST_WAIT_ARM_IRQ;
           end else if (|pba_pend && !x_deliver && !hold) begin
             x_deliver     <= 1'b1;
-            x_deliver_vec <= pba_pick;
+            x_deliver_vec <= pba_first(pba_pend);
           end else if (frame_valid && frame_go) begin
             in_step <= 1'b1;
             state_q <= DISPST_WAIT_FRAME_CHECK;
           end else if (enabled && (|qp_go) && !res) begin
-            qn_q    <= rr_pick;
-            rr      <= rr_pick;
+            qn_q    <= rr_next(qp_go, rr);
+            rr      <= rr_next(qp_go, rr);
             in_step <= 1'b1;
             state_q <= DISPST_STEP_CLR_BUSY;
           end

@@ -131,9 +131,18 @@ module hca_job_merge #(
   assign d_w_rxbuf = resp_w_start | (scat_w_start & scat_w_rxbuf) | (crd_w_start & crd_w_rxbuf);  // else d_w_small
   assign d_w_off   = (resp_w_start ? resp_w_off : '0) | (scat_w_start ? scat_w_off : '0) |
                      (crd_w_start ? crd_w_off : '0);
-  assign d_w_small = (scat_w_start ? scat_w_small : 512'd0) | (cqp_w_start ? cqp_w_small : 512'd0) |
-                     (eqp_w_start ? eqp_w_small : 512'd0) | (rda_w_start ? rda_w_small : 512'd0) |
-                     (crd_w_start ? crd_w_small : 512'd0);
+  // The same AND-OR, written procedurally: a Verilated `c ? x : 0` of a
+  // 512-bit word selects all 16 words of every operand on every evaluation
+  // (and this merge sits in the input region, evaluated two to three times
+  // a cycle: docs/sim.md 9.1); here a cycle without a start only clears it.
+  always_comb begin : small_merge
+    d_w_small = '0;
+    if (scat_w_start) d_w_small = d_w_small | scat_w_small;
+    if (cqp_w_start)  d_w_small = d_w_small | cqp_w_small;
+    if (eqp_w_start)  d_w_small = d_w_small | eqp_w_small;
+    if (rda_w_start)  d_w_small = d_w_small | rda_w_small;
+    if (crd_w_start)  d_w_small = d_w_small | crd_w_small;
+  end
   assign ow_re    = req_ow_re | rt_ow_re | comp_ow_re | crd_ow_re | ry_ow_re | tmr_ow_re;
   assign ow_raddr = (req_ow_re ? req_ow_raddr : '0) | (rt_ow_re ? rt_ow_raddr : '0) |
                     (comp_ow_re ? comp_ow_raddr : '0) | (crd_ow_re ? crd_ow_raddr : '0) |

@@ -83,11 +83,15 @@ module hca_wqe_prefetch #(
   assign a_issue = issue || (d_issue && !d_dup);
   assign a_now   = issue && now;
   assign a_key   = issue ? i_key : d_key;
+  // (the scans of the key compares below run only in the cycles that read
+  // their result: Verilator evaluates this logic on every edge, docs/sim.md 9.1)
   always_comb begin : dup
     integer x;
+    x = 0;                                 // (assigned on every path: no latch)
     d_dup = 1'b0;
-    for (x = 0; x < PF_N; x = x + 1)
-      if (v[x] && key[x] == d_key) d_dup = 1'b1;
+    if (d_issue)
+      for (x = 0; x < PF_N; x = x + 1)
+        if (v[x] && key[x] == d_key) d_dup = 1'b1;
   end
 
   // The entry a prefetch of i_key may use (i_ok, i_ai): the QP's own entry
@@ -99,25 +103,31 @@ module hca_wqe_prefetch #(
   // now (QPs giving way would evict each other's WQE before it is used).
   logic          q_ok, i_ok, any_now;   // any_now: an entry a WQE wanted now may take
   logic [PW-1:0] i_ai, i_aa;
+  // i_ok and i_ai are read only with an issue (p_start, p_sidx, the
+  // entries' write): their scan runs only then.
   always_comb begin : alloc
     integer x;
     logic own;
-    i_ok = 1'b0; own = 1'b0; i_ai = '0; q_ok = 1'b0; any_now = 1'b0; i_aa = '0;
-    for (x = PF_N - 1; x >= 0; x = x - 1)
-      if (!fl[x] && !p_busy[x]) begin
-        if (!v[x] || !nw[x]) begin
-          any_now = 1'b1; i_aa = PW'(x);
+    logic [PF_N-1:0] qm;
+    i_ok = 1'b0; own = 1'b0; i_ai = '0; i_aa = '0;
+    // q_ok, any_now (every cycle): bit vectors, one OR each, no branches
+    for (x = 0; x < PF_N; x = x + 1)
+      qm[x] = key[x][KEY_W-1:32] == q_key[KEY_W-1:32] || key[x][15:0] != q_key[15:0];
+    q_ok    = (~fl & ~p_busy & (~v | qm)) != '0;
+    any_now = (~fl & ~p_busy & (~v | ~nw)) != '0;
+    if (a_issue) begin
+      for (x = PF_N - 1; x >= 0; x = x - 1)
+        if (!fl[x] && !p_busy[x]) begin
+          if (!v[x] || !nw[x]) i_aa = PW'(x);
+          if (v[x] && key[x][KEY_W-1:32] == a_key[KEY_W-1:32]) begin
+            i_ok = 1'b1; own = 1'b1; i_ai = PW'(x);
+          end else if (!own && (!v[x] || key[x][15:0] != a_key[15:0])) begin
+            i_ok = 1'b1; i_ai = PW'(x);
+          end
         end
-        if (v[x] && key[x][KEY_W-1:32] == a_key[KEY_W-1:32]) begin
-          i_ok = 1'b1; own = 1'b1; i_ai = PW'(x);
-        end else if (!own && (!v[x] || key[x][15:0] != a_key[15:0])) begin
-          i_ok = 1'b1; i_ai = PW'(x);
-        end
-        if ((v[x] && key[x][KEY_W-1:32] == q_key[KEY_W-1:32]) || !v[x] || key[x][15:0] != q_key[15:0])
-          q_ok = 1'b1;
-      end
-    if (a_now && !i_ok) i_ai = i_aa;
-    i_ok = i_ok || (a_now && any_now);
+      if (a_now && !i_ok) i_ai = i_aa;
+      i_ok = i_ok || (a_now && any_now);
+    end
   end
 
   // the entry holding q_key
@@ -133,11 +143,13 @@ module hca_wqe_prefetch #(
 
   always_comb begin : woken
     integer x;
+    x = 0;                                 // (assigned on every path: no latch)
     wake = 1'b0; wake_qn = '0;
-    for (x = PF_N - 1; x >= 0; x = x - 1)
-      if (p_done[x] && fl[x]) begin
-        wake = 1'b1; wake_qn = key[x][KEY_W-1:32];
-      end
+    if ((p_done & fl) != '0)
+      for (x = PF_N - 1; x >= 0; x = x - 1)
+        if (p_done[x] && fl[x]) begin
+          wake = 1'b1; wake_qn = key[x][KEY_W-1:32];
+        end
   end
   assign free    = q_ok;
   assign free_now = any_now;
