@@ -186,4 +186,28 @@ static inline struct tb_sge rt_sge(struct tb_mr *mr, uint64_t off, uint32_t len)
 	return (struct tb_sge){ .addr = mr->va + off, .len = len, .lkey = mr->lkey };
 }
 
+
+/* Node 1's MR 901 (rkey RT_PM_RKEY, va RT_PM_VA, 16 KiB) with `access`,
+ * whose first page is mapped and the rest not: an access past RT_PM_VA +
+ * 4096 faults.  Returns the host view of the mapped page. */
+#define RT_PM_VA 0x6000000ull
+#define RT_PM_RKEY (901u << 8 | 0x43)
+static inline uint8_t *rt_part_mapped_mr(struct rt *t, uint32_t access)
+{
+	struct hca_mrc m;
+	uint64_t iova;
+	uint8_t *p = tb_alloc(t->n[1], 4096, &iova);
+
+	memset(&m, 0, sizeof(m));
+	m.valid = 1;
+	m.key = 0x43;
+	m.access = access;
+	m.pdn = t->pd[1];
+	m.va = RT_PM_VA;
+	m.length = 16384;
+	m.dma_addr = iova;
+	tb_ctx_write(t->n[1], HCA_CTX_TYPE_MRC, 901, &m, sizeof(m));
+	return p;
+}
+
 #endif

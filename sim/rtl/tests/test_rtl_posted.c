@@ -33,27 +33,10 @@
  */
 #include "rtl_ls.h"
 
-/* Node 1's MR 901 (rkey 901 << 8 | 0x43, va 0x6000000, 16 KiB, remote
- * write/read/atomic) whose first page is mapped and the rest not: a write
- * past 0x6001000 faults.  Returns the host view of the mapped page. */
-#define PM_VA 0x6000000ull
-#define PM_RKEY (901u << 8 | 0x43)
+/* Node 1's MR 901 with remote write/read/atomic, its first page mapped (rt_part_mapped_mr). */
 static uint8_t *posted_mr(struct rt *t)
 {
-	struct hca_mrc m;
-	uint64_t iova;
-	uint8_t *p = tb_alloc(t->n[1], 4096, &iova);
-
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x43;
-	m.access = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ;
-	m.pdn = t->pd[1];
-	m.va = PM_VA;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t->n[1], HCA_CTX_TYPE_MRC, 901, &m, sizeof(m));
-	return p;
+	return rt_part_mapped_mr(t, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_READ);
 }
 
 /* setup() with PMTU `mtu` and, if wr_lat, the RTL's DMA write responses
@@ -103,7 +86,7 @@ static void write_fault(uint8_t mtu, uint32_t off, uint32_t len, unsigned int wr
 	tb_evt_clear(t.n[1]);
 	s = rt_sge(t.mr[0], 0, len);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
-				 .raddr = PM_VA + off, .rkey = PM_RKEY };
+				 .raddr = RT_PM_VA + off, .rkey = RT_PM_RKEY };
 	tb_post_send(t.qp[0], &w);
 	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_REM_ACCESS_ERR &&
 	      c.vendor_err == HCA_VENDOR_ERR_NAK_REM_ACCESS, "%s: REM_ACCESS_ERR (status %u)", what, c.status);
@@ -164,12 +147,12 @@ static void only_fault_behind(unsigned int wr_lat)
 	for (int i = 0; i < 3; i++) {
 		s[i] = rt_sge(t.mr[0], src_off[i], len[i]);
 		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s[i],
-					 .num_sge = 1, .raddr = PM_VA + dst_off[i], .rkey = PM_RKEY };
+					 .num_sge = 1, .raddr = RT_PM_VA + dst_off[i], .rkey = RT_PM_RKEY };
 		tb_post_send(t.qp[0], &w);
 	}
 	s[3] = rt_sge(t.mr[0], 32768, 1024);
 	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_READ, .flags = HCA_SEND_SIGNALED, .sge = &s[3], .num_sge = 1,
-				 .raddr = PM_VA, .rkey = PM_RKEY };
+				 .raddr = RT_PM_VA, .rkey = RT_PM_RKEY };
 	tb_post_send(t.qp[0], &w);
 	for (unsigned int i = 0; i < 4; i++)
 		CHECK(wait_cqe(t.scq[0], &c) && c.wqe_index == i && c.status == want[i],

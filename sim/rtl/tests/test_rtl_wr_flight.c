@@ -33,26 +33,11 @@
 #define NW 8			/* WRITEs per QP */
 #define LEN 64
 
-/* Node 1's MR 901 (rkey 901 << 8 | 0x43, va 0x6000000, 16 KiB, remote
- * write) whose first page is mapped and the rest not: a write past
- * 0x6001000 faults.  Returns the host view of the mapped page. */
-#define PM_VA 0x6000000ull
-#define PM_RKEY (901u << 8 | 0x43)
+/* Node 1's MR 901 with remote write, its first page mapped (rt_part_mapped_mr). */
 static uint8_t *fault_mr(struct rt *t)
 {
-	struct hca_mrc m;
-	uint64_t iova;
-	uint8_t *p = tb_alloc(t->n[1], 4096, &iova);
+	uint8_t *p = rt_part_mapped_mr(t, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE);
 
-	memset(&m, 0, sizeof(m));
-	m.valid = 1;
-	m.key = 0x43;
-	m.access = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE;
-	m.pdn = t->pd[1];
-	m.va = PM_VA;
-	m.length = 16384;
-	m.dma_addr = iova;
-	tb_ctx_write(t->n[1], HCA_CTX_TYPE_MRC, 901, &m, sizeof(m));
 	memset(p, 0, 4096);
 	return p;
 }
@@ -131,11 +116,11 @@ static void post_all(struct fl *f, unsigned int nq, const unsigned int bad[NQ], 
 						 .sge = &s[k][j], .num_sge = 1, .raddr = f->m[k]->va + j * LEN,
 						 .rkey = f->m[k]->rkey };
 			if (j == bad[k]) {
-				w.raddr = PM_VA + 8192 + k * LEN;
-				w.rkey = PM_RKEY;
+				w.raddr = RT_PM_VA + 8192 + k * LEN;
+				w.rkey = RT_PM_RKEY;
 			} else if (j > bad[k]) {
-				w.raddr = PM_VA + (k * NW + j) * LEN;
-				w.rkey = PM_RKEY;
+				w.raddr = RT_PM_VA + (k * NW + j) * LEN;
+				w.rkey = RT_PM_RKEY;
 			}
 			tb_post_send(f->q[0][k], &w);
 		}
