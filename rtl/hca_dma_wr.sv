@@ -32,7 +32,8 @@ module hca_dma_wr #(
     parameter int DATA_W   = 64,
     parameter int RXBUF_AW = 10,
     parameter int P_MAX    = 3,          // posted writes outstanding at most
-    localparam int WB = DATA_W / 8
+    localparam int WB = DATA_W / 8,
+    localparam int PCW = $clog2(P_MAX + 1)
 ) (
     input  logic              clk,
     input  logic              rst_n,
@@ -75,7 +76,7 @@ module hca_dma_wr #(
   typedef enum logic [1:0] {S_IDLE, S_REQ, S_DATA, S_RSP} st_t;
   st_t st;
   logic        rxbuf, req_done, orphan, post;
-  logic [1:0]  p_cnt;                // posted writes whose response is outstanding
+  logic [PCW-1:0] p_cnt;             // posted writes whose response is outstanding
   logic [P_MAX-1:0] p_orph;          // ... orphaned by a reset (bit 0: the oldest)
   logic [2:0]  iss_seq;              // sequence of the next posted write accepted
   // a write started while busy, taken when idle
@@ -103,7 +104,7 @@ module hca_dma_wr #(
   logic [511:0] small_q;
   logic [63:0]  addr;
 
-  assign p_out        = p_cnt != 2'd0 || (st != S_IDLE && post) || (pend_v && pd_post);
+  assign p_out        = p_cnt != '0 || (st != S_IDLE && post) || (pend_v && pd_post);
   assign w_busy       = (st != S_IDLE) || p_out || pend_v;
   assign p_seq        = iss_seq + 3'(w_start && w_post && w_len != 16'd0);
   assign wr_req_valid = ce && (st == S_REQ || st == S_DATA) && !req_done;
@@ -158,7 +159,7 @@ module hca_dma_wr #(
         // posted writes' responses: the first p_cnt ones (in issue order);
         // a posted write's last beat counts it (pc/po below)
         begin : p_upd
-          logic [1:0] pc;
+          logic [PCW-1:0] pc;
           logic [P_MAX-1:0] po;
           pc = p_cnt; po = p_orph;
           if (p_out && wr_rsp_valid) begin
@@ -166,12 +167,12 @@ module hca_dma_wr #(
             p_err  <= wr_rsp_err;
             p_rerr[p_rseq] <= wr_rsp_err;
             p_rseq <= p_rseq + 3'd1;
-            pc = pc - 2'd1;
+            pc = pc - PCW'(1);
             po = po >> 1;
           end
           if ((st == S_REQ || st == S_DATA) && take && wr_dat_last && post) begin
             po[pc] = orphan;
-            pc = pc + 2'd1;
+            pc = pc + PCW'(1);
           end
           p_cnt  <= pc;
           p_orph <= po;
