@@ -216,7 +216,7 @@ HELP += "mutate-rtl-sample|MUT_SAMPLE_N RTL mutants of a few modules under the s
 # the RTL's speed --, SAMPLE_N activated mutants under the short selective
 # judge (sim/mutate/test_rtl_sample.sh).
 MUT_SAMPLE_BUILD := $(BUILD)/mutate/rtl-sample
-MUT_SAMPLE_COUNT ?= 30
+MUT_SAMPLE_COUNT ?= 36
 MUT_SAMPLE_N ?= 20
 MUT_SAMPLE_MODULES ?= hca_mr_check,hca_opinfo,hca_qp_err,hca_complete_recv,hca_comp_timer,hca_ack_send
 $(eval $(call mut_rtl_build,$(MUT_SAMPLE_BUILD),--count $(MUT_SAMPLE_COUNT) --seed 7 --modules $(MUT_SAMPLE_MODULES)))
