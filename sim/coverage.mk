@@ -12,7 +12,8 @@ LIB_SRCS_hcacov += sim/cov.c sim/cov_decode.c sim/cov_fw.c sim/cov_engine.c
 COV_DIR := $(BUILD)/coverage
 # (this fragment is read before sim/lockstep.mk: cosim's objects named here)
 COV_COSIM := $(BUILD)/sim/cosim
-COV_COSIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,sim/regress/cosim.c sim/regress/traffic.c sim/regress/directed.c)
+COV_COSIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,sim/regress/cosim.c sim/regress/traffic.c sim/regress/directed.c \
+	sim/regress/faultshape.c)
 COV_BINS := sim/coverage/bins.txt
 COVREPORT := $(PYTHON) tools/covreport.py
 

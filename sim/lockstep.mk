@@ -18,7 +18,7 @@ $(eval $(call hca_test,lockstep_device,sim/tests/test_lockstep_device.c,hcadev h
 # harness).  Its DUT is the "rtl" engine: rtl/rtl.mk sets RTL_ENGINE_LIBS
 # (static libraries, in link order) and RTL_ENGINE_LDLIBS (-lstdc++, -lz for
 # FST); without them cosim falls back to model-mutant with no bug.
-COSIM_SRCS := sim/regress/cosim.c sim/regress/traffic.c sim/regress/directed.c
+COSIM_SRCS := sim/regress/cosim.c sim/regress/traffic.c sim/regress/directed.c sim/regress/faultshape.c
 COSIM_OBJS := $(COSIM_SRCS:%.c=$(BUILD)/obj/%.o)
 COSIM := $(BUILD)/sim/cosim
 SIM_PLAN ?= sim/regress/sim.plan

@@ -25,6 +25,7 @@
 #include "../../model/model.h"
 #include "cov.h"
 #include "directed.h"
+#include "faultshape.h"
 #include "lockstep.h"
 #include "lockstep_mutant.h"
 #include "progress.h"
@@ -55,7 +56,7 @@ struct spec {
 	uint32_t max_len;
 	bool no_events;
 	/* wire faults and the retry paths (docs/sim.md "Faults") */
-	char faults[128];	/* drop:P,dup:P,reorder:P,corrupt:P */
+	char faults[128];	/* drop:P,dup:P,reorder:P,corrupt:P,last:N */
 	unsigned int timeout, rnr_timer, late_recv;
 	/* waveform replay */
 	char trace[256];
@@ -72,6 +73,7 @@ struct outcome {
 	char report[16384];
 	struct tr_result tr;
 	struct wire_stats wire;
+	uint64_t shape_dropped;	/* by the directed fault shape (faultshape.h) */
 	uint64_t frames, dma_bytes, irqs;
 	double wall;
 	char why[512];
@@ -188,20 +190,28 @@ static int build_cfg(const struct spec *s, struct tr_cfg *c, struct tr_msg *list
 	return 0;
 }
 
-/* "drop:0.02,dup:0.01,reorder:0.02,corrupt:0.01" -> wire faults; 0 or -1 */
-static int parse_faults(const char *str, struct wire_faults *f)
+/* "drop:0.02,dup:0.01,reorder:0.02,corrupt:0.01,last:5" -> wire faults and
+ * the directed shape (faultshape.h); 0 or -1 */
+static int parse_faults(const char *str, struct wire_faults *f, struct fault_shape *shape)
 {
 	char buf[128], *tok, *save = NULL;
 
 	memset(f, 0, sizeof(*f));
+	memset(shape, 0, sizeof(*shape));
 	snprintf(buf, sizeof(buf), "%s", str);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':'), *end;
 		double v;
+		int r;
 
 		if (!colon)
 			return -1;
 		*colon++ = '\0';
+		r = fs_parse(shape, tok, colon);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
 		v = strtod(colon, &end);
 		if (*end || v < 0 || v > 1)
 			return -1;
@@ -311,6 +321,7 @@ static void resolve_bug(struct spec *s)
 static void run_one(const struct spec *s, struct outcome *o)
 {
 	static struct tr_msg list[DIRECTED_MAX_MSGS];
+	static struct fault_shape shape;	/* the tb filter's state while tr_run runs */
 	struct tr_cfg cfg;
 	struct tb_config tc;
 	struct hook h;
@@ -363,8 +374,9 @@ static void run_one(const struct spec *s, struct outcome *o)
 		tc.engine = h.engine;
 	}
 	tc.seed = s->seed;
-	if (s->faults[0] && parse_faults(s->faults, &tc.faults)) {
-		snprintf(o->why, sizeof(o->why), "bad faults '%s' (drop:P,dup:P,reorder:P,corrupt:P)", s->faults);
+	memset(&shape, 0, sizeof(shape));
+	if (s->faults[0] && parse_faults(s->faults, &tc.faults, &shape)) {
+		snprintf(o->why, sizeof(o->why), "bad faults '%s' (drop:P,dup:P,reorder:P,corrupt:P,last:N)", s->faults);
 		return;
 	}
 	tc.engine_config = engine_config;
@@ -375,8 +387,10 @@ static void run_one(const struct spec *s, struct outcome *o)
 		snprintf(o->why, sizeof(o->why), "cannot create the testbench (engines: ref %s, dut %s)", s->ref, s->dut);
 		return;
 	}
+	fs_attach(tb, &shape);
 	tr_run(tb, &cfg, &o->tr);
 	wire_get_stats(tb_wire(tb), &o->wire);
+	o->shape_dropped = shape.dropped;
 	for (unsigned int i = 0; i < 2 && !s->engine[0]; i++) {
 		struct hca_engine *e = tb_node(tb, i)->eng;
 		const struct sb_divergence *d;
@@ -437,6 +451,8 @@ static void print_row(const struct spec *s, const struct outcome *o)
 		printf("    wire: %" PRIu64 " dropped, %" PRIu64 " duplicated, %" PRIu64 " reordered, %" PRIu64
 		       " corrupted of %" PRIu64 "\n", o->wire.dropped, o->wire.duplicated, o->wire.reordered,
 		       o->wire.corrupted, o->wire.copies);
+	if (o->shape_dropped && verbose)
+		printf("    directed: %" PRIu64 " message-ending request packets lost (faults last:N)\n", o->shape_dropped);
 	if (!o->pass || verbose > 1) {
 		if (o->diverged && (!s->expect[0] || verbose > 1))
 			printf("%s", o->report);
@@ -565,7 +581,7 @@ static void usage(void)
 	printf("usage: cosim [--test NAME] [--width 64|512] [--seed S] [--messages N] [--dut NAME] [--ref NAME]\n"
 	       "             [--dut-opts K=V,...] [--ls-opts K=V,...] [--bug [K=V,...]] [--mutant-bug NAME[,at=N]] [--expect-fail STREAM] [--ops MIX]\n"
 	       "             [--qp-types rc,uc,ud] [--pairs N] [--outstanding N] [--max-sge N] [--max-len N] [--no-events]\n"
-	       "             [--faults drop:P,dup:P,reorder:P,corrupt:P] [--timeout T] [--rnr-timer C] [--late-recv PCT]\n"
+	       "             [--faults drop:P,dup:P,reorder:P,corrupt:P,last:N] [--timeout T] [--rnr-timer C] [--late-recv PCT]\n"
 	       "             [--trace FILE --trace-node N --trace-from C --trace-to C] [--out DIR] [--threads 1|2]\n"
 	       "             [--plan FILE [--only TEST] [--shard i/N]] [--engine NAME (alone, no lockstep)] [--list] [-v]\n"
 	       "             [--cov DIR (functional coverage counts)] [--result FILE (one line per run)]\n"
