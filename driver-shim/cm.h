@@ -136,6 +136,8 @@ struct cm_id {
 	uint8_t qp_timeout_set;		/* the application set it (RDMA_OPTION_ID_ACK_TIMEOUT) */
 	uint8_t resp_timeout;		/* how long the peer's CM takes to answer (CM encoding):
 					 * our requests are resent after it */
+	uint64_t req_resend_ms;		/* passive: how long the active side may go on resending
+					 * its REQ (a REJ for it is remembered that long) */
 	struct ibv_sa_path_rec path;
 	/* the connection */
 	uint32_t local_id, remote_id;	/* communication IDs (SIDR: request ID in both) */
@@ -214,6 +216,8 @@ void cm_recv(struct cm_dev *d, const uint8_t *mad, size_t len, const struct ibv_
 	     const struct ibv_grh *grh);
 /* Resend or give up what is due; the next deadline (0: none). */
 uint64_t cm_timers(uint64_t now);
+/* Forget the REQs rejected so far (their devices are going away: cm_shutdown). */
+void cm_forget_rejected(void);
 
 /* ---- QPs (rdmacm_qp.c), cm_lock held ---------------------------------------------- */
 

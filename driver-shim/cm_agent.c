@@ -403,6 +403,9 @@ void cm_shutdown(void)
 	for (unsigned int i = 0; i < ndevs; i++)
 		agent_close(devs[i]);
 	ndevs = 0;
+	pthread_mutex_lock(&cm_lock);
+	cm_forget_rejected();
+	pthread_mutex_unlock(&cm_lock);
 	if (wake_fd >= 0)
 		close(wake_fd);
 	wake_fd = -1;

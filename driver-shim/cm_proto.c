@@ -19,7 +19,9 @@
  * CM_MAX_RETRIES times; then the id reports UNREACHABLE (or DISCONNECTED
  * for a DREQ).  Duplicates are answered from the id's state: a resent REP
  * gets the RTU again, a DREQ for a finished connection gets a DREP, a
- * resent SIDR_REQ the same SIDR_REP.  Everything here runs under cm_lock.
+ * resent SIDR_REQ the same SIDR_REP, a resent REQ we rejected the same REJ
+ * (even when its id is gone: "rejected REQs" below).  Everything here runs
+ * under cm_lock.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -151,6 +153,64 @@ static int copy_pdata(struct cm_msg *m, size_t off, const void *pdata, size_t le
 	if (len)
 		memcpy(m->pdata + off, pdata, len);
 	return 0;
+}
+
+/* ---- rejected REQs --------------------------------------------------------------------- */
+
+/*
+ * REQs this side answered with a REJ (rdma_reject, or a request destroyed
+ * unanswered).  The active side resends its REQ until an answer reaches it,
+ * so a resend can cross the REJ and arrive after the application destroyed
+ * the request's id: without a record it would be taken for a new connection
+ * request, a second CONNECT_REQUEST for a connection already refused.  It
+ * gets the same REJ again instead, for as long as the active side may go on
+ * resending.  A ring: when full, the oldest record goes.
+ */
+#define CM_REJECTED_MAX 16
+
+static struct cm_rejected {
+	uint8_t gid[16];		/* our port's */
+	uint8_t rgid[16];		/* the active side's */
+	uint32_t remote_id;		/* its Local Communication ID */
+	uint64_t until;			/* cm_now_ms(); 0: free */
+	uint8_t mad[CM_MAD_SIZE];	/* the REJ */
+} rejected[CM_REJECTED_MAX];
+static unsigned int rejected_next;
+
+static void remember_rejected(const struct cm_id *c, const uint8_t rej[CM_MAD_SIZE])
+{
+	struct cm_rejected *r = &rejected[rejected_next++ % CM_REJECTED_MAX];
+
+	memcpy(r->gid, c->dev->gid, 16);
+	memcpy(r->rgid, c->rgid, 16);
+	r->remote_id = c->remote_id;
+	r->until = cm_now_ms() + c->req_resend_ms;
+	memcpy(r->mad, rej, CM_MAD_SIZE);
+}
+
+/* A REQ we rejected before, arriving again: its REJ again; 1 if so. */
+static int answer_rejected(struct cm_dev *d, const struct cm_msg *m)
+{
+	uint64_t now = cm_now_ms();
+
+	for (unsigned int i = 0; i < CM_REJECTED_MAX; i++) {
+		struct cm_rejected *r = &rejected[i];
+
+		if (!r->until || r->until < now || r->remote_id != m->local_id || memcmp(r->gid, d->gid, 16) ||
+		    memcmp(r->rgid, m->local_gid, 16))
+			continue;
+		shim_dbg(1, "%s: cm: a resent REQ (local id %#x) we rejected: REJ again", d->sd->cfg.name,
+			 m->local_id);
+		cm_agent_send(d, r->rgid, r->mad);
+		return 1;
+	}
+	return 0;
+}
+
+void cm_forget_rejected(void)
+{
+	memset(rejected, 0, sizeof(rejected));
+	rejected_next = 0;
 }
 
 /* A REJ answering message m (no id of ours), to gid. */
@@ -346,10 +406,18 @@ int cm_reject(struct cm_id *c, uint16_t reason, const void *pdata, uint8_t len)
 	ret = copy_pdata(&m, 0, pdata, len);
 	if (ret)
 		return ret;
+	shim_dbg(1, "%s: cm: rejecting connection (reason %u)", c->dev->sd->cfg.name, reason);
+	if (c->state == CM_REQ_RCVD) {	/* the REQ may still be resent: answered with this REJ */
+		uint8_t rej[CM_MAD_SIZE];
+
+		ret = send_msg(c->dev, c->rgid, &m, rej);
+		remember_rejected(c, rej);
+	} else {
+		ret = send_msg(c->dev, c->rgid, &m, NULL);
+	}
 	c->state = CM_IDLE;
 	c->deadline = 0;
-	shim_dbg(1, "%s: cm: rejecting connection (reason %u)", c->dev->sd->cfg.name, reason);
-	return send_msg(c->dev, c->rgid, &m, NULL);
+	return ret;
 }
 
 int cm_establish(struct cm_id *c)
@@ -522,6 +590,8 @@ static void recv_req(struct cm_dev *d, const struct cm_msg *m)
 	uint32_t sip, dip;
 	uint16_t sport;
 
+	if (answer_rejected(d, m))
+		return;
 	for (c = cm_ids; c; c = c->next) {
 		if (c->dev != d || c->remote_id != m->local_id || memcmp(c->rgid, m->local_gid, 16))
 			continue;
@@ -565,6 +635,10 @@ static void recv_req(struct cm_dev *d, const struct cm_msg *m)
 	 * (Local CM Response Timeout) and which local ACK timeout our QP wants
 	 * (Primary Local ACK Timeout: a round trip plus its ACK delay) */
 	c->resp_timeout = m->local_cm_timeout;
+	/* the active side resends its REQ every Remote CM Response Timeout (plus the service
+	 * timeout of each MRA we send), Max CM Retries times */
+	c->req_resend_ms = (uint64_t)(m->max_cm_retries + 1) *
+			   (cm_timeout_ms(m->remote_cm_timeout) + cm_timeout_ms(CM_MRA_TIMEOUT));
 	if (m->local_ack_timeout)
 		c->qp_timeout = m->local_ack_timeout;
 	c->state = CM_REQ_RCVD;

@@ -21,6 +21,12 @@
  *     (17), which nobody answers with an RTU, gets its REP resent every
  *     537 ms (give or take the CM's 1 ms tick), not every 134 ms (the
  *     timeout hcasim's own REQs announce).
+ *   - A REQ resend that crossed the passive side's REJ (the application
+ *     rejected and destroyed the request before the REJ reached the active
+ *     side): answered with the REJ again, not taken for a new connection
+ *     request (shim_cm_api's "server, requester gone" failed now and then
+ *     on a loaded machine, where the first REQ's resend came after the
+ *     rejection: a phantom CONNECT_REQUEST).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -67,6 +73,9 @@ struct seen {
 	uint8_t req_ack_timeout, rep_ack_delay;
 	int reps;			/* REP MADs */
 	uint64_t rep_ns[32];		/* their timestamps */
+	int rejs;			/* REJ MADs */
+	uint32_t rej_remote_id;		/* the first one's Remote Communication ID, Reason */
+	uint16_t rej_reason;
 };
 
 static void scan(const char *path, struct seen *s)
@@ -102,6 +111,12 @@ static void scan(const char *path, struct seen *s)
 				if (s->reps < 32)
 					s->rep_ns[s->reps] = f.ns;
 				s->reps++;
+			} else if (attr == 0x0012) {		/* REJ: Remote Comm ID at 4, Reason 10 */
+				if (!s->rejs) {
+					s->rej_remote_id = be(b + MSG + 4, 4);
+					s->rej_reason = (uint16_t)be(b + MSG + 10, 2);
+				}
+				s->rejs++;
 			}
 		}
 	}
@@ -286,6 +301,129 @@ static void psn_and_ack_timeouts(const char *dir)
 	T_EQ(srv.timeout, 18, "... and, through the REQ, the server's QP");
 }
 
+/* ---- CM MADs from a controlled sender -------------------------------------------------------------- */
+
+/* A REQ from 10.0.0.2 (local comm ID 0x0badcafe, QPN 0xabc) to 10.0.0.1:port, announcing
+ * response timeouts of cm_timeout (CM encoding). */
+static void fake_req(struct cm_msg *m, uint16_t port, uint8_t cm_timeout)
+{
+	memset(m, 0, sizeof(*m));
+	m->attr = CM_ATTR_REQ;
+	m->tid = 0x5eed;
+	m->local_id = 0x0badcafe;
+	m->service_id = cm_service_id(RDMA_PS_TCP, port);
+	m->qpn = 0x000abc;
+	m->psn = 0x123456;
+	m->resp_res = m->init_depth = 1;
+	m->remote_cm_timeout = cm_timeout;
+	m->local_cm_timeout = cm_timeout;
+	m->retry_count = m->rnr_retry = 7;
+	m->max_cm_retries = 15;
+	m->mtu = IBV_MTU_1024;
+	m->pkey = 0xffff;
+	m->local_gid[10] = m->local_gid[11] = m->remote_gid[10] = m->remote_gid[11] = 0xff;
+	m->local_gid[12] = m->remote_gid[12] = 10;
+	m->local_gid[15] = 2;
+	m->remote_gid[15] = 1;
+	m->hop_limit = 64;
+	m->local_ack_timeout = 16;
+	cm_ip_hdr_pack(m->pdata, 0x0a000002, 40000, 0x0a000001);
+}
+
+/* A UD QP on 10.0.0.2 with QP1's Q_Key, and an address handle to 10.0.0.1 (a controlled
+ * sender of CM MADs: a WR cannot name QP1 itself, whose CM would answer). */
+static struct ibv_ah *fake_peer(struct t_end *peer)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1, .grh = { .sgid_index = 1, .hop_limit = 64 } };
+
+	CHECK(!t_end_open(peer, 1, CM_MAD_SIZE, 8, NULL) && !t_qp_create(peer, IBV_QPT_UD, NULL) &&
+	      !t_qp_to_rts(peer, 0, 0) &&
+	      !ibv_modify_qp(peer->qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .qkey = 0x80010000 },
+			     IBV_QP_STATE | IBV_QP_QKEY),
+	      "a UD QP on 10.0.0.2 with QP1's Q_Key (a controlled one: the WR cannot name it)");
+	if (!peer->qp)
+		return NULL;
+	aa.grh.dgid.raw[10] = aa.grh.dgid.raw[11] = 0xff;
+	aa.grh.dgid.raw[12] = 10;
+	aa.grh.dgid.raw[15] = 1;
+	return ibv_create_ah(peer->pd, &aa);
+}
+
+/* Send the MAD of m from the fake peer to QP1 of 10.0.0.1; 1 when it left. */
+static int fake_send(struct t_end *peer, struct ibv_ah *ah, const struct cm_msg *m)
+{
+	struct ibv_sge sg = { (uintptr_t)peer->buf, CM_MAD_SIZE, peer->mr->lkey };
+	struct ibv_send_wr w = { .sg_list = &sg, .num_sge = 1, .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED }, *bw;
+
+	if (!ah || cm_mad_pack(m, peer->buf))
+		return 0;
+	w.wr.ud.ah = ah;
+	w.wr.ud.remote_qpn = 1;
+	w.wr.ud.remote_qkey = 0x80010000;
+	return !ibv_post_send(peer->qp, &w, &bw) && one_wc(peer->cq);
+}
+
+/* ---- a REQ resend that crossed the REJ ------------------------------------------------------------ */
+
+static void req_after_rej(const char *dir)
+{
+	char cfg[512], path[256];
+	struct sockaddr_in dst = sin_of("10.0.0.1", 7493);
+	struct rdma_event_channel *sch;
+	struct rdma_cm_id *lid;
+	struct rdma_cm_event *e;
+	struct t_end peer = { 0 };
+	struct ibv_ah *ah;
+	struct cm_msg m;
+	struct seen ss;
+
+	snprintf(cfg, sizeof(cfg), CFG, dir, dir);
+	CHECK_EQ(hcasim_shim_configure(cfg), 0, "configure");
+	sch = rdma_create_event_channel();
+	if (!sch)
+		return;
+	CHECK(!rdma_create_id(sch, &lid, NULL, RDMA_PS_TCP) && !rdma_bind_addr(lid, (struct sockaddr *)&dst) &&
+	      !rdma_listen(lid, 1), "listen on 10.0.0.1:7493");
+	ah = fake_peer(&peer);
+	fake_req(&m, 7493, 15);	/* 134 ms, as our own REQs */
+	CHECK(fake_send(&peer, ah, &m), "REQ sent to QP1 of 10.0.0.1");
+	e = get(sch, RDMA_CM_EVENT_CONNECT_REQUEST, "server", 1);
+	if (e) {
+		struct rdma_cm_id *sid = e->id;
+
+		rdma_ack_cm_event(e);
+		CHECK(!rdma_reject(sid, NULL, 0), "rdma_reject (REJ 28)");
+		CHECK(!rdma_destroy_id(sid), "the request's id destroyed");
+	}
+	/* the active side's resend of the same REQ, sent before our REJ reached it; then a new
+	 * request (another communication ID and QPN): the next event must be that one's */
+	CHECK(fake_send(&peer, ah, &m), "the same REQ again (its resend, crossing the REJ)");
+	m.local_id = 0x0badcaff;
+	m.qpn = 0x000abd;
+	CHECK(fake_send(&peer, ah, &m), "a new REQ");
+	e = get(sch, RDMA_CM_EVENT_CONNECT_REQUEST, "server", 1);
+	if (e) {
+		struct rdma_cm_id *sid = e->id;
+
+		T_EQ(e->param.conn.qp_num, 0xabd,
+		     "the next CONNECT_REQUEST is the new request's, not the rejected one's again");
+		rdma_ack_cm_event(e);
+		CHECK(!rdma_reject(sid, NULL, 0) && !rdma_destroy_id(sid), "the new request rejected");
+	}
+	if (ah)
+		ibv_destroy_ah(ah);
+	t_end_close(&peer);
+	rdma_destroy_id(lid);
+	rdma_destroy_event_channel(sch);
+	hcasim_shim_shutdown();
+	snprintf(path, sizeof(path), "%s/server.pcap", dir);
+	scan(path, &ss);
+	T_EQ(ss.rejs, 3, "three REJs: the rejection, the same again for the resent REQ, the new request's");
+	T_EQ(ss.rej_remote_id, 0x0badcafe, "REJ: Remote Communication ID = the REQ's Local Communication ID");
+	T_EQ(ss.rej_reason, 28, "REJ: reason 28 (consumer)");
+}
+
 /* ---- the REP timer follows the REQ's Local CM Response Timeout ---------------------------------- */
 
 #define SLOW_CM 17	/* 4.096 us * 2^17 = 537 ms */
@@ -298,6 +436,7 @@ static void rep_timer(const char *dir)
 	struct rdma_cm_id *lid;
 	struct rdma_cm_event *e;
 	struct t_end peer = { 0 };
+	struct ibv_ah *ah;
 	struct cm_msg m;
 	struct seen ss;
 	uint64_t t0 = 0, t1 = 0;
@@ -310,46 +449,10 @@ static void rep_timer(const char *dir)
 	CHECK(!rdma_create_id(sch, &lid, NULL, RDMA_PS_TCP) && !rdma_bind_addr(lid, (struct sockaddr *)&dst) &&
 	      !rdma_listen(lid, 1), "listen on 10.0.0.1:7492");
 	/* a REQ from a plain UD QP of 10.0.0.2 (whose own QP1 ignores the REPs) */
-	CHECK(!t_end_open(&peer, 1, CM_MAD_SIZE, 8, NULL) && !t_qp_create(&peer, IBV_QPT_UD, NULL) &&
-	      !t_qp_to_rts(&peer, 0, 0) &&
-	      !ibv_modify_qp(peer.qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .qkey = 0x80010000 },
-			     IBV_QP_STATE | IBV_QP_QKEY),
-	      "a UD QP on 10.0.0.2 with QP1's Q_Key (a controlled one: the WR cannot name it)");
-	memset(&m, 0, sizeof(m));
-	m.attr = CM_ATTR_REQ;
-	m.tid = 0x5eed;
-	m.local_id = 0x0badcafe;
-	m.service_id = cm_service_id(RDMA_PS_TCP, 7492);
-	m.qpn = 0x000abc;
-	m.psn = 0x123456;
-	m.resp_res = m.init_depth = 1;
-	m.remote_cm_timeout = SLOW_CM;
-	m.local_cm_timeout = SLOW_CM;
-	m.retry_count = m.rnr_retry = 7;
-	m.max_cm_retries = 15;
-	m.mtu = IBV_MTU_1024;
-	m.pkey = 0xffff;
-	m.local_gid[10] = m.local_gid[11] = m.remote_gid[10] = m.remote_gid[11] = 0xff;
-	m.local_gid[12] = m.remote_gid[12] = 10;
-	m.local_gid[15] = 2;
-	m.remote_gid[15] = 1;
-	m.hop_limit = 64;
-	m.local_ack_timeout = 16;
-	cm_ip_hdr_pack(m.pdata, 0x0a000002, 40000, 0x0a000001);
-	if (peer.qp && !cm_mad_pack(&m, peer.buf)) {
-		struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
-					  .grh = { .sgid_index = 1, .hop_limit = 64 } };
-		struct ibv_ah *ah;
-		struct ibv_sge sg = { (uintptr_t)peer.buf, CM_MAD_SIZE, peer.mr->lkey };
-		struct ibv_send_wr w = { .sg_list = &sg, .num_sge = 1, .opcode = IBV_WR_SEND,
-					 .send_flags = IBV_SEND_SIGNALED }, *bw;
-
-		memcpy(aa.grh.dgid.raw, m.remote_gid, 16);
-		ah = ibv_create_ah(peer.pd, &aa);
-		w.wr.ud.ah = ah;
-		w.wr.ud.remote_qpn = 1;
-		w.wr.ud.remote_qkey = 0x80010000;
-		CHECK(ah && !ibv_post_send(peer.qp, &w, &bw) && one_wc(peer.cq), "REQ sent to QP1 of 10.0.0.1");
+	ah = fake_peer(&peer);
+	fake_req(&m, 7492, SLOW_CM);
+	if (fake_send(&peer, ah, &m)) {
+		CHECK(1, "REQ sent to QP1 of 10.0.0.1");
 		e = get(sch, RDMA_CM_EVENT_CONNECT_REQUEST, "server", 1);
 		if (e) {
 			struct rdma_cm_id *sid = e->id;
@@ -361,9 +464,11 @@ static void rep_timer(const char *dir)
 			t1 = hcasim_shim_now(sid->verbs);
 			rdma_destroy_id(sid);
 		}
-		if (ah)
-			ibv_destroy_ah(ah);
+	} else {
+		CHECK(0, "REQ sent to QP1 of 10.0.0.1");
 	}
+	if (ah)
+		ibv_destroy_ah(ah);
 	t_end_close(&peer);
 	rdma_destroy_id(lid);
 	rdma_destroy_event_channel(sch);
@@ -399,6 +504,7 @@ void cm_wire_tests(unsigned long *passed, unsigned long *failed)
 	}
 	psn_and_ack_timeouts(dir);
 	rep_timer(dir);
+	req_after_rej(dir);
 	snprintf(path, sizeof(path), "%s/server.pcap", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/client.pcap", dir);
