@@ -38,6 +38,7 @@ SHIM_RE = re.compile(r"ib_write_bw\s+(\d+) B x\s+(\d+) on (\S+), (shm|batched|pe
                      r"\(\s*([\d.]+) Gb/s\), ([\d.]+) Mpps")
 CEIL_RE = re.compile(r"= ([\d.]+) us/msg; on 2 idle cores at most ([\d.]+) Gb/s, ([\d.]+) Mpps")
 LOAD_RE = re.compile(r"load average ([\d.]+)")
+SIM_BUILD_RE = re.compile(r"cosim build: (.*)")
 FLOOR_RE = re.compile(r"socket floor, .*?(\d+) B messages: ([\d.]+) M msgs/s one per system call, ([\d.]+) M msgs/s")
 
 
@@ -168,6 +169,7 @@ def main():
     sim_log = read(os.path.join(d, "sim.log"))
     sim, sim_stats = parse_sim(sim_log)
     sim_load = next((float(m.group(1)) for m in map(LOAD_RE.search, sim_log or []) if m), None)
+    sim_build = next((m.group(1) for m in map(SIM_BUILD_RE.match, sim_log or []) if m), None)
     shim, load, floor = parse_shim(read(os.path.join(d, "shim.log")))
     t = Table()
     rtl_note = ("RTL: payload read ahead into transmit slots, WQEs prefetched per QP (16 entries) and read from the doorbell, "
@@ -214,10 +216,12 @@ def main():
         # what this run says: the share of the rtl's cycles that were evaluated, and their rate
         st = sim_stats.get(("rtl", w))
         why = ("Verilator's evaluation of the whole design in every busy cycle is most of the time, "
-               "spread over the design's modules: no statement above 4 % since the every-edge items of docs/sim.md 9.1 moved inside their enables "
-               "(Verilator's eval loop about 21-24 %, hca_ctx, hca_dma_rd, hca_req and hca_regs together about 20 %, 41 other modules about 30 %); "
-               "the two nodes' evaluations run in two threads "
-               "only when two cores are free (docs/sim.md 9.1, 9.6)")
+               "spread over the design's modules: no statement above 2.5 % (docs/sim.md 9.7: about 1.5 us of CPU per node and "
+               "busy cycle at 64 bits, 1 M cycles/s needs 1 us on each of two free cores; clang, -O2, smaller or larger "
+               "functions are slower); the two nodes' evaluations run in two threads "
+               "only when two cores are free (docs/sim.md 9.1, 9.6, 9.7)")
+        if sim_build:
+            why += f"; cosim build: {sim_build}"
         if sim_load is not None:
             why += f"; load {sim_load:.1f} on {os.cpu_count()} cores at the start of the run"
         if not st:

@@ -8,7 +8,8 @@
 # model), so that make bench stays within a few minutes on 2 cores.
 #   sim/regress/bench.sh COSIM [MESSAGES [RTL_MESSAGES]]   (defaults 2000, 500;
 #   or the environment's BENCH_SIM_MESSAGES / BENCH_SIM_RTL_MESSAGES;
-#   BENCH_SIM_THREADS: cosim --threads, default cosim's: docs/sim.md 9.6)
+#   BENCH_SIM_THREADS: cosim --threads, default cosim's: docs/sim.md 9.6;
+#   make bench-sim runs the profile-guided cosim: docs/sim.md 9.7)
 # Also writes the rows to build/bench/sim.csv (BENCH_SIM_CSV), plotted by
 # tools/plot_bench.py; a progress line shows when stderr is a terminal
 # (make bench-sim tees stdout to build/bench/sim.log).
@@ -25,6 +26,8 @@ echo "engine,width,msgs,cycles,wall_s,cycles_per_s,msgs_per_s,result" > "$csv"
 progress_init $((has_rtl ? 8 : 4)) >&2
 # wall-clock rates move with the machine's load: say what it was
 echo "sim bench on $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) at the start${threads[*]:+, cosim ${threads[*]}}"
+# the Verilated code's build: plain, or profile-guided (pgo_build.sh leaves a note next to cosim)
+echo "cosim build: $(cat "$cosim.build" 2>/dev/null || echo plain)"
 printf '%-28s %5s %7s %11s %8s %12s %10s\n' engine width msgs cycles wall-s cycles/s msgs/s
 run() {	# label width messages args...
 	local label=$1 w=$2 n=$3; shift 3
