@@ -72,6 +72,8 @@ module hca_dispatch #(
     input  logic        res,
     input  logic        res_idx,
     input  logic [LOG_MAX_QP-1:0] hold_qn,
+    input  logic [3:0]  held_v,          // the QPs with a posted CQE pending (hca_comp_posted's table)
+    input  logic [4*LOG_MAX_QP-1:0] held_qn,
     output logic [31:0] dbg,
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -275,7 +277,8 @@ module hca_dispatch #(
     qp_work = qp_busy | tm_due;
     if (e_busy_set) qp_work[e_busy_idx] = 1'b1;
     qp_go = qp_work;
-    if (hold) qp_go[hold_qn] = 1'b0;
+    for (int h = 0; h < 4; h++)
+      if (held_v[h]) qp_go[held_qn[LOG_MAX_QP*h +: LOG_MAX_QP]] = 1'b0;
     go_x = qp_go;
     go_x[qn] = 1'b0;
     go_other = go_x != '0;
@@ -309,8 +312,13 @@ module hca_dispatch #(
   // its item runs until it would post a CQE, an EQE or move a QP to ERR
   // (those callees are withheld: it parks there), so the ended item's
   // outcome still comes before anything of it that depends on it.
-  logic frame_go;
-  assign frame_go = !hold || (rx_ack && rx_dqpn != hold_qn && !res);
+  logic frame_go, rx_held;
+  always_comb begin
+    rx_held = 1'b0;
+    for (int h = 0; h < 4; h++)
+      if (held_v[h] && held_qn[LOG_MAX_QP*h +: LOG_MAX_QP] == rx_dqpn) rx_held = 1'b1;
+  end
+  assign frame_go = !hold || (rx_ack && !rx_held && !res);
 
   // Other work than the QP in progress (qn) is waiting: hca_req ends a step
   // that waits for its WQE's read (REQST_FETCH_WQE) and comes back later.
