@@ -15,17 +15,19 @@
  * (the other ACKs then arrive while A's CQE write is outstanding: a batch).
  * Node 0's send CQ is shared by RC QPs A, B, C; its ring has `good` slots
  * mapped (the end of a page) and the rest not.  WRITEs of A, B and C are
- * posted together, so their CQEs take slots 0, 1, 2 in the ACKs' order
- * (A first: its WRITE goes first); C gets a second WRITE posted after its
- * first ACK reached node 0 (its CQE pending): C must send nothing more once
- * its completion is lost (the model's C is in ERR by then: flushed).
- *   out_faults   -- good 0: A's own write faults; B's and C's batched CQEs
- *                   are lost to the CQ in error.  Events CQ_ERR, QP_FATAL
- *                   A, B, C.
- *   first_faults -- good 1: A's CQE lands, the batch [B, C] faults at its
- *                   first CQE (B): CQ_ERR, QP_FATAL B, C.
- *   last_faults  -- good 2: A's and B's CQEs land, the batch's second (C)
- *                   faults: CQ_ERR, QP_FATAL C; A and B stay in RTS.
+ * posted together, without payload (node 1 ACKs them at once, so the three
+ * ACKs come back to back), and their CQEs take slots 0, 1, 2 in the ACKs'
+ *  order; the QP of the last ACK (Z) gets a second WRITE posted 100 cycles after
+ * that ACK reached node 0 (its CQE pending): Z must send nothing more once
+ * its completion is lost (the model's Z is in ERR by then: flushed).
+ *   out_faults   -- good 0: the first ACK's own write faults; the batched
+ *                   CQEs of the other two are lost to the CQ in error.
+ *                   Events CQ_ERR, QP_FATAL of the three, in ACK order.
+ *   first_faults -- good 1: the first CQE lands, the batch of the other two
+ *                   faults at its first CQE: CQ_ERR, QP_FATAL of both.
+ *   last_faults  -- good 2: the first two CQEs land (the batch replayed),
+ *                   the batch's second faults: CQ_ERR, QP_FATAL of its QP;
+ *                   the other two stay in RTS.
  *
  *   rtl_cqbatch [--width 64|512] [--engine rtl|lockstep|model] [--options K=V,...] [CASE...]
  */
@@ -52,10 +54,11 @@ static struct hca_cqe *faulting_send_cq(struct rt *t, unsigned int good)
 	return (struct hca_cqe *)(page + 4096 - good * HCA_CQE_SIZE);
 }
 
+/* A WRITE without payload: node 1 ACKs it at once (no payload write to
+ * wait for), so the three ACKs come back to back. */
 static void post_write(struct rt *t, struct tb_qp *qp, unsigned int i)
 {
-	struct tb_sge s = rt_sge(t->mr[0], (uint64_t)i * MSG, MSG);
-	struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+	struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .num_sge = 0,
 				.raddr = t->mr[1]->va + (uint64_t)i * MSG, .rkey = t->mr[1]->rkey };
 
 	tb_post_send(qp, &w);
@@ -101,7 +104,6 @@ static void batch(const char *name, unsigned int good, unsigned int wr_lat)
 		peer[k] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
 		tb_connect_pair(q[k], peer[k], NULL);
 	}
-	rt_fill(t.mr[0]->buf, 8 * MSG, 61 + good);
 	tb_evt_clear(t.n[0]);
 	cap0 = t.cap.n;
 	for (unsigned int k = 0; k < NQ; k++)
@@ -119,7 +121,7 @@ static void batch(const char *name, unsigned int good, unsigned int wr_lat)
 	for (unsigned int k = 0; k < NQ; k++)
 		if (acks == NQ && q[k]->qpn == order[NQ - 1])
 			z = k;
-	run_past_ack(&t, cap0, q[z]->qpn, 4);
+	run_past_ack(&t, cap0, q[z]->qpn, 100);	/* its ACK in (64 bits: 25G-paced frames) */
 	post_write(&t, q[z], NQ);		/* Z's second WRITE, its first CQE pending */
 	tb_run(t.tb, RT_WAIT);
 	for (unsigned int i = cap0; i < t.cap.n; i++)
