@@ -17,7 +17,7 @@
  * mapped (the end of a page) and the rest not.  WRITEs of A, B and C are
  * posted together, without payload (node 1 ACKs them at once, so the three
  * ACKs come back to back), and their CQEs take slots 0, 1, 2 in the ACKs'
- *  order; the QP of the last ACK (Z) gets a second WRITE posted 100 cycles after
+ * order; the QP of the last ACK (Z) gets a second WRITE posted 100 cycles after
  * that ACK reached node 0 (its CQE pending): Z must send nothing more once
  * its completion is lost (the model's Z is in ERR by then: flushed).
  *   out_faults   -- good 0: the first ACK's own write faults; the batched
