@@ -39,17 +39,18 @@
 // COMPST_END.
 // Posted CQEs (docs/rtl.md "Posted CQE writes"): an ACK's completions post
 // their CQE writes (sc_defer: hca_complete_send returns once the write is
-// issued, hca_cq_post awaits the response, `cq_pend`).  Until the response
-// is back the item only goes on where a lost completion would change
+// issued or joins hca_cq_post's batch; hca_comp_posted's table tells this
+// item's CQE, `own_pend`, from an ended item's: docs/rtl.md "CQE batches").
+// Until its outcome is known the item only goes on where a lost completion would change
 // nothing: COMPST_ACK_THROUGH waits (COMPST_WAIT_POSTED_CQE) before it
 // would complete a WQE, move UNA or find a response missing, and
-// COMPST_END before the item ends.  A faulted write (cq_p_lost) then does
+// COMPST_END before the item ends.  A lost CQE (own_lost) then does
 // what hca_complete_send does on a lost CQE, QP to ERR with QP_FATAL
 // (COMPST_WAIT_LOST_QP_ERR), and the walk resumes at COMPST_ACK_WQE, which
 // stops there as the model's ack_through does.  COMPST_END of a QP in RTS
 // (no drain) does not wait: the item ends with the write outstanding and
-// hands its outcome over (`ho`) to hca_comp_posted, which holds the engine
-// (other QPs' steps only) and applies a loss.
+// hands its outcome over (`ho`: its entry ended) to hca_comp_posted, which
+// holds the engine (other QPs' steps and ACKs only) and applies a loss.
 // Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retry,
 // hca_comp_read, hca_comp_retire.
 module hca_comp #(
