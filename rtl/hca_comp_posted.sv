@@ -106,7 +106,7 @@ module hca_comp_posted #(
   assign res_idx = state_q == POSTST_WAIT_QP_ERR || state_q == POSTST_AFTER;
   assign hold_qn  = qn_q[QW-1:0];
   assign hold_srq = srq_q[0];
-  assign held_v   = vmask;
+  assign held_v   = vmask & ~gmask;        // a good outcome releases its QP in its own cycle
   assign held_qn  = qn_q;
 
   // the table's next contents: ended, lost, the own lost one out, the
