@@ -39,17 +39,18 @@
 // COMPST_END.
 // Posted CQEs (docs/rtl.md "Posted CQE writes"): an ACK's completions post
 // their CQE writes (sc_defer: hca_complete_send returns once the write is
-// issued, hca_cq_post awaits the response, `cq_pend`).  Until the response
-// is back the item only goes on where a lost completion would change
+// issued or joins hca_cq_post's batch; hca_comp_posted's table tells this
+// item's CQE, `own_pend`, from an ended item's: docs/rtl.md "CQE batches").
+// Until its outcome is known the item only goes on where a lost completion would change
 // nothing: COMPST_ACK_THROUGH waits (COMPST_WAIT_POSTED_CQE) before it
 // would complete a WQE, move UNA or find a response missing, and
-// COMPST_END before the item ends.  A faulted write (cq_p_lost) then does
+// COMPST_END before the item ends.  A lost CQE (own_lost) then does
 // what hca_complete_send does on a lost CQE, QP to ERR with QP_FATAL
 // (COMPST_WAIT_LOST_QP_ERR), and the walk resumes at COMPST_ACK_WQE, which
 // stops there as the model's ack_through does.  COMPST_END of a QP in RTS
 // (no drain) does not wait: the item ends with the write outstanding and
-// hands its outcome over (`ho`) to hca_comp_posted, which holds the engine
-// (other QPs' steps only) and applies a loss.
+// hands its outcome over (`ho`: its entry ended) to hca_comp_posted, which
+// holds the engine (other QPs' steps and ACKs only) and applies a loss.
 // Caller: hca_recv.  Calls: hca_complete_send, hca_qp_err, hca_comp_retry,
 // hca_comp_read, hca_comp_retire.
 module hca_comp #(
@@ -95,10 +96,9 @@ module hca_comp #(
     output logic        sc_force,
     output logic        sc_defer,        // the CQE write posted (hca_cq_post `post`)
     input  logic        sc_done,
-    // hca_cq_post: the posted CQE write's response
-    input  logic        cq_pend,
-    input  logic        cq_p_done,
-    input  logic        cq_p_lost,
+    // hca_comp_posted: this item's posted CQE (its outcome pending; lost now)
+    input  logic        own_pend,
+    input  logic        own_lost,
     output logic        ho,              // hca_comp_posted: the item ends, its CQE write outstanding
     // hca_qp_err
     output logic        qe_req,
@@ -185,13 +185,13 @@ module hca_comp #(
 
   assign ack_arm = sq_ci != sq_head && !ow_rdata[`OW_ERR_O] && timeout != 5'd0;
 
-  // a posted CQE write's outcome not yet applied: its response outstanding,
-  // or back with a fault (cq_p_lost, kept in pc_lost until applied).  A
-  // write pending when the item started is an ended item's (fgn_q: an ACK
-  // of another QP started under hca_comp_posted's hold), not this item's.
-  logic pc_lost, p_fault, lost_now, pc_wait, fgn_q, c_pend;
-  assign c_pend   = cq_pend && !fgn_q;
-  assign p_fault  = cq_p_done && cq_p_lost && !fgn_q;
+  // this item's posted CQE's outcome not yet applied: pending (in
+  // hca_cq_post's outstanding write or its batch), or lost (own_lost, kept
+  // in pc_lost until applied).  hca_comp_posted tells this item's CQE from
+  // an ended item's (its table, in post order).
+  logic pc_lost, p_fault, lost_now, pc_wait, c_pend;
+  assign c_pend   = own_pend;
+  assign p_fault  = own_lost;
   assign lost_now = pc_lost || p_fault;
   assign pc_wait  = c_pend || lost_now;
 
@@ -250,18 +250,16 @@ module hca_comp #(
     if (!rst_n) begin
       state_q <= COMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       sc_ow_q <= '0; sc_status_q <= '0; sc_verr_q <= '0; sc_force_q <= 1'b0;
-      pc_ret_ack <= 1'b0; pc_lost <= 1'b0; fgn_q <= 1'b0; ci_ok <= 1'b0; at_first <= 1'b0;
+      pc_ret_ack <= 1'b0; pc_lost <= 1'b0; ci_ok <= 1'b0; at_first <= 1'b0;
       cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0; cp_miss_v <= 1'b0; cp_miss <= '0;
       tm_set <= 1'b0; tm_kind <= '0; ry_kind <= '0; ry_psn <= '0; ry_code <= '0;
     end else if (srst) begin
       state_q <= COMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
-      pc_lost <= 1'b0; fgn_q <= 1'b0;
+      pc_lost <= 1'b0;
     end else if (ce) begin
       done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       state_q <= state;
-      if (p_fault && state_q != COMPST_IDLE) pc_lost <= 1'b1;   // idle: a handed-over write's
-      if (state_q == COMPST_IDLE) fgn_q <= cq_pend;             // pending at the start: not ours
-      else if (!cq_pend) fgn_q <= 1'b0;
+      if (p_fault && state_q != COMPST_IDLE) pc_lost <= 1'b1;
       if (ack_call) begin
         // COMPST_ACK_THROUGH's completion (the call started in its cycle)
         `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, wlast + 24'd1)

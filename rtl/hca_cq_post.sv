@@ -18,13 +18,27 @@
 //     posted through hca_eq_post (CQST_WAIT_EQE).  Result `lost`.
 //     Posted (`post` with req, hca_complete_send for hca_comp's ACKs): when
 //     the CQE raises no event, `done` (lost 0) comes in the cycle after
-//     CQST_RESERVE, and CQST_WAIT_WRITE goes on behind the caller's back
-//     (`pend`, not the working job) until the response, whose fault does
-//     what it does above and is reported alone (`p_done`, `p_lost`: the
-//     completion was lost after all).  The caller (hca_comp) applies the
-//     loss before anything that depends on it (docs/rtl.md "Posted CQE
-//     writes"); a new job starts only from CQST_IDLE, so every later post,
-//     and its CQC read, waits for the response.
+//     CQST_RESERVE, and the write's response is awaited behind the caller's
+//     back by the posted-write engine (pw_q, `pend`; not the working job).
+//     CQE batches (docs/rtl.md "CQE batches"): while that write is
+//     outstanding (PWST_WAIT), a posted CQE of the same CQ that raises no
+//     event, is not solicited, finds the ring not full and no doorbell of
+//     the CQ in its cycle, and fits the batch (up to NB CQEs in adjacent
+//     slots, no wrap inside one) is reserved at once (CQST_BATCH: the slot
+//     taken, done next cycle, lost 0) and kept; when the outstanding write's
+//     response is good the batch goes out as ONE DMA write.  A write of
+//     several CQEs that faults transferred nothing (host memory faults a DMA
+//     write whole): PWST_REPLAY writes its CQEs again one by one to find the
+//     first that faults; that one does what a fault does above (CQ error,
+//     slot back, CQ_ERR, DMA fault) and the ones after it, and the batch
+//     behind it, are lost to the CQ in error (PWST_DROP: the slots taken
+//     back one a cycle, no event, as the model's post to a CQ in error).
+//     Outcomes are reported in post order (`p_add`: a posted CQE accepted;
+//     `p_gn`: that many of the oldest came back good; `p_l1`: the oldest
+//     unresolved one is lost) to hca_comp_posted, which keeps the QPs held
+//     and applies the losses.  Any other job waits until no posted write or
+//     batch is pending and, under `hold`, for the hold's end (nothing of a
+//     later item before the outcome).
 //   arm (`arm_req`, arm_cqn): CQST_ARM_READ_CQC, CQST_ARM_EQE (pending bit
 //     cleared), then the COMP EQE as above.
 // CQST_RESERVE waits a cycle while a doorbell of the same CQ takes effect
@@ -33,7 +47,8 @@
 // Callers: hca_complete_send, hca_complete_recv, hca_qp_flush (post);
 // hca_dispatch (arm).  Calls: hca_eq_post.
 module hca_cq_post #(
-    parameter int LOG_MAX_CQ = 8
+    parameter int LOG_MAX_CQ = 8,
+    parameter int NB = 2                 // CQEs in one batch write (the 64-byte small source of hca_dma_wr)
 ) (
     input  logic        clk,
     input  logic        rst_n,
@@ -45,13 +60,15 @@ module hca_cq_post #(
     input  logic        sol,             // solicited (an error CQE counts as solicited too)
     input  logic        post,            // with req: the caller does not wait for the write (above)
     input  logic        cqc_written,     // hca_ctx: a CQC RAM write this cycle (the copy is stale)
+    input  logic        hold,            // hca_comp_posted: an ended item's CQE outcome pending
     input  logic        arm_req,
     input  logic [31:0] arm_cqn,
     output logic        done,
     output logic        lost,            // post: the completion was lost
-    output logic        pend,            // a posted CQE write's response is outstanding
-    output logic        p_done,          // that response is reported in this cycle
-    output logic        p_lost,          // with p_done: it faulted, the completion is lost
+    output logic        pend,            // a posted CQE write or batch is pending
+    output logic        p_add,           // a posted CQE is accepted this cycle (its outcome pending)
+    output logic [1:0]  p_gn,            // this many of the oldest pending CQEs came back good
+    output logic        p_l1,            // the oldest unresolved pending CQE is lost
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
     // hca_eq_post
@@ -97,26 +114,34 @@ module hca_cq_post #(
 );
   typedef enum logic [2:0] {
     CQST_IDLE, CQST_READ_CQC, CQST_RESERVE, CQST_WAIT_WRITE, CQST_WAIT_EQE,
-    CQST_ARM_READ_CQC, CQST_ARM_EQE
+    CQST_ARM_READ_CQC, CQST_ARM_EQE, CQST_BATCH
   } st_t;
+  // the posted-write engine: the outstanding write (pw_n CQEs), its replay
+  // CQE by CQE after a fault, the lost ones after the first faulting one
+  typedef enum logic [1:0] {PWST_IDLE, PWST_WAIT, PWST_REPLAY, PWST_DROP} pw_t;
   st_t state_q, state;
-  logic start, arm_start, hit;
-  assign start     = state_q == CQST_IDLE && req;
-  assign arm_start = state_q == CQST_IDLE && !req && arm_req;
+  pw_t pw_q;
+  logic [1:0] b_n, pw_n, rp_i;       // CQEs in the batch, in the outstanding write; the replayed one
+  logic [2:0] dr_n;                  // CQEs still to drop (lost to the CQ in error)
+  logic start, bstart, arm_start, hit, free, batchable, pw_any;
+  assign pw_any    = pw_q != PWST_IDLE || b_n != 2'd0;
+  // a job other than a batch entry: nothing posted pending, no hold, and no
+  // registered CQ strobe still to land on the CQ it indexes
+  assign free      = !pw_any && !hold && !e_cq_dec && !e_cq_set_err && !e_cq_fp_clr;
+  assign start     = state_q == CQST_IDLE && req && free;
+  assign bstart    = state_q == CQST_IDLE && req && post && pw_q == PWST_WAIT && !d_w_done && batchable;
+  assign arm_start = state_q == CQST_IDLE && !req && arm_req && free;
   always_comb begin
     state = state_q;
-    if (start) state = hit ? CQST_RESERVE : CQST_READ_CQC;
+    if (bstart) state = CQST_BATCH;
+    else if (start) state = hit ? CQST_RESERVE : CQST_READ_CQC;
     else if (arm_start) state = CQST_ARM_READ_CQC;
     else if (state_q == CQST_WAIT_EQE && eqp_done) state = CQST_IDLE;
   end
   assign eqp_req  = state == CQST_WAIT_EQE;
   assign eqp_kind = `EQP_POST_COMP;
-  logic posted;                      // CQST_WAIT_WRITE of a posted CQE: the caller went on
-  // the response ends pend in the cycle it is reported (d_w_done)
-  assign pend     = state_q == CQST_WAIT_WRITE && posted && !d_w_done;
-  assign p_done   = state_q == CQST_WAIT_WRITE && posted && d_w_done;
-  assign p_lost   = d_w_err;
-  assign dbg_act  = state != CQST_IDLE && !eqp_req && !(state == CQST_WAIT_WRITE && posted);
+  assign pend     = pw_any;
+  assign dbg_act  = state != CQST_IDLE && !eqp_req;
   assign dbg_st   = 8'(state);
 
   // The CQC's fields a post needs (base, log size, EQN), kept from the last
@@ -149,7 +174,7 @@ module hca_cq_post #(
   logic         cq_fire;             // decided with the slot (CQST_RESERVE)
   logic [63:0]  cq_iova;
   logic         done_q;
-  assign cqn_now  = start ? cqn : arm_start ? arm_cqn : cq_n;
+  assign cqn_now  = start ? cqn : arm_start ? arm_cqn : cq_n;    // a batch entry: cqn is cq_n
   assign e_cq_idx = cqn_now[LOG_MAX_CQ-1:0];
   assign e_cqc_en = state == CQST_READ_CQC || state == CQST_ARM_READ_CQC;
   // the COMP EQE (hca_eq_post) is the job's last step
@@ -167,8 +192,17 @@ module hca_cq_post #(
     full = e_cq_pi - e_cq_ci >= size;
     take_sol  = sol || cqe[8*`HCA_CQE_STATUS_OFF +: 8] != 8'(`HCA_WC_SUCCESS);
     take_fire = e_cq_arm == 2'(`HCA_CQ_ARM_NEXT) || (e_cq_arm == 2'(`HCA_CQ_ARM_SOLICITED) && take_sol);
-    take = ce && state == CQST_RESERVE && !e_cq_db_now && !bad && !full;
   end
+  assign take = ce && state == CQST_RESERVE && !e_cq_db_now && !bad && !full;
+  // a batch entry (CQST_BATCH, in the post's first cycle, on the copy of the
+  // CQC): the pending write's CQ, no event, not solicited, not full, no
+  // doorbell of the CQ now, room in the batch and no wrap inside it
+  logic [31:0] slot;
+  logic        bt;
+  assign slot      = e_cq_pi & (size - 32'd1);
+  assign batchable = hit && cqn == cq_n && !e_cq_db_now && !bad && !full && !take_fire && !take_sol &&
+                     b_n != 2'(NB) && (b_n == 2'd0 || slot != 32'd0);
+  assign bt        = ce && state == CQST_BATCH;
   // the CQE write starts in the CQST_RESERVE cycle that takes the slot
   logic [255:0] w_cqe;
   always_comb begin
@@ -177,11 +211,32 @@ module hca_cq_post #(
     w_cqe[8*`HCA_CQE_BYTE_LEN_OFF] = `HCA_BUG(cqe_field, w_cqe[8*`HCA_CQE_BYTE_LEN_OFF],
                                               ~w_cqe[8*`HCA_CQE_BYTE_LEN_OFF]);
   end
-  assign d_w_start = take;
-  assign d_w_len   = 16'(`HCA_CQE_SIZE);
-  assign d_w_addr  = f_base + ({32'b0, e_cq_pi & (size - 32'd1)} << 5);
-  assign d_w_small = {256'b0, w_cqe};
-  assign e_cq_inc    = take;
+  // The posted-write engine's writes: the batch when the outstanding write
+  // came back good (pw_go), a replayed CQE (rp_go, index rp_nx).
+  logic [63:0]     r_addr, pw_iova, b_iova;
+  logic [NB*256-1:0] pw_cqe, b_cqe;
+  logic            pw_ok, pw_err, pw_go, rp_go;
+  logic [1:0]      rp_nx;
+  assign r_addr = f_base + ({32'b0, slot} << 5);
+  assign pw_ok  = d_w_done && !d_w_err && (pw_q == PWST_WAIT || (pw_q == PWST_REPLAY && rp_i + 2'd1 == pw_n));
+  assign pw_err = d_w_done && d_w_err && (pw_q == PWST_REPLAY || (pw_q == PWST_WAIT && pw_n == 2'd1));
+  assign pw_go  = ce && pw_ok && b_n != 2'd0;
+  assign rp_go  = ce && d_w_done && ((pw_q == PWST_WAIT && d_w_err && pw_n != 2'd1) ||
+                                     (pw_q == PWST_REPLAY && !d_w_err && rp_i + 2'd1 != pw_n));
+  assign rp_nx  = pw_q == PWST_WAIT ? 2'd0 : rp_i + 2'd1;
+  // after a CQE's fault: the ones after it in the write, and the batch
+  logic [2:0] dr_left;
+  assign dr_left = 3'(pw_n) - (pw_q == PWST_WAIT ? 3'd0 : 3'(rp_i)) - 3'd1 + 3'(b_n);
+  assign d_w_start = take || pw_go || rp_go;
+  assign d_w_len   = pw_go ? 16'({b_n, 5'b0}) : 16'(`HCA_CQE_SIZE);
+  assign d_w_addr  = pw_go ? b_iova : rp_go ? pw_iova + {57'b0, rp_nx, 5'b0} : r_addr;
+  assign d_w_small = pw_go ? 512'(b_cqe) : rp_go ? {256'b0, pw_cqe[256*rp_nx +: 256]} : {256'b0, w_cqe};
+  // outcomes, oldest first (hca_comp_posted)
+  assign p_add = (take && post && !take_fire) || bt;
+  assign p_gn  = !ce ? 2'd0 : (pw_q == PWST_WAIT && d_w_done && !d_w_err) ? pw_n :
+                 (pw_q == PWST_REPLAY && d_w_done && !d_w_err) ? 2'd1 : 2'd0;
+  assign p_l1  = ce && (pw_err || pw_q == PWST_DROP);
+  assign e_cq_inc    = take || bt;
   assign e_cq_disarm = take && take_fire;
   assign e_cq_sol    = take && take_sol;
   assign s_fault_client = 8'(`HCA_DMA_CLIENT_CQE);
@@ -190,14 +245,16 @@ module hca_cq_post #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= CQST_IDLE; done_q <= 1'b0; lost <= 1'b0; cq_n <= '0; cq_eqn <= '0; cq_fire <= 1'b0;
-      posted <= 1'b0;
+      pw_q <= PWST_IDLE; b_n <= '0; pw_n <= '0; rp_i <= '0; dr_n <= '0; pw_iova <= '0; b_iova <= '0;
+      pw_cqe <= '0; b_cqe <= '0;
       cq_iova <= '0; eqp_eqn <= '0; eqp_eqe <= '0;
       cc_v <= 1'b0; rd_q <= 1'b0; from_rd_q <= 1'b0; rd_gen <= '0; cc_gen <= '0; cc_n <= '0; cc_eqn <= '0; cc_base <= '0;
       cc_lg8 <= '0;
       e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
-      state_q <= CQST_IDLE; done_q <= 1'b0; posted <= 1'b0; rd_q <= 1'b0; from_rd_q <= 1'b0;
+      state_q <= CQST_IDLE; done_q <= 1'b0; rd_q <= 1'b0; from_rd_q <= 1'b0;
+      pw_q <= PWST_IDLE; b_n <= '0;
       e_cq_dec <= 1'b0; e_cq_set_err <= 1'b0; e_cq_fp_clr <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0;
     end else if (ce) begin
@@ -233,21 +290,29 @@ module hca_cq_post #(
             lost <= 1'b1;
             done_q <= 1'b1; state_q <= CQST_IDLE;
           end else begin
-            cq_iova   <= d_w_addr;             // the write starts now (d_w_start = take)
+            cq_iova   <= r_addr;               // the write starts now (d_w_start = take)
             // take: the slot is taken (pi + 1) and the event decided in this
             // cycle; a consumer index the driver rings after seeing the CQE is
             // never ahead of pi
             cq_fire   <= take_fire;
-            // posted: the caller goes on now (no event to post after the write)
-            posted    <= post && !take_fire;
             if (post && !take_fire) begin
-              lost <= 1'b0; done_q <= 1'b1;
-            end
-            state_q   <= CQST_WAIT_WRITE;
+              // posted: the caller goes on now (no event to post after the
+              // write), the posted-write engine awaits the response
+              lost <= 1'b0; done_q <= 1'b1; state_q <= CQST_IDLE;
+              pw_q <= PWST_WAIT; pw_n <= 2'd1; pw_iova <= r_addr;
+              pw_cqe[255:0] <= w_cqe;
+            end else
+              state_q <= CQST_WAIT_WRITE;
           end
         end
+        // a batch entry: the slot is taken (e_cq_inc, bt), the CQE kept
+        CQST_BATCH: begin
+          b_cqe[256*b_n +: 256] <= w_cqe;
+          if (b_n == 2'd0) b_iova <= r_addr;
+          b_n <= b_n + 2'd1;
+          lost <= 1'b0; done_q <= 1'b1; state_q <= CQST_IDLE;
+        end
         CQST_WAIT_WRITE: if (d_w_done) begin
-          posted <= 1'b0;
           if (d_w_err) begin
             s_fault <= 1'b1; s_fault_iova <= cq_iova;
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
@@ -255,10 +320,8 @@ module hca_cq_post #(
             e_cq_dec <= 1'b1;
             s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_CQ_ERR); s_evt_elem <= cq_n;
             lost <= 1'b1;
-            done_q <= !posted; state_q <= CQST_IDLE;
-          end else if (posted)
-            state_q <= CQST_IDLE;
-          else begin
+            done_q <= 1'b1; state_q <= CQST_IDLE;
+          end else begin
             lost <= 1'b0;
             if (cq_fire) begin       // decided with the slot (CQST_RESERVE)
               eqp_eqn <= cq_eqn;
@@ -275,6 +338,39 @@ module hca_cq_post #(
           eqp_eqn <= e_cqc_rdata[8*`HCA_CQC_EQN_OFF +: 32];
           eqp_eqe <= {8'(`HCA_EQE_TYPE_COMP), 8'h0, cq_n, 32'h0};
           state_q <= CQST_WAIT_EQE;
+        end
+        default: ;
+      endcase
+      // the posted-write engine (outcomes: p_gn, p_l1 above)
+      case (pw_q)
+        PWST_WAIT, PWST_REPLAY: if (d_w_done) begin
+          if (pw_go) begin
+            // good: the batch goes out as one write
+            pw_q <= PWST_WAIT; pw_n <= b_n; pw_iova <= b_iova; pw_cqe <= b_cqe; b_n <= 2'd0;
+          end else if (pw_ok)
+            pw_q <= PWST_IDLE;
+          else if (rp_go) begin
+            // a write of several CQEs faulted (nothing landed) or a replayed
+            // one came back good: the next CQE alone
+            pw_q <= PWST_REPLAY; rp_i <= rp_nx;
+          end else begin
+            // this CQE faulted: the CQ in error, its slot taken back, CQ_ERR;
+            // the ones after it and the batch are lost to the CQ in error
+            s_fault <= 1'b1;
+            s_fault_iova <= pw_q == PWST_WAIT ? pw_iova : pw_iova + {57'b0, rp_i, 5'b0};
+            s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
+            e_cq_set_err <= 1'b1;
+            e_cq_dec <= 1'b1;
+            s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_CQ_ERR); s_evt_elem <= cq_n;
+            dr_n <= dr_left;
+            b_n  <= 2'd0;
+            pw_q <= dr_left != 3'd0 ? PWST_DROP : PWST_IDLE;
+          end
+        end
+        PWST_DROP: begin
+          e_cq_dec <= 1'b1;                    // the slot back (p_l1: lost)
+          dr_n <= dr_n - 3'd1;
+          if (dr_n == 3'd1) pw_q <= PWST_IDLE;
         end
         default: ;
       endcase

@@ -23,9 +23,10 @@
 //      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req (which
 //      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
 // One item at a time; the next is picked in the cycle the last job of the
-// previous one reports done.  While an ended ACK item's CQE write is pending
-// (`hold`, hca_comp_posted; docs/rtl.md "Posted CQE writes") only a step or
-// an ACK/NAK frame (frame_go) of another QP than hold_qn starts (they park at
+// previous one reports done.  No step, timer or frame of a QP with a posted
+// CQE pending (hca_comp_posted's table: held_v, held_qn) starts; while an
+// ended ACK item's is (`hold`; docs/rtl.md "Posted CQE writes", "CQE
+// batches") only a step or an ACK/NAK frame (frame_go) of another QP starts (they park at
 // the withheld CQE/EQE/QP-error callees), and nothing while a lost one is applied
 // (`res`; hca_ctx's QP index is then hold_qn for hca_qp_err: `res_idx`).
 // A step waiting for its WQE's read gives way to other work (step_yield:
@@ -72,6 +73,8 @@ module hca_dispatch #(
     input  logic        res,
     input  logic        res_idx,
     input  logic [LOG_MAX_QP-1:0] hold_qn,
+    input  logic [3:0]  held_v,          // the QPs with a posted CQE pending (hca_comp_posted's table)
+    input  logic [4*LOG_MAX_QP-1:0] held_qn,
     output logic [31:0] dbg,
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -265,8 +268,8 @@ module hca_dispatch #(
   // repeated passes).
   // A busy bit being set in this cycle (a job's registered strobe, for the
   // item's QP) counts already: the pick need not wait for it to land.
-  // The steps that may start (qp_go): not hold_qn's while its CQE write is
-  // pending; go_other: one of another QP than qn's (step_yield).  Single bits
+  // The steps that may start (qp_go): not those of the QPs whose CQE is
+  // pending (held_v, held_qn: 4 single bits); go_other: one of another QP than qn's (step_yield).  Single bits
   // set and cleared, not one-hot masks: a Verilated 256-bit shift by a
   // variable amount is a loop over its words on every edge (docs/sim.md 9.1).
   logic [NQP-1:0] qp_work, qp_go, go_x;
@@ -275,7 +278,8 @@ module hca_dispatch #(
     qp_work = qp_busy | tm_due;
     if (e_busy_set) qp_work[e_busy_idx] = 1'b1;
     qp_go = qp_work;
-    if (hold) qp_go[hold_qn] = 1'b0;
+    for (int h = 0; h < 4; h++)
+      if (held_v[h]) qp_go[held_qn[LOG_MAX_QP*h +: LOG_MAX_QP]] = 1'b0;
     go_x = qp_go;
     go_x[qn] = 1'b0;
     go_other = go_x != '0;
@@ -309,8 +313,13 @@ module hca_dispatch #(
   // its item runs until it would post a CQE, an EQE or move a QP to ERR
   // (those callees are withheld: it parks there), so the ended item's
   // outcome still comes before anything of it that depends on it.
-  logic frame_go;
-  assign frame_go = !hold || (rx_ack && rx_dqpn != hold_qn && !res);
+  logic frame_go, rx_held;
+  always_comb begin
+    rx_held = 1'b0;
+    for (int h = 0; h < 4; h++)
+      if (held_v[h] && held_qn[LOG_MAX_QP*h +: LOG_MAX_QP] == rx_dqpn) rx_held = 1'b1;
+  end
+  assign frame_go = !hold || (rx_ack && !rx_held && !res);
 
   // Other work than the QP in progress (qn) is waiting: hca_req ends a step
   // that waits for its WQE's read (REQST_FETCH_WQE) and comes back later.

@@ -334,7 +334,10 @@ module hca_transport #(
   logic        cqa_req, cs_cqp_req, cr_cqp_req, fl_cqp_req, cqp_req, cqp_done, cqp_lost;
   logic [31:0] cqa_cqn, cs_cqp_cqn, cr_cqp_cqn, fl_cqp_cqn, cqp_cqn;
   logic [255:0] cs_cqp_cqe, cr_cqp_cqe, fl_cqp_cqe, cqp_cqe;
-  logic        cs_cqp_sol, cr_cqp_sol, fl_cqp_sol, cqp_sol, cs_cqp_post, comp_cs_defer, cqp_pend, cqp_p_done, cqp_p_lost;
+  logic        cs_cqp_sol, cr_cqp_sol, fl_cqp_sol, cqp_sol, cs_cqp_post, comp_cs_defer;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic        cqp_pend;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic        req_qe_req, rt_qe_req, fl_qe_req, comp_qe_req, resp_qe_req, cs_qe_req, cr_qe_req, crd_qe_req,
                ry_qe_req, qe_req, qe_done;
   logic        req_qe_has, rt_qe_has, fl_qe_has, comp_qe_has, resp_qe_has, cs_qe_has, cr_qe_has, crd_qe_has,
@@ -478,11 +481,16 @@ module hca_transport #(
   logic       rt_arg;
   /* verilator lint_on UNUSEDSIGNAL */
   // While an ended ACK item's CQE write is pending (hca_comp_posted `hold`),
-  // hca_eq_post, hca_cq_post and hca_qp_err serve nobody else: a step of
-  // another QP that calls them waits there (parked) until the outcome is
-  // applied (docs/rtl.md "Posted CQE writes").
-  logic po_hold, po_res, po_res_idx, po_srq, po_qe_req, po_quiet, parked, comp_ho;
+  // hca_eq_post, hca_cq_post and hca_qp_err serve nobody else (hca_cq_post
+  // only a posted CQE of hca_comp's that joins the batch, docs/rtl.md "CQE
+  // batches"): a step of another QP that calls them waits there (parked)
+  // until the outcome is applied (docs/rtl.md "Posted CQE writes").
+  logic po_hold, po_res, po_res_idx, po_srq, po_qe_req, po_quiet, parked, comp_ho, po_own_pend, po_own_lost;
   logic [LOG_MAX_QP-1:0] po_qn;
+  logic [3:0] po_held_v;
+  logic [4*LOG_MAX_QP-1:0] po_held_qn;
+  logic cqp_p_add, cqp_p_l1;
+  logic [1:0] cqp_p_gn;
   logic [1:0] eqp_ask;
   logic [2:0] cqp_ask;
   logic [8:0] qe_ask;
@@ -497,7 +505,7 @@ module hca_transport #(
       .arg({cqp_eqp_kind, cqp_eqp_eqn, cqp_eqp_eqe, disp_eqp_kind, disp_eqp_eqn, disp_eqp_eqe}), .done(eqp_done),
       .c_req(eqp_req), .c_arg({eqp_kind, eqp_eqn, eqp_eqe}), .gnt(eqp_gnt), .c_done(eqp_dn));
   hca_call_arb #(.N(3), .W(32 + 256 + 2)) u_cqp_arb (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cqp_ask & ~{3{po_hold}}),
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cqp_ask & ~{{2{po_hold}}, po_hold && !cs_cqp_post}),
       .arg({fl_cqp_cqn, fl_cqp_cqe, fl_cqp_sol, 1'b0, cr_cqp_cqn, cr_cqp_cqe, cr_cqp_sol, 1'b0,
             cs_cqp_cqn, cs_cqp_cqe, cs_cqp_sol, cs_cqp_post}), .done(cqp_done),
       .c_req(cqp_req), .c_arg({cqp_cqn, cqp_cqe, cqp_sol, cqp_post}), .gnt(cqp_gnt), .c_done(cqp_dn));
@@ -553,6 +561,7 @@ module hca_transport #(
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled),
       .strobes(strobes), .r_valid(r_valid), .t_busy(t_busy), .d_w_busy(d_w_busy), .job(job), .job_st(job_st),
       .busy(busy), .idle(disp_idle), .hold(po_hold), .res(po_res), .res_idx(po_res_idx), .hold_qn(po_qn),
+      .held_v(po_held_v), .held_qn(po_held_qn),
       .dbg(dbg), .dbg_act(disp_act), .dbg_st(disp_st),
       .qn(qn), .cfg(cfg), .txs(txs), .rxs(rxs), .qp_st(qp_st), .qpc_gen(qpc_gen),
       .qn_wm(qn_wm), .qn_wv(qn_wv), .txs_wm(txs_wm), .txs_wv(txs_wv), .rxs_wm(rxs_wm), .rxs_wv(rxs_wv),
@@ -723,7 +732,7 @@ module hca_transport #(
       .ow_re(comp_ow_re), .ow_raddr(comp_ow_raddr), .ow_rdata(ow_rdata),
       .sc_req(comp_cs_req), .sc_ow(comp_cs_ow), .sc_status(comp_cs_status), .sc_verr(comp_cs_verr),
       .sc_force(comp_cs_force), .sc_defer(comp_cs_defer), .sc_done(cs_dn[2]),
-      .cq_pend(cqp_pend), .cq_p_done(cqp_p_done), .cq_p_lost(cqp_p_lost), .ho(comp_ho), .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_dn[3]),
+      .own_pend(po_own_pend), .own_lost(po_own_lost), .ho(comp_ho), .qe_req(comp_qe_req), .qe_has(comp_qe_has), .qe_evt(comp_qe_evt), .qe_done(qe_dn[3]),
       .ry_req(comp_ry_req), .ry_kind(comp_ry_kind), .ry_psn(comp_ry_psn), .ry_code(comp_ry_code),
       .ry_done(ry_dn[0]), .rt_req(comp_rt_req), .rt_done(rt_dn[1]), .crd_req(crd_req), .crd_done(crd_done),
       .crd_progress(crd_progress));
@@ -812,10 +821,11 @@ module hca_transport #(
       .qe_req(fl_qe_req), .qe_has(fl_qe_has), .qe_evt(fl_qe_evt), .qe_done(qe_dn[2]));
 
   // the ended ACK item's posted CQE write: the hold, a loss applied
-  hca_comp_posted #(.LOG_MAX_QP(LOG_MAX_QP)) u_posted (
+  hca_comp_posted #(.LOG_MAX_QP(LOG_MAX_QP), .HN(4)) u_posted (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .start(comp_ho), .qn(qn), .use_srq(c_srq),
-      .p_done(cqp_p_done), .p_lost(cqp_p_lost), .quiet(po_quiet), .hold(po_hold), .res(po_res),
-      .hold_qn(po_qn), .hold_srq(po_srq), .res_idx(po_res_idx), .qe_req(po_qe_req), .qe_done(qe_dn[9]));
+      .p_add(cqp_p_add), .p_gn(cqp_p_gn), .p_l1(cqp_p_l1), .quiet(po_quiet), .hold(po_hold), .res(po_res),
+      .held_v(po_held_v), .held_qn(po_held_qn), .hold_qn(po_qn), .hold_srq(po_srq), .res_idx(po_res_idx),
+      .own_pend(po_own_pend), .own_lost(po_own_lost), .qe_req(po_qe_req), .qe_done(qe_dn[9]));
   // quiet: no item (hca_dispatch starts none under res) or the item parked
   // at a withheld callee, and no registered strobe in flight
   assign po_quiet = (disp_idle || parked) && !strobes;
@@ -833,10 +843,11 @@ module hca_transport #(
       .va(mr_va), .len(mr_len), .done(mr_done), .verr(mr_verr), .iova(mr_iova), .dbg_act(mr_act), .dbg_st(mr_st),
       .e_mr_en(e_mr_en), .e_mr_idx(e_mr_idx), .e_mr_rdata(e_mr_rdata), .e_mr_live(e_mr_live));
 
-  hca_cq_post #(.LOG_MAX_CQ(LOG_MAX_CQ)) u_cqp (
+  hca_cq_post #(.LOG_MAX_CQ(LOG_MAX_CQ), .NB(2)) u_cqp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(cqp_req), .cqn(cqp_cqn), .cqe(cqp_cqe), .sol(cqp_sol),
-      .post(cqp_post), .cqc_written(cqc_written), .arm_req(cqa_req), .arm_cqn(cqa_cqn), .done(cqp_done), .lost(cqp_lost),
-      .pend(cqp_pend), .p_done(cqp_p_done), .p_lost(cqp_p_lost), .dbg_act(cqp_act), .dbg_st(cqp_st),
+      .post(cqp_post), .cqc_written(cqc_written), .hold(po_hold), .arm_req(cqa_req), .arm_cqn(cqa_cqn),
+      .done(cqp_done), .lost(cqp_lost), .pend(cqp_pend), .p_add(cqp_p_add), .p_gn(cqp_p_gn), .p_l1(cqp_p_l1),
+      .dbg_act(cqp_act), .dbg_st(cqp_st),
       .eqp_req(cqp_eqp_req), .eqp_kind(cqp_eqp_kind), .eqp_eqn(cqp_eqp_eqn), .eqp_eqe(cqp_eqp_eqe),
       .eqp_done(eqp_dn[1]),
       .e_cq_idx(e_cq_idx), .e_cq_valid(e_cq_valid), .e_cq_pi(e_cq_pi), .e_cq_ci(e_cq_ci), .e_cq_arm(e_cq_arm),

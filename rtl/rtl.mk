@@ -247,3 +247,7 @@ $(eval $(call rtl_ls_test,rtl_comp_corners512,sim/rtl/tests/test_rtl_comp_corner
 # faults while the next completion is on its way, in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_cqpost,sim/rtl/tests/test_rtl_cqpost.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_cqpost512,sim/rtl/tests/test_rtl_cqpost.c,--width 512))
+# CQE batches (docs/rtl.md "CQE batches"): a batch of CQEs of several QPs
+# whose write faults at its first or a later CQE, in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_cqbatch,sim/rtl/tests/test_rtl_cqbatch.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_cqbatch512,sim/rtl/tests/test_rtl_cqbatch.c,--width 512))
