@@ -105,6 +105,7 @@ module hca_recv #(
     input  logic        resp_abort,      // with resp_done: ended untouched (an earlier write faulted)
     output logic        old_wait,        // hca_resp: the held frame's write is outstanding (early item)
     output logic        old_flt,         // ... it faulted
+    output logic        w_flt,           // hca_resp: this packet's posted write already faulted (taken again)
     output logic        comp_req,
     input  logic        comp_done,
     // hca_ctx, hca_regs
@@ -129,6 +130,13 @@ module hca_recv #(
   // an early item (header) waits at its end while the held frame's write is
   // outstanding, or, if that faulted, while its own is
   logic early_q, early, ovl, old_hold;
+  // an early item whose own write faulted too ends untouched and is taken
+  // again after the replay; its write is not issued again (the host saw it
+  // fault once, as the model's one write): hca_resp reports it as faulted
+  // (w_flt), set at that end, cleared at the end of the next item that is
+  // not the replay (the frame taken again)
+  logic w_flt_q;
+  assign w_flt = w_flt_q;
   logic [LOG_MAX_QP-1:0] held_qn;      // the held frame's QP
   assign early    = go ? r_post[0] : early_q;   // (hca_resp acts in the cycle of go already)
   assign old_wait = early && r_held && !r_post[2];
@@ -181,11 +189,13 @@ module hca_recv #(
     if (!rst_n) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; chk_accept <= 1'b0; done <= 1'b0; wb <= 1'b0;
       r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0; early_q <= 1'b0; held_qn <= '0;
+      w_flt_q <= 1'b0;
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
     end else if (srst) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; done <= 1'b0;
       r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0; early_q <= 1'b0;
+      w_flt_q <= 1'b0;
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
     end else if (ce) begin
@@ -257,20 +267,23 @@ module hca_recv #(
           end else if (qp_st == QPS_RESET || qp_type != p_qpt || qp_st == QPS_INIT || qp_st == QPS_ERR) begin
             s_stat[`HCA_STAT_RX_DROP_NO_QP] <= 1'b1;
             r_release <= 1'b1;
-            done <= 1'b1; wb <= 1'b0; state_q <= RECVST_IDLE;
+            done <= 1'b1; w_flt_q <= 1'b0; wb <= 1'b0; state_q <= RECVST_IDLE;
           end else if (is_ud && p_deth_qkey != qkey) begin
             s_stat[`HCA_STAT_RX_DROP_QKEY] <= 1'b1;
             r_release <= 1'b1;
-            done <= 1'b1; wb <= 1'b0; state_q <= RECVST_IDLE;
+            done <= 1'b1; w_flt_q <= 1'b0; wb <= 1'b0; state_q <= RECVST_IDLE;
           end
           // else qp_go: the callee was called in this cycle (state, go), or
           // hold_wait
         RECVST_END: begin
           early_q <= 1'b0;
+          if (!replay) w_flt_q <= 1'b0;      // (the replay comes before the item it marks)
           if (resp_abort && state_q == RECVST_WAIT_RESP || (early_q && r_held && pw_err)) begin
             // aborted by hca_resp, or an early item whose write faulted while the
-            // held frame's had: untouched, taken again after the replay
+            // held frame's had: untouched, taken again after the replay (the
+            // latter without its write: w_flt)
             recount <= 1'b1;
+            w_flt_q <= !(resp_abort && state_q == RECVST_WAIT_RESP);
             done <= 1'b1; wb <= 1'b0;
           end else begin
             // a posted write of this item still outstanding, or faulted: hold the

@@ -344,6 +344,7 @@ static void finish_write(struct rtl_engine *r)
 	r->w_done = false;
 	r->w_got = 0;
 	r->st.dma_writes++;
+	r->st.dma_write_faults += rc != 0;
 }
 
 static unsigned int keep_bytes(struct rtl_engine *r, uint64_t keep, const char *what)
