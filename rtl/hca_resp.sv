@@ -77,7 +77,6 @@ module hca_resp #(
     input  logic        rep,             // with req: the replay of a posted write that faulted
     input  logic        old_wait,        // an earlier packet's posted write is outstanding (above)
     input  logic        old_flt,         // ... it faulted: this packet waits for its replay
-    input  logic        w_flt,           // this packet's posted write already faulted (hca_recv): not issued again
     output logic        done,
     output logic        redo,            // with done: ended untouched, to be taken again (old_flt)
     output logic        dbg_act,
@@ -359,12 +358,6 @@ module hca_resp #(
   logic [7:0]  rs_code;              // NAK code for RESPST_NAK
   logic [63:0] rs_iova;              // the RETH VA, translated
   logic [63:0] fa;                   // the WRITE payload's address (fault report)
-  // w_flt at the write's start: the write is not issued again, its fault is
-  // reported as a non-posted write's would be (wf_q: RESPST_WAIT_WRITE_PAYLOAD
-  // sees d_w_done with d_w_err)
-  logic        wf_q, wd, we;
-  assign wd = d_w_done || wf_q;
-  assign we = d_w_err || wf_q;
 
   always_ff @(posedge clk or negedge rst_n) begin : seq
     logic do_op, do_len;                 // RESPST_CHECK_PSN goes on to the opcode / length checks
@@ -380,13 +373,13 @@ module hca_resp #(
       rc_status <= '0; rc_verr <= '0; rc_op <= '0; rc_len <= '0; rc_imm <= 1'b0; rc_flags <= '0; rc_src <= '0;
       qe_has <= 1'b0; qe_evt <= '0;
       d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_off <= '0; d_w_post <= 1'b0; wack <= 1'b0;
-      s_stat <= '0; s_fault <= 1'b0; s_fault_iova <= '0; wf_q <= 1'b0;
+      s_stat <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
       state_q <= RESPST_IDLE; done_q <= 1'b0; abort_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; wack <= 1'b0;
-      d_w_start <= 1'b0; s_stat <= '0; s_fault <= 1'b0; wf_q <= 1'b0;
+      d_w_start <= 1'b0; s_stat <= '0; s_fault <= 1'b0;
     end else if (ce) begin
       done_q <= 1'b0; abort_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; d_w_start <= 1'b0; s_stat <= '0;
-      s_fault <= 1'b0; wf_q <= 1'b0;
+      s_fault <= 1'b0;
       if (state == RESPST_CHECK_PSN) begin ack_owe <= 1'b0; wack <= 1'b0; end
       if (state_q == RESPST_WAIT_WRITE_PAYLOAD && ack_done) wack <= 1'b0;
       state_q <= state;
@@ -531,7 +524,7 @@ module hca_resp #(
       // packet then ends in the cycle of d_w_done (w_end).
       if (do_wr) begin : wr_start
         logic posted;
-        posted = !is_uc && !ro_imm && !w_flt;   // (w_flt: faulted already, reported as at a non-posted write)
+        posted = !is_uc && !ro_imm;
         if (ro_start) begin
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_WR_LEN_O, 32, p_reth_len)
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_WR_IOVA_O, 64, wr_iova)
@@ -546,8 +539,7 @@ module hca_resp #(
             `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_O, 2, `RESP_MSG_WRITE)
         end else if (ro_start)
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, 32'h0)
-        d_w_start <= !w_flt;
-        wf_q      <= w_flt;
+        d_w_start <= 1'b1;
         d_w_post  <= posted;
         ack_owe   <= posted && p_pay_len != 16'd0;   // a zero-length write has no response to wait for
         wack      <= posted && ack_want;
@@ -578,12 +570,12 @@ module hca_resp #(
               state_q <= RESPST_ACK;
             end
           end
-        RESPST_WAIT_WRITE_PAYLOAD: if (wd) begin
-          if (d_w_post && !we) begin
+        RESPST_WAIT_WRITE_PAYLOAD: if (d_w_done) begin
+          if (d_w_post && !d_w_err) begin
             // posted: committed at the start (w_end: done now), or its ACK
             // call not yet done (a zero-length write): that call ends it
             state_q <= (wack && !ack_done) ? RESPST_WAIT_ACK_END : RESPST_IDLE;
-          end else if (we) begin
+          end else if (d_w_err) begin
             s_fault <= 1'b1; s_fault_iova <= fa;
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
             if (is_uc) begin

@@ -369,7 +369,6 @@ module hca_transport #(
   logic        resp_req, resp_done, comp_req, comp_done;
   logic        ack_req, ack_done, ack_pay_fault, resp_ack_req, rda_ak_req, resp_ack_owe, a_owed;
   logic        resp_abort, resp_old_wait, resp_old_flt;   // several payload writes in flight (hca_recv)
-  logic        resp_w_flt;          // ... the packet's posted write already faulted (hca_recv)
   logic [23:0] ack_psn, ack_msn, resp_ack_psn, rda_ak_psn, rda_ak_msn;
   logic [7:0]  ack_syn, ack_opcode, resp_ack_syn, rda_ak_opcode;
   logic [63:0] ack_orig, ack_pay_iova, rda_ak_orig, rda_ak_pay_iova;
@@ -580,12 +579,12 @@ module hca_transport #(
       .frame_valid(frame_valid), .chk_req(rx_chk_req), .chk_done(rx_chk_done), .chk_accept(rx_chk_accept),
       .req(rx_req), .hold(po_hold), .hold_wait(rx_hold_wait), .done(rx_done), .wb(rx_wb), .step_end(rx_end), .dbg_act(recv_act), .dbg_st(recv_st),
       .r_valid(r_valid), .r_len(r_len), .r_release(r_release), .r_release_q(r_release_q), .r_cmd(r_cmd), .r_post(r_post),
-      .r_held(r_held), .pw_err(pw_err), .p_pay_len(p_pay_len),
+      .r_held(r_held), .pw_err(pw_err), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .p_pay_len(p_pay_len),
       .p_reason(p_reason), .p_info(p_info), .p_dmac(p_dmac), .p_dqpn(p_dqpn), .p_deth_qkey(p_deth_qkey),
       .e_ip_ours(e_ip_ours), .qpc_en(rx_qpc_en), .qn(qn), .rxs(rxs), .qp_st(qp_st), .qp_type(c_type),
       .is_ud(c_ud), .qkey(c_qkey), .qn_wm(recv_qn_wm), .qn_wv(recv_qn_wv), .rxs_wm(recv_rxs_wm),
       .rxs_wv(recv_rxs_wv), .resp_req(resp_req), .resp_done(resp_done), .resp_abort(resp_abort),
-      .old_wait(resp_old_wait), .old_flt(resp_old_flt), .w_flt(resp_w_flt), .comp_req(comp_req),
+      .old_wait(resp_old_wait), .old_flt(resp_old_flt), .comp_req(comp_req),
       .comp_done(comp_done), .s_busy_set(recv_busy_set), .s_stat(recv_stat), .s_rx_bytes(stat_rx_bytes),
       .s_evt(recv_evt), .s_evt_type(recv_evt_type), .s_evt_elem(recv_evt_elem));
 
@@ -672,7 +671,7 @@ module hca_transport #(
 
   hca_resp #(.DATA_W(DATA_W), .RX_SLOT_AW(RX_SLOT_AW)) u_resp (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(resp_req), .rep(r_post[1]), .old_wait(resp_old_wait),
-      .old_flt(resp_old_flt), .w_flt(resp_w_flt), .done(resp_done), .redo(resp_abort),
+      .old_flt(resp_old_flt), .done(resp_done), .redo(resp_abort),
       .dbg_act(resp_act), .dbg_st(resp_st),
       .rxs(rxs), .qp_st(qp_st), .is_uc(c_uc), .is_ud(c_ud), .qp_access(c_acc), .pdn(c_pdn), .pmtu(c_pmtu),
       .min_rnr_timer(c_rnr), .max_dest_rd_atomic(c_maxdest), .rxs_wm(resp_rxs_wm), .rxs_wv(resp_rxs_wv),
