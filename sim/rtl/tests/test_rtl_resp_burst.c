@@ -12,7 +12,9 @@
  * "responder: N cyc/msg".  Checked on two "lockstep" devices: every WQE
  * SUCCESS and its data placed, one ACK per message, nothing NAKed or resent,
  * and the model's frames, writes and CQEs.  With the write response after 8
- * cycles (the harness's default) and after 40 (several writes in flight).
+ * cycles (the harness's default) and after 40 (several writes in flight),
+ * and with write data taken slowly (wr_gap 3: writes queue in hca_dma_wr
+ * while frames arrive into the slots the held frames left).
  *
  *   rtl_resp_burst [--width 64|512] [--engine rtl|lockstep] [--options K=V,...]
  */
@@ -58,9 +60,13 @@ static int burst_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len
 	return TB_DROP;
 }
 
-static void run(unsigned int wr_lat)
+/* wr_lat: the write response's latency (0: the harness's 8); wr_gap: write
+ * data taken with a random 0..wr_gap idle cycles between beats (writes then
+ * queue in hca_dma_wr while later frames arrive: a held slot must not be
+ * freed before its payload is read) */
+static void run(unsigned int wr_lat, unsigned int wr_gap)
 {
-	static char opt[32];
+	static char opt[64];
 	const char *saved = rt_options;
 	struct rt t;
 	struct burst b = { .t = &t };
@@ -73,9 +79,11 @@ static void run(unsigned int wr_lat)
 	unsigned int acks = 0, naks = 0, measured = 0, lat = wr_lat ? wr_lat : 8;
 	char what[80];
 
-	snprintf(what, sizeof(what), "64 B WRITEs over %u QPs, queued at the responder (wr_lat %u)", NQ, lat);
-	snprintf(opt, sizeof(opt), "%swr_lat=%u", strcmp(engine, "lockstep") ? "" : "dut.", wr_lat);
-	if (wr_lat && strcmp(engine, "model"))
+	snprintf(what, sizeof(what), "64 B WRITEs over %u QPs, queued at the responder (wr_lat %u, wr_gap %u)", NQ,
+		 lat, wr_gap);
+	snprintf(opt, sizeof(opt), "%swr_lat=%u,%swr_gap=%u", strcmp(engine, "lockstep") ? "" : "dut.", lat,
+		 strcmp(engine, "lockstep") ? "" : "dut.", wr_gap);
+	if (strcmp(engine, "model"))
 		rt_options = opt;
 	setup_objs(&t, 10);
 	rt_options = saved;
@@ -146,7 +154,8 @@ static void run(unsigned int wr_lat)
 int main(int argc, char **argv)
 {
 	rt_ls_start(argc, argv);
-	run(0);
-	run(40);
+	run(0, 0);
+	run(40, 0);
+	run(0, 8);
 	return check_done();
 }
