@@ -109,7 +109,7 @@ module hca_recv #(
     output logic        resp_req,
     input  logic        resp_done,
     input  logic        resp_abort,      // with resp_done: ended untouched (an earlier write faulted)
-    output logic        old_wait,        // hca_resp: the held frame's write is outstanding (early item)
+    output logic        old_wait,        // hca_resp: earlier posted writes are outstanding (early item)
     output logic        old_flt,         // ... it faulted
     output logic        comp_req,
     input  logic        comp_done,
@@ -191,8 +191,9 @@ module hca_recv #(
   // an ACK/NAK started under a hold (hca_dispatch) raises no event before
   // the ended item's outcome: COMM_EST (a QP in RTR) waits for it
   assign hold_wait = at_qp && hold && !is_ud && qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O];
-  // while the held frame's posted write is outstanding: a posted WRITE packet
-  // of another QP (its opcode; hca_resp decides), no COMM_EST to raise
+  // while posted writes are outstanding: a posted WRITE packet
+  // of a QP with none of them (hq_hit), a record free (hq_room; its opcode:
+  // hca_resp decides), no COMM_EST to raise
   assign ovl = r_post[0] && !r_post[2] && p_info[`OPI_REQ] && p_info[`OPI_RC] &&
                p_info[`OPI_WRITE] && !p_info[`OPI_IMM] && p_pay_len != 16'd0 && !hq_hit && hq_room &&
                !(qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O]);
@@ -276,7 +277,7 @@ module hca_recv #(
         end
         RECVST_CHECK_QP:
           if (replay) begin
-            // the fault of the held frame's posted write (hca_resp)
+            // the fault of a held frame's posted write, from its record (hca_resp)
             state_q <= RECVST_WAIT_RESP;
           end else if (r_post[0]) begin
             // an earlier packet's posted write is outstanding: wait for its response

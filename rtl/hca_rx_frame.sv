@@ -50,7 +50,7 @@ module hca_rx_frame #(
     output logic [31:0]       f_udp_sum,
     input  logic              f_release,
     input  logic              f_hold,        // hold the offered frame, offer the next
-    input  logic              f_replay_go,   // offer the held frame again (its write faulted)
+    input  logic              f_replay_go,   // offer the oldest faulted record (its write faulted)
     output logic              f_held,        // a record is held for a posted write
     output logic              f_fault,       // a posted write faulted: replay its frame
     output logic              f_replay,      // the offered frame is that replay
