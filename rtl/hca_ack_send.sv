@@ -27,6 +27,12 @@
 // earlier posted writes of other QPs may still be outstanding before it):
 // sent as above when it is good (no done: the caller has gone on), dropped
 // when it faulted (pw_rerr: the packet is replayed and NAKed instead).
+// A second owed ACK is taken while the first waits (ACKST_WAIT_POSTED or
+// ACKST_WAIT_TX): its header fields and write number are kept in a queue
+// entry (q_*; done at once), and it becomes the ACK being sent -- waiting
+// for its own write -- when the first is committed or dropped: owed ACKs
+// leave in the order of their calls, and no other call is taken until both
+// are (docs/rtl.md "The responder alone").
 // `owed` is high from the build until it is committed or dropped: no QP
 // step or timer step starts meanwhile (hca_transport masks them), and the
 // receive path's frames all come through this job, which takes no new call
@@ -99,9 +105,10 @@ module hca_ack_send #(
 );
   typedef enum logic [2:0] {ACKST_IDLE, ACKST_BUILD, ACKST_WAIT_TX, ACKST_WAIT_PAYLOAD, ACKST_WAIT_POSTED} st_t;
   st_t state_q, state;
+  logic        q_v;                      // a second owed ACK is queued (below)
   always_comb begin
     state = state_q;
-    if (state_q == ACKST_IDLE && req) state = ACKST_BUILD;
+    if (state_q == ACKST_IDLE && req && !q_v) state = ACKST_BUILD;
   end
   assign dbg_act = state != ACKST_IDLE && state != ACKST_WAIT_POSTED;
   assign dbg_st  = 8'(state);
@@ -109,25 +116,53 @@ module hca_ack_send #(
 
   logic [63:0] iova;
   logic        owed_q;                   // the frame being sent is an owed ACK (no done)
-  assign owed = owed_q;
+  assign owed = owed_q || q_v;
   logic [2:0]  my_seq;                   // the owed ACK's write
   logic        my_out;                   // ... its response is outstanding
   assign my_out = (my_seq - pw_rseq) < (pw_seq - pw_rseq);
+  // the second owed ACK (above): taken while the first is owed
+  logic        q_acc;
+  logic [23:0] q_psn, q_msn, q_dqpn;
+  logic [7:0]  q_syn, q_opcode, q_tclass, q_hop;
+  logic [47:0] q_dmac, q_smac;
+  logic [31:0] q_sip, q_dip;
+  logic [15:0] q_sport;
+  logic [2:0]  q_seq;
+  assign q_acc = req && owe && owed_q && !q_v && (state_q == ACKST_WAIT_POSTED || state_q == ACKST_WAIT_TX);
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= ACKST_IDLE; done <= 1'b0; pay_fault <= 1'b0; go <= 1'b0; drop <= 1'b0; s_stat <= '0; iova <= '0;
       owed_q <= 1'b0; my_seq <= '0;
+      q_v <= 1'b0; q_psn <= '0; q_msn <= '0; q_dqpn <= '0; q_syn <= '0; q_opcode <= '0; q_tclass <= '0;
+      q_hop <= '0; q_dmac <= '0; q_smac <= '0; q_sip <= '0; q_dip <= '0; q_sport <= '0; q_seq <= '0;
       h_opcode <= '0; h_psn <= '0; h_aeth_syn <= '0; h_aeth_msn <= '0; h_orig <= '0; h_pay_len <= '0;
       h_dmac <= '0; h_smac <= '0; h_sip <= '0; h_dip <= '0; h_tclass <= '0; h_hop <= '0; h_sport <= '0;
       h_dqpn <= '0;
       d_g_push <= 1'b0; d_g_iova <= '0; d_g_len <= '0; d_g_dst <= '0; d_g_close <= 1'b0;
     end else if (srst) begin
       state_q <= ACKST_IDLE; done <= 1'b0; go <= 1'b0; s_stat <= '0; d_g_push <= 1'b0; d_g_close <= 1'b0;
-      owed_q <= 1'b0;
+      owed_q <= 1'b0; q_v <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; go <= 1'b0; s_stat <= '0; d_g_push <= 1'b0; d_g_close <= 1'b0;
       state_q <= state;
+      if (q_acc) begin
+        q_v      <= 1'b1;
+        q_opcode <= opcode;
+        q_psn    <= psn;
+        q_syn    <= syn;
+        q_msn    <= msn;
+        q_dmac   <= p_smac;
+        q_smac   <= p_dmac;
+        q_sip    <= p_dip;
+        q_dip    <= p_sip;
+        q_tclass <= tclass;
+        q_hop    <= hop_limit;
+        q_sport  <= 16'(`HCA_WIRE_UDP_SPORT_BASE) | ({{(16-LOG_MAX_QP){1'b0}}, qn} & 16'(`HCA_WIRE_UDP_SPORT_MASK));
+        q_dqpn   <= dest_qpn;
+        q_seq    <= pw_seq - 3'd1;
+        done     <= 1'b1;
+      end
       case (state)
         ACKST_BUILD: begin
           h_opcode   <= opcode;
@@ -176,7 +211,7 @@ module hca_ack_send #(
               else s_stat[`HCA_STAT_TX_NAK] <= 1'b1;
             end
             pay_fault <= 1'b0;
-            done <= !owed_q; owed_q <= 1'b0; state_q <= ACKST_IDLE;
+            done <= !owed_q || q_acc; owed_q <= 1'b0; state_q <= ACKST_IDLE;
           end
         end
         ACKST_WAIT_PAYLOAD: if (d_g_done) begin
@@ -187,6 +222,29 @@ module hca_ack_send #(
         end
         default: ;
       endcase
+      // the queued owed ACK becomes the one being sent, waiting for its own
+      // write, once the one before has left (committed or dropped; not in
+      // the commit's cycle, whose header is still shown)
+      if (state == ACKST_IDLE && q_v) begin
+        h_opcode   <= q_opcode;
+        h_psn      <= q_psn;
+        h_aeth_syn <= q_syn;
+        h_aeth_msn <= q_msn;
+        h_orig     <= '0;
+        h_pay_len  <= '0;
+        h_dmac     <= q_dmac;
+        h_smac     <= q_smac;
+        h_sip      <= q_sip;
+        h_dip      <= q_dip;
+        h_tclass   <= q_tclass;
+        h_hop      <= q_hop;
+        h_sport    <= q_sport;
+        h_dqpn     <= q_dqpn;
+        my_seq     <= q_seq;
+        owed_q     <= 1'b1;
+        q_v        <= 1'b0;
+        state_q    <= ACKST_WAIT_POSTED;
+      end
     end
   end
 endmodule

@@ -8,7 +8,8 @@
 // it, hca_resp) reports w_done (w_err 0) when it is taken (its address and
 // data then go out behind the caller's back, from the frame its caller
 // holds); its response is awaited behind the caller's back too (p_out: from
-// the start to the response) and reported alone (p_done, p_err).  A write
+// the start to the response) and reported alone (p_err; by sequence number
+// below).  A write
 // started while the previous one's data still go out waits in a one-entry
 // queue (pend) and is taken after them: only a posted write's caller goes
 // on before its data are out, and it starts no other write before its
@@ -48,14 +49,15 @@ module hca_dma_wr #(
     input  logic              w_post,        // with w_start: posted (above)
     output logic              w_busy,
     output logic              p_out,         // a posted write's response is outstanding
-    output logic              p_done,        // one cycle: that response came back
-    output logic              p_err,         // with p_done: the posted write faulted (held until the next)
+    output logic              p_err,         // the last posted response faulted (held until the next)
     output logic [2:0]        p_seq,         // sequence number of the next posted write (above)
     output logic [2:0]        p_rseq,        // sequence number of the next posted response
     output logic [7:0]        p_rerr,        // error bit of each returned posted write, by sequence
     output logic              w_done,        // one cycle
     output logic              w_err,         // with w_done
-    // receive buffer read port
+    // receive buffer read port; the slots (address MSB) the write being
+    // sent and the queued one still read (hca_rx_frame frees a held slot then)
+    output logic [1:0]        rb_busy,
     output logic              rb_en,
     output logic [RXBUF_AW-1:0] rb_addr,
     input  logic [DATA_W-1:0] rb_data,
@@ -121,6 +123,12 @@ module hca_dma_wr #(
   assign rd_go   = ce && (st == S_REQ || st == S_DATA) && rxbuf && rd_issued <= nbeats &&
                    ({1'b0, wq_cnt} + {3'b0, rd_inflight}) < 4'd4;
   assign rb_en   = rd_go;
+  always_comb begin
+    rb_busy = '0;
+    if ((st == S_REQ || st == S_DATA) && rxbuf && (rd_issued <= nbeats || rd_inflight))
+      rb_busy[word0[RXBUF_AW-1]] = 1'b1;
+    if (pend_v && pd_rxbuf) rb_busy[pd_off[RXBUF_AW+LW-1]] = 1'b1;
+  end
   assign rb_addr = word0 + RXBUF_AW'(rd_issued);
 
   logic have;
@@ -144,7 +152,7 @@ module hca_dma_wr #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       st <= S_IDLE; rxbuf <= 1'b0; req_done <= 1'b0; orphan <= 1'b0; post <= 1'b0;
-      p_cnt <= '0; p_orph <= '0; p_done <= 1'b0; p_err <= 1'b0;
+      p_cnt <= '0; p_orph <= '0; p_err <= 1'b0;
       iss_seq <= '0; p_rseq <= '0; p_rerr <= '0;
       pend_v <= 1'b0; pend_orph <= 1'b0; pd_rxbuf <= 1'b0; pd_post <= 1'b0; pd_addr <= '0; pd_len <= '0;
       pd_off <= '0; pd_small <= '0;
@@ -155,7 +163,6 @@ module hca_dma_wr #(
     end else begin
       if (ce) begin
         w_done <= 1'b0;     // pulse: cleared on engine cycles only
-        p_done <= 1'b0;
         // posted writes' responses: the first p_cnt ones (in issue order);
         // a posted write's last beat counts it (pc/po below)
         begin : p_upd
@@ -163,7 +170,6 @@ module hca_dma_wr #(
           logic [P_MAX-1:0] po;
           pc = p_cnt; po = p_orph;
           if (p_out && wr_rsp_valid) begin
-            p_done <= !po[0];
             p_err  <= wr_rsp_err;
             p_rerr[p_rseq] <= wr_rsp_err;
             p_rseq <= p_rseq + 3'd1;

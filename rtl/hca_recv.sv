@@ -33,18 +33,20 @@
 // hca_resp reports the fault as the model did at that packet; the frame
 // after it then finds the QP in ERR.  No frame is offered while a fault
 // waits for its replay.
-// Several payload writes in flight (docs/rtl.md): while the held frame's
-// posted write is outstanding, an RC WRITE packet (no immediate, with
-// payload) of another QP that raises no COMM_EST passes RECVST_CHECK_QP
-// at once (`ovl`; the item is `early`): hca_resp starts its posted write
-// and waits with anything else (old_wait, old_flt).  Its end waits for the
-// earlier response (RECVST_WAIT_OLDER: one frame held at a time); if that
-// write faulted, for its own response too, and the frame is then released
-// (its write good) or the item ends untouched (its write faulted as well:
-// taken again after the replay), as does an item hca_resp aborts.
+// Several payload writes in flight (docs/rtl.md): while posted writes are
+// outstanding, an RC WRITE packet (no immediate, with payload) of a QP none
+// of them is of, raising no COMM_EST, passes RECVST_CHECK_QP at once (`ovl`,
+// at most H_MAX posted writes outstanding; the item is `early`): hca_resp
+// starts its posted write and waits with anything else (old_wait, old_flt).
+// Every item that posted a write holds its frame at its end (hca_rx_frame
+// keeps a record per posted write: docs/rtl.md "A record per posted write"),
+// whatever the earlier writes did; the faulted ones are replayed oldest
+// first.  An item hca_resp aborts (an earlier write faulted before its own
+// started) ends untouched and is taken again after the replays.
 // Callees: hca_resp, hca_comp.
 module hca_recv #(
     parameter int LOG_MAX_QP = 8,
+    parameter int H_MAX = 3,             // posted writes outstanding at most (hca_rx_frame's records)
     localparam int NQP = 1 << LOG_MAX_QP
 ) (
     input  logic        clk,
@@ -74,7 +76,11 @@ module hca_recv #(
     output logic [1:0]  r_cmd,           // {replay the held frame, hold this one} (hca_rx_frame)
     input  logic [2:0]  r_post,          // {posted write faulted, this frame is its replay, outstanding}
     input  logic        r_held,          // a frame is held (hca_rx_frame f_held)
-    input  logic        pw_err,          // hca_dma_wr: the last posted response faulted
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic        pw_err,          // (unused: each posted write's outcome is read by its sequence number)
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  logic [2:0]  pw_seq,          // hca_dma_wr: the next posted write's sequence number
+    input  logic [2:0]  pw_rseq,         // ... the next posted response's
     input  logic [15:0] p_pay_len,
     // the frame (hca_rx_parse)
     input  logic [4:0]  p_reason,
@@ -103,7 +109,7 @@ module hca_recv #(
     output logic        resp_req,
     input  logic        resp_done,
     input  logic        resp_abort,      // with resp_done: ended untouched (an earlier write faulted)
-    output logic        old_wait,        // hca_resp: the held frame's write is outstanding (early item)
+    output logic        old_wait,        // hca_resp: earlier posted writes are outstanding (early item)
     output logic        old_flt,         // ... it faulted
     output logic        comp_req,
     input  logic        comp_done,
@@ -118,7 +124,7 @@ module hca_recv #(
   localparam logic [2:0] QPS_RESET = 3'(`HCA_QPS_RESET), QPS_INIT = 3'(`HCA_QPS_INIT),
                          QPS_RTR = 3'(`HCA_QPS_RTR), QPS_ERR = 3'(`HCA_QPS_ERR);
   typedef enum logic [2:0] {RECVST_IDLE, RECVST_CHECK_FRAME, RECVST_CHECK_QP, RECVST_WAIT_RESP,
-                            RECVST_WAIT_COMP, RECVST_END, RECVST_WAIT_OLDER} st_t;
+                            RECVST_WAIT_COMP, RECVST_END} st_t;
   st_t state_q, state;
   // RECVST_CHECK_QP's checks pass in this cycle (qp_go): the callee
   // (hca_resp, hca_comp) is called in the same cycle, its first state
@@ -126,14 +132,32 @@ module hca_recv #(
   // call's mirror image); RECVST_CHECK_QP's own work is done by `go`.
   logic at_qp, qp_go, go;
   st_t  callee;
-  // an early item (header) waits at its end while the held frame's write is
-  // outstanding, or, if that faulted, while its own is
-  logic early_q, early, ovl, old_hold;
-  logic [LOG_MAX_QP-1:0] held_qn;      // the held frame's QP
-  assign early    = go ? r_post[0] : early_q;   // (hca_resp acts in the cycle of go already)
+  // an early item: started while posted writes were outstanding (hca_resp
+  // acts in the cycle of go already)
+  logic early_q, early, ovl;
+  assign early    = go ? r_post[0] : early_q;
   assign old_wait = early && r_held && !r_post[2];
   assign old_flt  = early && r_held && r_post[2];
-  assign old_hold = early_q && r_held && (!r_post[2] || r_post[0]);
+  // the QPs of the posted writes outstanding (the held frames' records):
+  // entry i's write is out while its sequence number is between pw_rseq and
+  // pw_seq; an early item's QP is none of them, and a free entry is left
+  localparam int HW = $clog2(H_MAX);
+  logic [LOG_MAX_QP-1:0] hq_qn [0:H_MAX-1];
+  logic [2:0]  hq_seq [0:H_MAX-1];
+  logic [H_MAX-1:0] hq_v, hq_out;
+  logic        hq_hit, hq_room;
+  logic [HW-1:0] hq_free;
+  logic [2:0]  seq_go;                 // pw_seq when the item started: it posted a write if it moved
+  logic [2:0]  iss_q;                  // pw_seq registered: the posted writes accepted before this cycle
+                                       // (no combinational path from a write's start to the checks)
+  always_comb begin
+    hq_hit = 1'b0; hq_room = 1'b0; hq_free = '0;
+    for (int i = H_MAX - 1; i >= 0; i = i - 1) begin
+      hq_out[i] = hq_v[i] && ((hq_seq[i] - pw_rseq) < (iss_q - pw_rseq));
+      if (hq_out[i] && hq_qn[i] == qn) hq_hit = 1'b1;
+      if (!hq_out[i]) begin hq_room = 1'b1; hq_free = HW'(i); end
+    end
+  end
   assign at_qp  = (state_q == RECVST_IDLE && !chk_req && req) || state_q == RECVST_CHECK_QP;
   assign go     = at_qp && qp_go;
   assign callee = p_info[`OPI_REQ] ? RECVST_WAIT_RESP : RECVST_WAIT_COMP;
@@ -142,8 +166,7 @@ module hca_recv #(
     case (state_q)
       RECVST_IDLE:      if (chk_req) state = RECVST_CHECK_FRAME; else if (req) state = qp_go ? callee : RECVST_CHECK_QP;
       RECVST_CHECK_QP:  if (qp_go) state = callee;
-      RECVST_WAIT_RESP: if (resp_done) state = (resp_abort || !old_hold) ? RECVST_END : RECVST_WAIT_OLDER;
-      RECVST_WAIT_OLDER: if (!old_hold) state = RECVST_END;
+      RECVST_WAIT_RESP: if (resp_done) state = RECVST_END;
       RECVST_WAIT_COMP: if (comp_done) state = RECVST_END;
       default: ;
     endcase
@@ -168,10 +191,11 @@ module hca_recv #(
   // an ACK/NAK started under a hold (hca_dispatch) raises no event before
   // the ended item's outcome: COMM_EST (a QP in RTR) waits for it
   assign hold_wait = at_qp && hold && !is_ud && qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O];
-  // while the held frame's posted write is outstanding: a posted WRITE packet
-  // of another QP (its opcode; hca_resp decides), no COMM_EST to raise
-  assign ovl = r_post[0] && r_held && !r_post[2] && p_info[`OPI_REQ] && p_info[`OPI_RC] &&
-               p_info[`OPI_WRITE] && !p_info[`OPI_IMM] && p_pay_len != 16'd0 && qn != held_qn &&
+  // while posted writes are outstanding: a posted WRITE packet
+  // of a QP with none of them (hq_hit), a record free (hq_room; its opcode:
+  // hca_resp decides), no COMM_EST to raise
+  assign ovl = r_post[0] && !r_post[2] && p_info[`OPI_REQ] && p_info[`OPI_RC] &&
+               p_info[`OPI_WRITE] && !p_info[`OPI_IMM] && p_pay_len != 16'd0 && !hq_hit && hq_room &&
                !(qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O]);
   assign qp_go = !replay && (!r_post[0] || ovl) && !fault && !hold_wait &&
                  !(qp_st == QPS_RESET || qp_type != p_qpt || qp_st == QPS_INIT || qp_st == QPS_ERR) &&
@@ -180,12 +204,15 @@ module hca_recv #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; chk_accept <= 1'b0; done <= 1'b0; wb <= 1'b0;
-      r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0; early_q <= 1'b0; held_qn <= '0;
+      r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0; early_q <= 1'b0;
+      hq_v <= '0; seq_go <= '0; iss_q <= '0;
+      for (int i = 0; i < H_MAX; i = i + 1) begin hq_qn[i] <= '0; hq_seq[i] <= '0; end
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
     end else if (srst) begin
       state_q <= RECVST_IDLE; chk_done <= 1'b0; done <= 1'b0;
       r_cmd <= '0; cmd_q <= 1'b0; rep_q <= 1'b0; item_q <= 1'b0; recount <= 1'b0; early_q <= 1'b0;
+      hq_v <= '0;
       r_release <= 1'b0; r_release_q <= 1'b0; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
     end else if (ce) begin
@@ -195,10 +222,14 @@ module hca_recv #(
       r_release <= 1'b0; r_release_q <= r_release; qn_wm <= '0; qn_wv <= '0; rxs_wm <= '0; rxs_wv <= '0;
       s_busy_set <= 1'b0; s_stat <= '0; s_rx_bytes <= '0; s_evt <= 1'b0;
       state_q <= state;
+      iss_q <= pw_seq;
+      for (int i = 0; i < H_MAX; i = i + 1)
+        if (!hq_out[i]) hq_v[i] <= 1'b0;    // (before a sequence number comes round again)
       if (go) begin
         // RECVST_CHECK_QP passed: the QP busy, COMM_EST on the first packet in RTR
         s_busy_set <= 1'b1;
         early_q    <= r_post[0];
+        seq_go     <= pw_seq;
         if (!is_ud && qp_st == QPS_RTR && !rxs[`RXS_COMMEST_O]) begin
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_COMMEST_O, 1, 1'b1)
           s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_COMM_EST); s_evt_elem <= {{(32-LOG_MAX_QP){1'b0}}, qn};
@@ -246,7 +277,7 @@ module hca_recv #(
         end
         RECVST_CHECK_QP:
           if (replay) begin
-            // the fault of the held frame's posted write (hca_resp)
+            // the fault of a held frame's posted write, from its record (hca_resp)
             state_q <= RECVST_WAIT_RESP;
           end else if (r_post[0]) begin
             // an earlier packet's posted write is outstanding: wait for its response
@@ -267,17 +298,19 @@ module hca_recv #(
           // hold_wait
         RECVST_END: begin
           early_q <= 1'b0;
-          if (resp_abort && state_q == RECVST_WAIT_RESP || (early_q && r_held && pw_err)) begin
-            // aborted by hca_resp, or an early item whose write faulted while the
-            // held frame's had: untouched, taken again after the replay
+          if (resp_abort && state_q == RECVST_WAIT_RESP) begin
+            // aborted by hca_resp (an earlier write faulted before its own
+            // started): untouched, taken again after the replays
             recount <= 1'b1;
             done <= 1'b1; wb <= 1'b0;
           end else begin
-            // a posted write of this item still outstanding, or faulted: hold the
-            // frame (not an early item's while the earlier one waits for its replay)
-            if (!replay && !(early_q && r_held) && (r_post[0] || r_post[2])) begin
+            // this item posted a write (pw_seq moved; not a replay): its frame
+            // held, a record kept (hca_rx_frame) and its QP noted here
+            if (!replay && pw_seq != seq_go) begin
               r_cmd[0] <= 1'b1;
-              held_qn  <= qn;
+              hq_v[hq_free]   <= 1'b1;
+              hq_qn[hq_free]  <= qn;
+              hq_seq[hq_free] <= pw_seq - 3'd1;
             end else r_release <= 1'b1;
             done <= 1'b1; wb <= 1'b1;
           end

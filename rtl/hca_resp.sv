@@ -51,14 +51,16 @@
 // RESPST_POSTED_FAULT reports the fault as the model did at that packet
 // (DMA_FAULT, the fault latch, ePSN, MSN and the message state back to
 // before it, NAK remote access error, QP to ERR).
-// Several payload writes in flight (docs/rtl.md): an RC WRITE packet of
-// another QP may start while the held frame's posted write is outstanding
-// (hca_recv: old_wait).  Its checks, rkey call and write start run as
-// usual; anything else it would do (a NAK, a duplicate's ACK: the
+// Several payload writes in flight (docs/rtl.md): an RC WRITE packet of a
+// QP with no posted write outstanding may start while other QPs' posted
+// writes are (hca_recv: old_wait).  Its checks, rkey call and write start
+// run as usual; anything else it would do (a NAK, a duplicate's ACK: the
 // outcomes that are not its posted write) waits in RESPST_CHECK_PSN until
-// that response is back (an rkey that fails goes back there too), and if
-// that write faulted (old_flt) the packet ends without touching anything
-// (`redo`): it is taken again after the faulting packet's replay.
+// those responses are back (an rkey that fails goes back there too), and if
+// one faulted (old_flt) the packet ends without touching anything
+// (`redo`): it is taken again after the faulting packets' replays.  A
+// replay reports the fault's address from the committed RXS (fa may be a
+// later packet's).
 // Planted-bug hook drop_ack: no ACK for AckReq packets.
 // Caller: hca_recv.  Calls: hca_ack_send, hca_scatter, hca_mr_check,
 // hca_complete_recv, hca_qp_err, hca_read_atomic.
@@ -643,7 +645,9 @@ module hca_resp #(
         // the replayed packet's posted write faulted: as RESPST_WAIT_WRITE_PAYLOAD
         // would have, with the packet's commit undone
         RESPST_POSTED_FAULT: begin
-          s_fault <= 1'b1; s_fault_iova <= fa;
+          // its address from the committed RXS (fa may be a later packet's:
+          // an early item of another QP): VA + message length before it
+          s_fault <= 1'b1; s_fault_iova <= r_wr_iova + {32'b0, r_msg_len - {16'b0, p_pay_len}};
           s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_EPSN_O, 24, p_psn)
           if (ro_end) `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSN_O, 24, r_msn - 24'd1)

@@ -8,18 +8,24 @@
 // longer than a slot is kept truncated and flagged.  Slots fill in order and
 // are offered in order (pslot); tready drops while both hold frames.
 //
-// Posted writes (docs/rtl.md "Posted payload writes"): a frame whose payload
-// went out as a posted DMA write is held (f_hold, from hca_recv at the end of
-// its item) instead of released, and the next frame is offered while the
-// write's response is outstanding.  The response (p_done from hca_dma_wr)
-// frees the held slot, or, when the write faulted, keeps it (f_fault) until
-// hca_recv replays it (f_replay_go: the held frame is offered again, with
-// f_replay, so that the fault is reported as at that packet); its release
-// then frees it.
+// Posted writes (docs/rtl.md "Posted payload writes", "A record per posted
+// write"): a frame whose payload went out as a posted DMA write is held
+// (f_hold, from hca_recv at the end of its item) instead of released: what
+// its fault's replay needs -- its header capture and length results -- is
+// kept in one of H_MAX records with the write's sequence number (the last
+// posted write hca_dma_wr accepted, p_seq - 1), and its slot is freed once
+// hca_dma_wr has read its payload (rb_busy), not at the write's response.
+// A record whose write came back good is dropped; one whose write faulted
+// (p_rerr, by sequence: responses come in issue order) raises f_fault, and
+// hca_recv replays the oldest such record (f_replay_go: its header offered
+// again, with f_replay, so that the fault is reported as at that packet);
+// the replay's release drops the record.  The offered slot does not move for
+// a replay.
 module hca_rx_frame #(
     parameter int DATA_W   = 64,
     parameter int HDR_CAP  = 96,
     parameter int SLOT_AW  = 7,          // words per slot = 2^SLOT_AW
+    parameter int H_MAX    = 3,          // records of posted writes (hca_dma_wr P_MAX or fewer)
     localparam int WB = DATA_W / 8,
     localparam int LW = $clog2(WB)
 ) (
@@ -44,13 +50,16 @@ module hca_rx_frame #(
     output logic [31:0]       f_udp_sum,
     input  logic              f_release,
     input  logic              f_hold,        // hold the offered frame, offer the next
-    input  logic              f_replay_go,   // offer the held frame again (its write faulted)
-    output logic              f_held,        // a frame is held for a posted write
-    output logic              f_fault,       // the posted write faulted: replay its frame
+    input  logic              f_replay_go,   // offer the oldest faulted record (its write faulted)
+    output logic              f_held,        // a record is held for a posted write
+    output logic              f_fault,       // a posted write faulted: replay its frame
     output logic              f_replay,      // the offered frame is that replay
-    // hca_dma_wr: the posted write's response
-    input  logic              p_done,
-    input  logic              p_err,
+    // hca_dma_wr: the posted writes' sequence numbers and responses, the
+    // slots its writes still read
+    input  logic [2:0]        p_seq,
+    input  logic [2:0]        p_rseq,
+    input  logic [7:0]        p_rerr,
+    input  logic [1:0]        rb_busy,
     // buffer read port (hca_dma_wr)
     input  logic              rb_en,
     input  logic [SLOT_AW:0]  rb_addr,
@@ -65,18 +74,47 @@ module hca_rx_frame #(
   logic [1:0]        s_long, s_ok;
   logic [31:0]       s_sum [0:1];
   logic              wslot, rslot;        // slot being filled / offered
-  logic              held, hslot, fault, replay;   // the held slot (posted write)
+  logic [1:0]        s_drain;             // held: freed once hca_dma_wr has read it
+  // records of posted writes (above)
+  localparam int HW = $clog2(H_MAX);
+  logic [H_MAX-1:0]  r_v;
+  logic [2:0]        r_seq [0:H_MAX-1];
+  logic [HDR_CAP*8-1:0] r_hdr [0:H_MAX-1];
+  logic [15:0]       r_len [0:H_MAX-1];
+  logic [H_MAX-1:0]  r_long, r_ok;
+  logic [31:0]       r_sum [0:H_MAX-1];
+  logic              replay;
+  logic [HW-1:0]     rep_i;               // the record replayed
+  // the posted writes accepted before this cycle (p_seq registered: a
+  // record's write always is; no combinational path from a write's start)
+  logic [2:0]        iss_q;
+  // a record's write: back (no longer between p_rseq and p_seq), faulted
+  logic [H_MAX-1:0]  r_back, r_flt;
+  logic              flt_any;
+  logic [HW-1:0]     flt_i, free_i;       // the oldest faulted record; a free one
+  always_comb begin
+    flt_any = 1'b0; flt_i = '0; free_i = '0;
+    for (int i = H_MAX - 1; i >= 0; i = i - 1) begin
+      r_back[i] = !((r_seq[i] - p_rseq) < (iss_q - p_rseq));
+      r_flt[i]  = r_v[i] && r_back[i] && p_rerr[r_seq[i]];
+      if (!r_v[i]) free_i = HW'(i);
+    end
+    for (int i = 0; i < H_MAX; i = i + 1)
+      if (r_flt[i] && (!flt_any || (p_rseq - r_seq[i]) > (p_rseq - r_seq[flt_i]))) begin
+        flt_any = 1'b1; flt_i = HW'(i);
+      end
+  end
 
-  assign f_held     = held;
-  assign f_fault    = fault || (p_done && p_err);
+  assign f_held     = |r_v;
+  assign f_fault    = flt_any;
   assign f_replay   = replay;
-  assign f_valid    = s_full[rslot] && (!held || rslot != hslot || replay);
+  assign f_valid    = replay || (s_full[rslot] && !s_drain[rslot]);
   assign f_slot     = rslot;
-  assign f_hdr      = s_hdr[rslot];
-  assign f_len      = s_len[rslot];
-  assign f_too_long = s_long[rslot];
-  assign f_icrc_ok  = s_ok[rslot];
-  assign f_udp_sum  = s_sum[rslot];
+  assign f_hdr      = replay ? r_hdr[rep_i] : s_hdr[rslot];
+  assign f_len      = replay ? r_len[rep_i] : s_len[rslot];
+  assign f_too_long = replay ? r_long[rep_i] : s_long[rslot];
+  assign f_icrc_ok  = replay ? r_ok[rep_i] : s_ok[rslot];
+  assign f_udp_sum  = replay ? r_sum[rep_i] : s_sum[rslot];
 
   // frame in progress
   logic [15:0]       bytes, boff;
@@ -104,8 +142,8 @@ module hca_rx_frame #(
   end
   logic beat;
   assign beat = ce && c_valid;
-  // a held frame is work to come (its response frees it, or its replay)
-  assign busy = c_valid || boff != 16'h0 || held || fault;
+  // a record is work to come (its response frees it, or its replay)
+  assign busy = c_valid || boff != 16'h0 || (|r_v) || (|s_drain);
 
   // buffer
   hca_ram_sdp #(.W(DATA_W), .DEPTH(2 << SLOT_AW)) u_buf (
@@ -193,40 +231,47 @@ module hca_rx_frame #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       s_full <= '0; s_long <= '0; s_ok <= '0; wslot <= 1'b0; rslot <= 1'b0;
-      held <= 1'b0; hslot <= 1'b0; fault <= 1'b0; replay <= 1'b0;
+      s_drain <= '0; r_v <= '0; r_long <= '0; r_ok <= '0; replay <= 1'b0; rep_i <= '0; iss_q <= '0;
+      for (int i = 0; i < H_MAX; i = i + 1) begin
+        r_seq[i] <= '0; r_hdr[i] <= '0; r_len[i] <= '0; r_sum[i] <= '0;
+      end
       bytes <= '0; boff <= '0; cap <= '0; crc_q <= '0; rx_icrc <= '0; usum <= '0; iplen_q <= '0;
       long_q <= 1'b0;
       s_len[0] <= '0; s_len[1] <= '0; s_sum[0] <= '0; s_sum[1] <= '0;
       s_hdr[0] <= '0; s_hdr[1] <= '0;
     end else begin
       if (ce) begin
-        if (f_release && s_full[rslot]) begin
+        iss_q <= p_seq;
+        if (f_release && replay) begin            // the replayed record
+          r_v[rep_i] <= 1'b0;
+          replay     <= 1'b0;
+        end else if (f_release && s_full[rslot]) begin
           s_full[rslot] <= 1'b0;
           rslot <= !rslot;
-          if (held && rslot == hslot) begin        // the replayed frame
-            held <= 1'b0; fault <= 1'b0; replay <= 1'b0;
-            // the frame after it was released before it (a write in flight
-            // with it, docs/rtl.md "Several payload writes in flight"): the
-            // next one offered is the next to arrive
-            if (!s_full[!rslot]) rslot <= wslot;
-          end
         end else if (f_hold && s_full[rslot]) begin
-          held  <= 1'b1;
-          hslot <= rslot;
+          // a record of the frame, its slot freed once its payload is read
+          r_v[free_i]    <= 1'b1;
+          r_seq[free_i]  <= iss_q - 3'd1;
+          r_hdr[free_i]  <= s_hdr[rslot];
+          r_len[free_i]  <= s_len[rslot];
+          r_long[free_i] <= s_long[rslot];
+          r_ok[free_i]   <= s_ok[rslot];
+          r_sum[free_i]  <= s_sum[rslot];
+          s_drain[rslot] <= 1'b1;
           rslot <= !rslot;
-          if (p_done && !p_err) begin              // its response came with the hold
-            held <= 1'b0;
-            s_full[rslot] <= 1'b0;
-          end
-        end else if (f_replay_go && held) begin
-          rslot  <= hslot;
+        end else if (f_replay_go && flt_any) begin
+          rep_i  <= flt_i;
           replay <= 1'b1;
         end
-        if (p_done && p_err) fault <= 1'b1;
-        if (p_done && !p_err && held && !replay && !fault) begin   // (not a later write's, once it faulted)
-          held <= 1'b0;
-          s_full[hslot] <= 1'b0;
-        end
+        // a record whose write came back good is dropped
+        for (int i = 0; i < H_MAX; i = i + 1)
+          if (r_v[i] && r_back[i] && !p_rerr[r_seq[i]] && !(f_hold && s_full[rslot] && HW'(i) == free_i))
+            r_v[i] <= 1'b0;
+        for (int i = 0; i < 2; i = i + 1)
+          if (s_drain[i] && !rb_busy[i]) begin
+            s_drain[i] <= 1'b0;
+            s_full[i]  <= 1'b0;
+          end
         if (beat) begin : take
           logic [DATA_W-1:0] dmask;
           logic [LW:0] nvalid;
@@ -279,7 +324,7 @@ module hca_rx_frame #(
         // a frame arriving now is kept whole
         s_full <= '0;
         rslot  <= wslot;
-        held <= 1'b0; fault <= 1'b0; replay <= 1'b0;
+        s_drain <= '0; r_v <= '0; replay <= 1'b0;
       end
     end
   end

@@ -225,6 +225,9 @@ $(eval $(call rtl_ls_test,rtl_posted512,sim/rtl/tests/test_rtl_posted.c,--width 
 # two back to back, with the write responses after 8 and 300 cycles.
 $(eval $(call rtl_ls_test,rtl_wr_flight,sim/rtl/tests/test_rtl_wr_flight.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_wr_flight512,sim/rtl/tests/test_rtl_wr_flight.c,--width 512))
+# The responder fed back to back (frames held at the wire, then sent together): its cycles a message.
+$(eval $(call rtl_ls_test,rtl_resp_burst,sim/rtl/tests/test_rtl_resp_burst.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_resp_burst512,sim/rtl/tests/test_rtl_resp_burst.c,--width 512))
 # Context tables and their status bits around rewrites, resets, doorbells and
 # MSI-X masks (mutation survivors of b5a3724) in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_ctx_rewrite,sim/rtl/tests/test_rtl_ctx_rewrite.c,--width 64))

@@ -55,7 +55,8 @@ struct rtl_engine {
 	uint64_t now;
 	char err[256];
 	uint64_t rng;
-	unsigned int rd_lat, rd_jitter, rd_gap, wr_lat;
+	unsigned int rd_lat, rd_jitter, rd_gap, wr_lat, wr_gap;
+	uint64_t wdat_next;	/* the cycle write data is accepted again (wr_gap: idle cycles before it) */
 	uint8_t bug;
 	bool no_warp;		/* warp=0: clock every idle cycle (proves skipping changes nothing) */
 	unsigned int debug;	/* HCASIM_RTL_DEBUG=N: state line every N cycles */
@@ -212,6 +213,9 @@ static uint64_t harness_next(const struct rtl_engine *r)
 		t = r->cpl_next;
 	if (r->wr_n && r->wr[r->wr_head].due < t)
 		t = r->wr[r->wr_head].due;
+	/* write data accepted again after a wr_gap pause */
+	if (r->wdat_next > r->now && r->wdat_next < t)
+		t = r->wdat_next;
 	/* a transport timer falling due changes the RTL's state without an input */
 	m = timer_next(r);
 	if (m < t)
@@ -344,6 +348,7 @@ static void finish_write(struct rtl_engine *r)
 	r->w_done = false;
 	r->w_got = 0;
 	r->st.dma_writes++;
+	r->st.dma_write_faults += rc != 0;
 }
 
 static unsigned int keep_bytes(struct rtl_engine *r, uint64_t keep, const char *what)
@@ -369,7 +374,7 @@ static void cycle(struct rtl_engine *r)
 	io->time_warp = 0;
 	io->rd_req_ready = 1;
 	io->wr_req_ready = 1;
-	io->wr_dat_ready = 1;
+	io->wr_dat_ready = r->wdat_next <= r->now;	/* not in a wr_gap pause */
 	io->tx_tready = mac_pace_ready(&r->mac, r->now);
 
 	/* read completion beat */
@@ -431,8 +436,12 @@ static void cycle(struct rtl_engine *r)
 		r->w_addr = io->wr_req_addr;
 		r->w_len = io->wr_req_len;
 	}
-	if (io->wr_dat_valid) {
+	if (io->wr_dat_valid && io->wr_dat_ready) {
 		unsigned int n = keep_bytes(r, io->wr_dat_strb, "DMA write data");
+
+		/* wr_gap: a seeded 0..wr_gap cycles (ready low) before the next beat is taken */
+		if (r->wr_gap)
+			r->wdat_next = r->now + 1 + rnd(r) % (r->wr_gap + 1);
 
 		if (!io->wr_dat_last && n != r->wb)
 			set_err(r, "DMA write data: partial beat before the last");
@@ -653,7 +662,7 @@ static uint32_t axil(struct rtl_engine *r, bool mgmt, bool write, uint32_t addr,
 
 /* Options (docs/rtl.md "Engine configuration"); checked by sim/engine_opts. */
 struct rtl_opts {
-	unsigned int rd_lat, rd_jitter, rd_gap, wr_lat, quiet;
+	unsigned int rd_lat, rd_jitter, rd_gap, wr_lat, wr_gap, quiet;
 	unsigned int bug;	/* index into bug_names = the dbg_bug code */
 	unsigned int warp;
 	unsigned int mac;	/* enum mac_speed: mac_pace_names */
@@ -674,6 +683,8 @@ static const struct hca_engine_opt rtl_opt_table[] = {
 	HCA_OPT_BOOL(struct rtl_opts, quiet, "0: clock every busy cycle (no quiet-cycle skipping)"),
 	HCA_OPT_UINT(struct rtl_opts, rd_gap, 0, RTL_LAT_MAX,
 		     "idle cycles between two beats of a read completion: a random 0..N each; default 0"),
+	HCA_OPT_UINT(struct rtl_opts, wr_gap, 0, RTL_LAT_MAX,
+		     "cycles write data is not taken after a beat: a random 0..N each; default 0"),
 	{ 0 },
 };
 
@@ -713,6 +724,7 @@ static int rtl_create(const struct hca_engine_config *cfg, const struct hca_host
 	r->rd_jitter = o.rd_jitter;
 	r->rd_gap = o.rd_gap;
 	r->wr_lat = o.wr_lat;
+	r->wr_gap = o.wr_gap;
 	r->bug = (uint8_t)o.bug;
 	r->no_warp = !o.warp;
 	mac_pace_init(&r->mac, (enum mac_speed)o.mac, r->wb);

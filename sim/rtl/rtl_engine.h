@@ -49,6 +49,7 @@ struct rtl_engine_stats {
 	uint64_t quiet_checks, quiet_hits;	/* fixed-point checks tried, and found one */
 	uint64_t reg_accesses;
 	uint64_t dma_reads, dma_writes, frames_tx, frames_rx, irqs;
+	uint64_t dma_write_faults;	/* DMA writes the host answered with an error */
 	uint64_t protocol_errors;	/* RTL broke an interface rule (see last_error) */
 	uint64_t tx_first_beat;		/* cycle of the first MAC TX beat of the frame being sent,
 					 * or of the last one sent (valid in the tx_frame callback) */

@@ -223,6 +223,32 @@ static void run(unsigned int wr_lat, unsigned int nq, const unsigned int bad[NQ]
 	}
 	CHECK(tb_stat(f.t.n[1], HCA_STAT_DMA_FAULT) == faults, "%s: %u DMA_FAULTs at the responder (%llu)", what,
 	      faults, (unsigned long long)tb_stat(f.t.n[1], HCA_STAT_DMA_FAULT));
+	{
+		/* the host saw one faulting write per fault, as the model made
+		 * (a write is never issued again, docs/rtl.md "Several payload
+		 * writes in flight") */
+		struct hca_engine *e = f.t.n[1]->eng;
+		struct rtl_engine_stats st;
+
+		if (lockstep_is(e))
+			e = lockstep_dut(e, NULL);
+		if (rtl_engine_stats(e, &st) == 0)
+			CHECK(st.dma_write_faults == faults, "%s: %u faulting DMA writes at the responder (%llu)", what,
+			      faults, (unsigned long long)st.dma_write_faults);
+	}
+	if (faults) {
+		/* the fault latch holds the first fault in the model's order: the
+		 * first faulting QP's address (page offset k * LEN of its unmapped
+		 * page; compared with the model too, the engines idle) */
+		unsigned int kf = 0;
+		uint32_t lo = tb_mgmt_read(f.t.n[1], HCA_MGMT_DMA_FAULT_LO);
+
+		for (unsigned int k = 1; k < nq; k++)
+			if (bad[k] < bad[kf])
+				kf = k;
+		CHECK((lo & 0xfff) == kf * LEN, "%s: DMA_FAULT_LO 0x%x: QP %u's write (page offset 0x%x)", what, lo,
+		      kf, kf * LEN);
+	}
 	if (!faults)
 		CHECK(acks == nq * NW, "%s: %u ACKs (%u)", what, nq * NW, acks);
 	/* with slow responses, writes of two QPs in flight together show as
