@@ -210,4 +210,24 @@ static inline uint8_t *rt_part_mapped_mr(struct rt *t, uint32_t access)
 	return p;
 }
 
+/* Node 0's send CQ moved to a ring of 16 slots whose first `good` are
+ * mapped (the end of a fresh page) and the rest not: the CQE of the
+ * (good + 1)-th completion faults.  Returns the ring's first slot. */
+static inline struct hca_cqe *rt_faulting_send_cq(struct rt *t, unsigned int good)
+{
+	struct hca_cqc c;
+	uint64_t iova;
+	uint8_t *page = tb_alloc(t->n[0], 4096, &iova);
+
+	memset(page, 0, 4096);
+	memset(&c, 0, sizeof(c));
+	c.valid = 1;
+	c.log_size = 4;
+	c.uar = TB_UAR;
+	c.eqn = 0xffffffffu;
+	c.base = iova + 4096 - good * HCA_CQE_SIZE;
+	tb_ctx_write(t->n[0], HCA_CTX_TYPE_CQC, t->scq[0]->cqn, &c, sizeof(c));
+	return (struct hca_cqe *)(page + 4096 - good * HCA_CQE_SIZE);
+}
+
 #endif

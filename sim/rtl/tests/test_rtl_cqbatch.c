@@ -35,25 +35,6 @@
 
 enum { MSG = 64, NQ = 3 };
 
-/* Node 0's send CQ moved to a ring of 16 slots whose first `good` are
- * mapped and the rest not.  Returns the ring's first slot. */
-static struct hca_cqe *faulting_send_cq(struct rt *t, unsigned int good)
-{
-	struct hca_cqc c;
-	uint64_t iova;
-	uint8_t *page = tb_alloc(t->n[0], 4096, &iova);
-
-	memset(page, 0, 4096);
-	memset(&c, 0, sizeof(c));
-	c.valid = 1;
-	c.log_size = 4;
-	c.uar = TB_UAR;
-	c.eqn = 0xffffffffu;
-	c.base = iova + 4096 - good * HCA_CQE_SIZE;
-	tb_ctx_write(t->n[0], HCA_CTX_TYPE_CQC, t->scq[0]->cqn, &c, sizeof(c));
-	return (struct hca_cqe *)(page + 4096 - good * HCA_CQE_SIZE);
-}
-
 /* A WRITE without payload: node 1 ACKs it at once (no payload write to
  * wait for), so the three ACKs come back to back. */
 static void post_write(struct rt *t, struct tb_qp *qp, unsigned int i)
@@ -96,7 +77,7 @@ static void batch(const char *name, unsigned int good, unsigned int wr_lat)
 
 	snprintf(opt, sizeof(opt), "wr_lat=%u", wr_lat);
 	setup_harness_opt(&t, NULL, NULL, opt);
-	ring = faulting_send_cq(&t, good);
+	ring = rt_faulting_send_cq(&t, good);
 	q[0] = t.qp[0];
 	peer[0] = NULL;
 	for (unsigned int k = 1; k < NQ; k++) {

@@ -61,26 +61,6 @@
 
 enum { MSG = 64, GOOD_SLOTS = 2 };
 
-/* Node 0's send CQ moved to a ring of 16 slots whose first GOOD_SLOTS are
- * mapped (the end of a page) and the rest not: the CQE of the
- * (GOOD_SLOTS + 1)-th completion faults.  Returns the ring's first slot. */
-static struct hca_cqe *faulting_send_cq(struct rt *t)
-{
-	struct hca_cqc c;
-	uint64_t iova;
-	uint8_t *page = tb_alloc(t->n[0], 4096, &iova);
-
-	memset(page, 0, 4096);
-	memset(&c, 0, sizeof(c));
-	c.valid = 1;
-	c.log_size = 4;
-	c.uar = TB_UAR;
-	c.eqn = 0xffffffffu;
-	c.base = iova + 4096 - GOOD_SLOTS * HCA_CQE_SIZE;
-	tb_ctx_write(t->n[0], HCA_CTX_TYPE_CQC, t->scq[0]->cqn, &c, sizeof(c));
-	return (struct hca_cqe *)(page + 4096 - GOOD_SLOTS * HCA_CQE_SIZE);
-}
-
 static void post_write(struct rt *t, struct tb_qp *qp, unsigned int i)
 {
 	struct tb_sge s = rt_sge(t->mr[0], (uint64_t)i * MSG, MSG);
@@ -129,7 +109,7 @@ static void next_qp(unsigned int wr_lat)
 	char what[64];
 
 	setup_wr_lat(&t, wr_lat);
-	ring = faulting_send_cq(&t);
+	ring = rt_faulting_send_cq(&t, GOOD_SLOTS);
 	a = t.qp[0];
 	b[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
 	b[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
@@ -209,7 +189,7 @@ static void coalesced(unsigned int wr_lat, bool read)
 	char what[80];
 
 	setup_wr_lat(&t, wr_lat);
-	ring = faulting_send_cq(&t);
+	ring = rt_faulting_send_cq(&t, GOOD_SLOTS);
 	rt_fill(t.mr[0]->buf, 8 * MSG, 43);
 	tb_evt_clear(t.n[0]);
 	for (unsigned int i = 0; i < GOOD_SLOTS; i++)
@@ -297,7 +277,7 @@ static void other_cq(unsigned int wr_lat)
 	char what[64];
 
 	setup_wr_lat(&t, wr_lat);
-	faulting_send_cq(&t);
+	rt_faulting_send_cq(&t, GOOD_SLOTS);
 	a = t.qp[0];
 	bcq = tb_cq_create(t.n[0], 4, NULL);
 	b[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], bcq, t.rcq[0], NULL, NULL);
@@ -371,7 +351,7 @@ static void during_pending(unsigned int wr_lat, bool same)
 	char what[80];
 
 	setup_wr_lat(&t, wr_lat);
-	faulting_send_cq(&t);
+	rt_faulting_send_cq(&t, GOOD_SLOTS);
 	a = t.qp[0];
 	if (!same) {
 		b[0] = tb_qp_create(t.n[0], HCA_QPT_UC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
