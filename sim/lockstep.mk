@@ -82,12 +82,13 @@ TEST_DEPS_sim_wave := $(COSIM) $(RTL_STATE_NAMES)
 TEST_CMD_sim_wave = sim/regress/test_wave.sh $(COSIM)
 
 # make bench: simulation speed of model, rtl and lockstep on the same traffic,
-# run by the profile-guided cosim (below; docs/sim.md 9.4, 9.7: about 0.9 of
-# the CPU, the same results; about 80 CPU seconds to build after cosim);
-# BENCH_SIM_PGO=0: by the plain cosim.
+# run by the plain cosim, the build users run; BENCH_SIM_PGO=1: by the
+# profile-guided cosim (below; docs/sim.md 9.4, 9.7, 9.8: the same results,
+# about 0.9 of the CPU at 64 bits, but 1.1 times at 512 on the RTL of 26 Nov
+# late; about 80 CPU seconds to build after cosim).
 .PHONY: bench-sim
 COSIM_PGO := $(BUILD)/pgo/sim/cosim
-BENCH_SIM_PGO ?= 1
+BENCH_SIM_PGO ?= 0
 BENCH_SIM_COSIM := $(if $(filter 0,$(BENCH_SIM_PGO)),$(COSIM),$(COSIM_PGO))
 bench-sim: $(BENCH_SIM_COSIM)
 	@set -o pipefail; mkdir -p $(BUILD)/bench; sim/regress/bench.sh $(BENCH_SIM_COSIM) | tee $(BUILD)/bench/sim.log
