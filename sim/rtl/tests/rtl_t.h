@@ -230,4 +230,23 @@ static inline struct hca_cqe *rt_faulting_send_cq(struct rt *t, unsigned int goo
 	return (struct hca_cqe *)(page + 4096 - good * HCA_CQE_SIZE);
 }
 
+/* Run until node 1's first ACK for node 0's QP `qpn` at capture entry
+ * `from` or later has reached node 0 plus `after` cycles (the wire: 250). */
+static inline void rt_run_past_ack(struct rt *t, unsigned int from, uint32_t qpn, uint64_t after)
+{
+	for (unsigned int guard = 0; guard < 20000; guard++) {
+		for (unsigned int i = from; i < t->cap.n; i++)
+			if (t->cap.src[i] == 1 && t->cap.pkt[i].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE &&
+			    t->cap.pkt[i].dqpn == qpn) {
+				uint64_t at = t->cap.when[i] + 250 + after;
+
+				if (tb_now(t->tb) < at)
+					tb_run_for(t->tb, at - tb_now(t->tb));
+				return;
+			}
+		tb_run_for(t->tb, 4);
+	}
+	CHECK(0, "no ACK for QP 0x%x", qpn);
+}
+
 #endif

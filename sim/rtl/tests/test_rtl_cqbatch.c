@@ -45,25 +45,6 @@ static void post_write(struct rt *t, struct tb_qp *qp, unsigned int i)
 	tb_post_send(qp, &w);
 }
 
-/* Run until node 1's ACK for qpn (from capture entry `from` on) has reached
- * node 0 plus `after` cycles (the wire: 250). */
-static void run_past_ack(struct rt *t, unsigned int from, uint32_t qpn, uint64_t after)
-{
-	for (unsigned int guard = 0; guard < 20000; guard++) {
-		for (unsigned int i = from; i < t->cap.n; i++)
-			if (t->cap.src[i] == 1 && t->cap.pkt[i].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE &&
-			    t->cap.pkt[i].dqpn == qpn) {
-				uint64_t at = t->cap.when[i] + 250 + after;
-
-				if (tb_now(t->tb) < at)
-					tb_run_for(t->tb, at - tb_now(t->tb));
-				return;
-			}
-		tb_run_for(t->tb, 4);
-	}
-	CHECK(0, "no ACK for QP 0x%x", qpn);
-}
-
 static void batch(const char *name, unsigned int good, unsigned int wr_lat)
 {
 	struct rt t;
@@ -102,7 +83,7 @@ static void batch(const char *name, unsigned int good, unsigned int wr_lat)
 	for (unsigned int k = 0; k < NQ; k++)
 		if (acks == NQ && q[k]->qpn == order[NQ - 1])
 			z = k;
-	run_past_ack(&t, cap0, q[z]->qpn, 100);	/* its ACK in (64 bits: 25G-paced frames) */
+	rt_run_past_ack(&t, cap0, q[z]->qpn, 100);	/* its ACK in (64 bits: 25G-paced frames) */
 	post_write(&t, q[z], NQ);		/* Z's second WRITE, its first CQE pending */
 	tb_run(t.tb, RT_WAIT);
 	for (unsigned int i = cap0; i < t.cap.n; i++)

@@ -320,25 +320,6 @@ static void other_cq(unsigned int wr_lat)
 	free(bcq);
 }
 
-/* Run until node 1's first ACK for node 0's QP `qpn` at capture entry
- * `from` or later has reached node 0 plus `after` cycles. */
-static void run_past_ack(struct rt *t, unsigned int from, uint32_t qpn, uint64_t after)
-{
-	for (unsigned int guard = 0; guard < 20000; guard++) {
-		for (unsigned int i = from; i < t->cap.n; i++)
-			if (t->cap.src[i] == 1 && t->cap.pkt[i].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE &&
-			    t->cap.pkt[i].dqpn == qpn) {
-				uint64_t at = t->cap.when[i] + 250 + after;
-
-				if (tb_now(t->tb) < at)
-					tb_run_for(t->tb, at - tb_now(t->tb));
-				return;
-			}
-		tb_run_for(t->tb, 4);
-	}
-	CHECK(0, "no ACK for QP 0x%x", qpn);
-}
-
 /* QP A's third CQE faults; while its write is outstanding, a WRITE is
  * posted on a UC QP B of the same send CQ (other_step) or on A itself. */
 static void during_pending(unsigned int wr_lat, bool same)
@@ -366,7 +347,7 @@ static void during_pending(unsigned int wr_lat, bool same)
 	tb_run(t.tb, RT_WAIT);
 	cap0 = t.cap.n;
 	post_write(&t, a, GOOD_SLOTS);		/* its CQE faults */
-	run_past_ack(&t, cap0, a->qpn, 40);
+	rt_run_past_ack(&t, cap0, a->qpn, 40);
 	post_write(&t, q, 4);			/* while the CQE write is outstanding */
 	tb_run(t.tb, RT_WAIT);
 	check_cq_failed(&t);
