@@ -364,12 +364,45 @@ static int fake_send(struct t_end *peer, struct ibv_ah *ah, const struct cm_msg 
 	return !ibv_post_send(peer->qp, &w, &bw) && one_wc(peer->cq);
 }
 
+/* A listener on 10.0.0.1:port in a freshly configured shim, for a fake
+ * peer's REQs: its event channel (NULL if none), the listening id in *lid. */
+static struct rdma_event_channel *fake_listen(const char *dir, uint16_t port, struct rdma_cm_id **lid)
+{
+	char cfg[512];
+	struct sockaddr_in dst = sin_of("10.0.0.1", port);
+	struct rdma_event_channel *sch;
+
+	snprintf(cfg, sizeof(cfg), CFG, dir, dir);
+	CHECK_EQ(hcasim_shim_configure(cfg), 0, "configure");
+	sch = rdma_create_event_channel();
+	if (!sch)
+		return NULL;
+	CHECK(!rdma_create_id(sch, lid, NULL, RDMA_PS_TCP) && !rdma_bind_addr(*lid, (struct sockaddr *)&dst) &&
+	      !rdma_listen(*lid, 1), "listen on 10.0.0.1:%u", port);
+	return sch;
+}
+
+/* Undoes fake_listen and fake_peer, shuts the shim down and scans the
+ * server's capture into *ss. */
+static void fake_close(const char *dir, struct rdma_event_channel *sch, struct rdma_cm_id *lid,
+		       struct t_end *peer, struct ibv_ah *ah, struct seen *ss)
+{
+	char path[256];
+
+	if (ah)
+		ibv_destroy_ah(ah);
+	t_end_close(peer);
+	rdma_destroy_id(lid);
+	rdma_destroy_event_channel(sch);
+	hcasim_shim_shutdown();
+	snprintf(path, sizeof(path), "%s/server.pcap", dir);
+	scan(path, ss);
+}
+
 /* ---- a REQ resend that crossed the REJ ------------------------------------------------------------ */
 
 static void req_after_rej(const char *dir)
 {
-	char cfg[512], path[256];
-	struct sockaddr_in dst = sin_of("10.0.0.1", 7493);
 	struct rdma_event_channel *sch;
 	struct rdma_cm_id *lid;
 	struct rdma_cm_event *e;
@@ -378,13 +411,9 @@ static void req_after_rej(const char *dir)
 	struct cm_msg m;
 	struct seen ss;
 
-	snprintf(cfg, sizeof(cfg), CFG, dir, dir);
-	CHECK_EQ(hcasim_shim_configure(cfg), 0, "configure");
-	sch = rdma_create_event_channel();
+	sch = fake_listen(dir, 7493, &lid);
 	if (!sch)
 		return;
-	CHECK(!rdma_create_id(sch, &lid, NULL, RDMA_PS_TCP) && !rdma_bind_addr(lid, (struct sockaddr *)&dst) &&
-	      !rdma_listen(lid, 1), "listen on 10.0.0.1:7493");
 	ah = fake_peer(&peer);
 	fake_req(&m, 7493, 15);	/* 134 ms, as our own REQs */
 	CHECK(fake_send(&peer, ah, &m), "REQ sent to QP1 of 10.0.0.1");
@@ -411,14 +440,7 @@ static void req_after_rej(const char *dir)
 		rdma_ack_cm_event(e);
 		CHECK(!rdma_reject(sid, NULL, 0) && !rdma_destroy_id(sid), "the new request rejected");
 	}
-	if (ah)
-		ibv_destroy_ah(ah);
-	t_end_close(&peer);
-	rdma_destroy_id(lid);
-	rdma_destroy_event_channel(sch);
-	hcasim_shim_shutdown();
-	snprintf(path, sizeof(path), "%s/server.pcap", dir);
-	scan(path, &ss);
+	fake_close(dir, sch, lid, &peer, ah, &ss);
 	T_EQ(ss.rejs, 3, "three REJs: the rejection, the same again for the resent REQ, the new request's");
 	T_EQ(ss.rej_remote_id, 0x0badcafe, "REJ: Remote Communication ID = the REQ's Local Communication ID");
 	T_EQ(ss.rej_reason, 28, "REJ: reason 28 (consumer)");
@@ -430,8 +452,6 @@ static void req_after_rej(const char *dir)
 
 static void rep_timer(const char *dir)
 {
-	char cfg[512], path[256];
-	struct sockaddr_in dst = sin_of("10.0.0.1", 7492);
 	struct rdma_event_channel *sch;
 	struct rdma_cm_id *lid;
 	struct rdma_cm_event *e;
@@ -441,13 +461,9 @@ static void rep_timer(const char *dir)
 	struct seen ss;
 	uint64_t t0 = 0, t1 = 0;
 
-	snprintf(cfg, sizeof(cfg), CFG, dir, dir);
-	CHECK_EQ(hcasim_shim_configure(cfg), 0, "configure");
-	sch = rdma_create_event_channel();
+	sch = fake_listen(dir, 7492, &lid);
 	if (!sch)
 		return;
-	CHECK(!rdma_create_id(sch, &lid, NULL, RDMA_PS_TCP) && !rdma_bind_addr(lid, (struct sockaddr *)&dst) &&
-	      !rdma_listen(lid, 1), "listen on 10.0.0.1:7492");
 	/* a REQ from a plain UD QP of 10.0.0.2 (whose own QP1 ignores the REPs) */
 	ah = fake_peer(&peer);
 	fake_req(&m, 7492, SLOW_CM);
@@ -467,14 +483,7 @@ static void rep_timer(const char *dir)
 	} else {
 		CHECK(0, "REQ sent to QP1 of 10.0.0.1");
 	}
-	if (ah)
-		ibv_destroy_ah(ah);
-	t_end_close(&peer);
-	rdma_destroy_id(lid);
-	rdma_destroy_event_channel(sch);
-	hcasim_shim_shutdown();
-	snprintf(path, sizeof(path), "%s/server.pcap", dir);
-	scan(path, &ss);
+	fake_close(dir, sch, lid, &peer, ah, &ss);
 	T_EQ(ss.reps, 16, "the REP and 15 resends (Max CM Retries 15)");
 	{
 		uint64_t min_gap = UINT64_MAX;
