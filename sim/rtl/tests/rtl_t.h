@@ -211,9 +211,10 @@ static inline uint8_t *rt_part_mapped_mr(struct rt *t, uint32_t access)
 }
 
 /* Node 0's send CQ moved to a ring of 16 slots whose first `good` are
- * mapped (the end of a fresh page) and the rest not: the CQE of the
- * (good + 1)-th completion faults.  Returns the ring's first slot. */
-static inline struct hca_cqe *rt_faulting_send_cq(struct rt *t, unsigned int good)
+ * mapped (the end of a fresh page) and the rest not: with good < 16 the
+ * CQE of the (good + 1)-th completion faults; 16 maps them all.  Returns
+ * the ring's first slot. */
+static inline struct hca_cqe *rt_move_send_cq(struct rt *t, unsigned int good)
 {
 	struct hca_cqc c;
 	uint64_t iova;

@@ -58,7 +58,7 @@ static void batch(const char *name, unsigned int good, unsigned int wr_lat)
 
 	snprintf(opt, sizeof(opt), "wr_lat=%u", wr_lat);
 	setup_harness_opt(&t, NULL, NULL, opt);
-	ring = rt_faulting_send_cq(&t, good);
+	ring = rt_move_send_cq(&t, good);
 	q[0] = t.qp[0];
 	peer[0] = NULL;
 	for (unsigned int k = 1; k < NQ; k++) {

@@ -109,7 +109,7 @@ static void next_qp(unsigned int wr_lat)
 	char what[64];
 
 	setup_wr_lat(&t, wr_lat);
-	ring = rt_faulting_send_cq(&t, GOOD_SLOTS);
+	ring = rt_move_send_cq(&t, GOOD_SLOTS);
 	a = t.qp[0];
 	b[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
 	b[1] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
@@ -189,7 +189,7 @@ static void coalesced(unsigned int wr_lat, bool read)
 	char what[80];
 
 	setup_wr_lat(&t, wr_lat);
-	ring = rt_faulting_send_cq(&t, GOOD_SLOTS);
+	ring = rt_move_send_cq(&t, GOOD_SLOTS);
 	rt_fill(t.mr[0]->buf, 8 * MSG, 43);
 	tb_evt_clear(t.n[0]);
 	for (unsigned int i = 0; i < GOOD_SLOTS; i++)
@@ -230,10 +230,7 @@ static void coalesced(unsigned int wr_lat, bool read)
 static void moved_cq(unsigned int wr_lat)
 {
 	struct rt t;
-	struct hca_cqc c;
 	struct hca_cqe *ring;
-	uint64_t iova;
-	uint8_t *page;
 	char what[64];
 
 	setup_wr_lat(&t, wr_lat);
@@ -241,16 +238,7 @@ static void moved_cq(unsigned int wr_lat)
 	for (unsigned int i = 0; i < 2; i++)
 		post_write(&t, t.qp[0], i);
 	tb_run(t.tb, RT_WAIT);
-	page = tb_alloc(t.n[0], 4096, &iova);
-	memset(page, 0, 4096);
-	memset(&c, 0, sizeof(c));
-	c.valid = 1;
-	c.log_size = 4;
-	c.uar = TB_UAR;
-	c.eqn = 0xffffffffu;
-	c.base = iova;
-	tb_ctx_write(t.n[0], HCA_CTX_TYPE_CQC, t.scq[0]->cqn, &c, sizeof(c));
-	ring = (struct hca_cqe *)page;
+	ring = rt_move_send_cq(&t, 16);	/* every slot mapped */
 	for (unsigned int i = 2; i < 4; i++)
 		post_write(&t, t.qp[0], i);
 	tb_run(t.tb, RT_WAIT);
@@ -277,7 +265,7 @@ static void other_cq(unsigned int wr_lat)
 	char what[64];
 
 	setup_wr_lat(&t, wr_lat);
-	rt_faulting_send_cq(&t, GOOD_SLOTS);
+	rt_move_send_cq(&t, GOOD_SLOTS);
 	a = t.qp[0];
 	bcq = tb_cq_create(t.n[0], 4, NULL);
 	b[0] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], bcq, t.rcq[0], NULL, NULL);
@@ -332,7 +320,7 @@ static void during_pending(unsigned int wr_lat, bool same)
 	char what[80];
 
 	setup_wr_lat(&t, wr_lat);
-	rt_faulting_send_cq(&t, GOOD_SLOTS);
+	rt_move_send_cq(&t, GOOD_SLOTS);
 	a = t.qp[0];
 	if (!same) {
 		b[0] = tb_qp_create(t.n[0], HCA_QPT_UC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
