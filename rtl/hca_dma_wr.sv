@@ -8,7 +8,7 @@
 // it, hca_resp) reports w_done (w_err 0) when it is taken (its address and
 // data then go out behind the caller's back, from the frame its caller
 // holds); its response is awaited behind the caller's back too (p_out: from
-// the start to the response) and reported alone (p_err; by sequence number
+// the start to the response) and reported alone (by sequence number
 // below).  A write
 // started while the previous one's data still go out waits in a one-entry
 // queue (pend) and is taken after them: only a posted write's caller goes
@@ -49,7 +49,6 @@ module hca_dma_wr #(
     input  logic              w_post,        // with w_start: posted (above)
     output logic              w_busy,
     output logic              p_out,         // a posted write's response is outstanding
-    output logic              p_err,         // the last posted response faulted (held until the next)
     output logic [2:0]        p_seq,         // sequence number of the next posted write (above)
     output logic [2:0]        p_rseq,        // sequence number of the next posted response
     output logic [7:0]        p_rerr,        // error bit of each returned posted write, by sequence
@@ -152,7 +151,7 @@ module hca_dma_wr #(
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       st <= S_IDLE; rxbuf <= 1'b0; req_done <= 1'b0; orphan <= 1'b0; post <= 1'b0;
-      p_cnt <= '0; p_orph <= '0; p_err <= 1'b0;
+      p_cnt <= '0; p_orph <= '0;
       iss_seq <= '0; p_rseq <= '0; p_rerr <= '0;
       pend_v <= 1'b0; pend_orph <= 1'b0; pd_rxbuf <= 1'b0; pd_post <= 1'b0; pd_addr <= '0; pd_len <= '0;
       pd_off <= '0; pd_small <= '0;
@@ -170,7 +169,6 @@ module hca_dma_wr #(
           logic [P_MAX-1:0] po;
           pc = p_cnt; po = p_orph;
           if (p_out && wr_rsp_valid) begin
-            p_err  <= wr_rsp_err;
             p_rerr[p_rseq] <= wr_rsp_err;
             p_rseq <= p_rseq + 3'd1;
             pc = pc - PCW'(1);

@@ -76,9 +76,6 @@ module hca_recv #(
     output logic [1:0]  r_cmd,           // {replay the held frame, hold this one} (hca_rx_frame)
     input  logic [2:0]  r_post,          // {posted write faulted, this frame is its replay, outstanding}
     input  logic        r_held,          // a frame is held (hca_rx_frame f_held)
-    /* verilator lint_off UNUSEDSIGNAL */
-    input  logic        pw_err,          // (unused: each posted write's outcome is read by its sequence number)
-    /* verilator lint_on UNUSEDSIGNAL */
     input  logic [2:0]  pw_seq,          // hca_dma_wr: the next posted write's sequence number
     input  logic [2:0]  pw_rseq,         // ... the next posted response's
     input  logic [15:0] p_pay_len,

@@ -311,7 +311,7 @@ module hca_top #(
   logic        r_valid, r_slot, r_too_long, r_icrc_ok, r_release;
   // posted payload writes (docs/rtl.md "Posted payload writes"); pw_*: the
   // posted write of hca_dma_wr (p_* below are the WQE prefetch's read)
-  logic        d_w_post, pw_out, pw_err, r_held, r_fault, r_replay;
+  logic        d_w_post, pw_out, r_held, r_fault, r_replay;
   logic [1:0]  rb_busy;             // the receive slots hca_dma_wr still reads (hca_rx_frame)
   logic [2:0]  pw_seq, pw_rseq;
   logic [7:0]  pw_rerr;
@@ -379,7 +379,7 @@ module hca_top #(
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .w_start(d_w_start), .w_addr(d_w_addr), .w_len(d_w_len), .w_rxbuf(d_w_rxbuf), .w_off(d_w_off),
       .w_small(d_w_small), .w_post(d_w_post), .w_busy(d_w_busy), .w_done(d_w_done), .w_err(d_w_err),
-      .p_out(pw_out), .p_err(pw_err), .p_seq(pw_seq), .p_rseq(pw_rseq), .p_rerr(pw_rerr),
+      .p_out(pw_out), .p_seq(pw_seq), .p_rseq(pw_rseq), .p_rerr(pw_rerr),
       .rb_busy(rb_busy), .rb_en(rb_en), .rb_addr(rb_addr), .rb_data(rb_data),
       .wr_req_valid(dma_wr_req_valid), .wr_req_ready(dma_wr_req_ready), .wr_req_addr(dma_wr_req_addr),
       .wr_req_len(dma_wr_req_len), .wr_dat_valid(dma_wr_dat_valid), .wr_dat_ready(dma_wr_dat_ready),
@@ -489,5 +489,5 @@ module hca_top #(
       .r_valid(r_valid), .r_slot(r_slot), .r_hdr(r_hdr), .r_len(r_len), .r_too_long(r_too_long),
       .r_icrc_ok(r_icrc_ok), .r_udp_sum(r_udp_sum), .r_release(r_release),
       .d_w_post(d_w_post), .r_cmd(r_cmd), .r_post({r_fault, r_replay, pw_out}),
-      .r_held(r_held), .pw_err(pw_err), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .pw_rerr(pw_rerr));
+      .r_held(r_held), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .pw_rerr(pw_rerr));
 endmodule

@@ -236,7 +236,6 @@ module hca_transport #(
     input  logic [2:0]  r_post,            // {its write faulted, the frame is its replay, outstanding}
     input  logic        r_held,            // a frame is held for its posted write
     // ---- hca_dma_wr: posted writes (several in flight)
-    input  logic        pw_err,            // the last posted response faulted
     input  logic [2:0]  pw_seq,            // the next posted write's sequence number
     input  logic [2:0]  pw_rseq,           // the next posted response's
     input  logic [7:0]  pw_rerr            // each returned posted write's error, by sequence
@@ -588,7 +587,7 @@ module hca_transport #(
       .frame_valid(frame_valid), .chk_req(rx_chk_req), .chk_done(rx_chk_done), .chk_accept(rx_chk_accept),
       .req(rx_req), .hold(po_hold), .hold_wait(rx_hold_wait), .done(rx_done), .wb(rx_wb), .step_end(rx_end), .dbg_act(recv_act), .dbg_st(recv_st),
       .r_valid(r_valid), .r_len(r_len), .r_release(r_release), .r_release_q(r_release_q), .r_cmd(r_cmd), .r_post(r_post),
-      .r_held(r_held), .pw_err(pw_err), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .p_pay_len(p_pay_len),
+      .r_held(r_held), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .p_pay_len(p_pay_len),
       .p_reason(p_reason), .p_info(p_info), .p_dmac(p_dmac), .p_dqpn(p_dqpn), .p_deth_qkey(p_deth_qkey),
       .e_ip_ours(e_ip_ours), .qpc_en(rx_qpc_en), .qn(qn), .rxs(rxs), .qp_st(qp_st), .qp_type(c_type),
       .is_ud(c_ud), .qkey(c_qkey), .qn_wm(recv_qn_wm), .qn_wv(recv_qn_wv), .rxs_wm(recv_rxs_wm),
