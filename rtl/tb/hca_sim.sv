@@ -132,22 +132,37 @@ module hca_sim #(
     output logic              soft_reset,    // an ENGINE_CTRL/CTRL reset happened this cycle
     output logic [31:0]       dbg            // debug: the working job and its state (docs/rtl.md)
 );
+  // Simulation speed (docs/sim.md 9.9): Verilator evaluates the logic that
+  // depends on a top-level input (its "ico" region) in every eval() call,
+  // twice a cycle.  eng_hold (hca_top's ce) and dbg_bug reach most of the
+  // design combinationally, so they are taken through state: hold_q follows
+  // eng_hold on each of its edges (an event of its own: the logic behind it
+  // is evaluated in the eval() where eng_hold changes, and not in the others;
+  // the harness settles before a clock edge whenever it changes eng_hold,
+  // sim/rtl/rtl_model.cpp), and bug_q follows dbg_bug a clock later (the
+  // harness sets dbg_bug once, before the power-on reset's first clock).
+  // Same values in every cycle the design works, so the same cycles.
+  logic       hold_q = 1'b0;
+  logic [7:0] bug_q = 8'd0;
+  always_ff @(posedge eng_hold or negedge eng_hold) hold_q <= eng_hold;
+  always_ff @(posedge clk) bug_q <= dbg_bug;
+
   // read by the HCA_BUG hooks of the product modules (upward references)
   logic bug_hdr_se, bug_udp_sport, bug_drop_ack, bug_cqe_field, bug_hdr_bit, bug_read_len, bug_atomic_orig,
         bug_nak_code, bug_retx_psn, bug_ack_timer, bug_rnr_timer;
-  assign bug_hdr_se    = dbg_bug == 8'd1;
-  assign bug_udp_sport = dbg_bug == 8'd2;
-  assign bug_drop_ack  = dbg_bug == 8'd3;
-  assign bug_cqe_field = dbg_bug == 8'd4;
-  assign bug_hdr_bit   = dbg_bug == 8'd5;
-  assign bug_read_len  = dbg_bug == 8'd6;
-  assign bug_atomic_orig = dbg_bug == 8'd7;
-  assign bug_nak_code  = dbg_bug == 8'd8;
-  assign bug_retx_psn  = dbg_bug == 8'd9;
-  assign bug_ack_timer = dbg_bug == 8'd10;
-  assign bug_rnr_timer = dbg_bug == 8'd11;
+  assign bug_hdr_se    = bug_q == 8'd1;
+  assign bug_udp_sport = bug_q == 8'd2;
+  assign bug_drop_ack  = bug_q == 8'd3;
+  assign bug_cqe_field = bug_q == 8'd4;
+  assign bug_hdr_bit   = bug_q == 8'd5;
+  assign bug_read_len  = bug_q == 8'd6;
+  assign bug_atomic_orig = bug_q == 8'd7;
+  assign bug_nak_code  = bug_q == 8'd8;
+  assign bug_retx_psn  = bug_q == 8'd9;
+  assign bug_ack_timer = bug_q == 8'd10;
+  assign bug_rnr_timer = bug_q == 8'd11;
 
   hca_top #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_CQ(LOG_MAX_CQ), .LOG_MAX_SRQ(LOG_MAX_SRQ),
             .LOG_MAX_EQ(LOG_MAX_EQ), .LOG_MAX_MR(LOG_MAX_MR), .LOG_OUTS(LOG_OUTS), .RD_TAGS(RD_TAGS),
-            .LOG_BUF(LOG_BUF), .PF_N(PF_N)) hca_top (.*);
+            .LOG_BUF(LOG_BUF), .PF_N(PF_N)) hca_top (.eng_hold(hold_q), .*);
 endmodule

@@ -209,7 +209,14 @@ void m_settle(rtl_model *m, rtl_io *io)
 void m_clock(rtl_model *m, rtl_io *io)
 {
 	impl *p = (impl *)m->impl;
+	// The design takes eng_hold through a flop on its edges (rtl/tb/hca_sim.sv,
+	// docs/sim.md 9.9): a new value must reach it before the clock edge, as
+	// an input would, so it gets an evaluation of its own (the power-on
+	// reset and held_clock() change it without settling).
+	bool hold_moved = p->top->eng_hold != io->eng_hold;
 	drive(p->top, io);
+	if (hold_moved)
+		p->top->eval();
 	p->top->clk = 1;
 	p->top->eval();
 #if VM_TRACE
