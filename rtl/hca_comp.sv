@@ -13,8 +13,10 @@
 // retire only).  An ACK covers its PSN, a NAK (any kind), a READ response
 // or an atomic ACK the PSNs before it: COMPST_ACK_WQE/COMPST_ACK_THROUGH
 // walk the outstanding table from SQ_CI, moving UNA and completing
-// (hca_complete_send, called in COMPST_ACK_THROUGH's own cycle: ack_call)
-// every SEND/WRITE WQE whose last PSN is covered, and
+// (hca_complete_send, called in COMPST_ACK_THROUGH's own cycle: ack_call,
+// which also reads the entry after it; the call's done cycle decides on that
+// one, COMPST_ACK_WQE without a read, and ends the item there when the walk
+// stops at it: nx_fold) every SEND/WRITE WQE whose last PSN is covered, and
 // stop at a READ/atomic: if the covered PSNs reach its first response not
 // yet received, that response is missing (cp_miss: an implicit NAK,
 // model/comp.c ack_through).  COMPST_ACK_DONE: UNA = PSN_NEXT when nothing

@@ -35,6 +35,9 @@
 //     atomic's single 8-byte aligned SGE, message size, UD payload within
 //     the PMTU; a fetched WQE in the fetch's done cycle), REQST_CHECK_LKEY
 //     checks every SGE's lkey (hca_mr_check; LOCAL_WRITE for READ/atomics;
+//     SGE 0 of a one-SGE SEND/WRITE taken from the prefetch: its result
+//     checked ahead, hca_wqe_lkey_ahead, used by REQST_VALIDATE_WQE in its
+//     own cycle, hca_req_lkey_ahead;
 //     a SEND/WRITE with one SGE issues its first packet's payload read with
 //     the check's result: hca_req_pay_early), REQST_GATE waits for the
 //     window, the fence and max_rd_atomic (RD_OUT), then reserves its PSNs
@@ -42,9 +45,11 @@
 //     one); a WQE that fails is recorded failed (REQST_WQE_ERR), retires.
 // REQST_END keeps the QP busy if the step made progress.  hca_req_next
 // names the states done in the cycle before them (a 64 B WRITE's step:
-// REQST_CHECK_STATE taking its WQE, REQST_VALIDATE_WQE asking for the key
-// check, REQST_LKEY_RESULT + REQST_GATE, REQST_BUILD_HDR + REQST_WAIT_TX +
-// REQST_WAIT_PAYLOAD + REQST_END).  Fetch buffer 0 is
+// REQST_CHECK_STATE taking its WQE, REQST_VALIDATE_WQE + REQST_LKEY_RESULT
+// (the key checked ahead) + REQST_GATE, REQST_BUILD_HDR + REQST_WAIT_TX +
+// REQST_WAIT_PAYLOAD + REQST_END; without a result checked ahead,
+// REQST_VALIDATE_WQE asks hca_mr_check and REQST_LKEY_RESULT + REQST_GATE
+// follow).  Fetch buffer 0 is
 // a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
 // addresses in tx_iova_r); this module is their only writer.
 // Planted-bug hooks hdr_se, udp_sport: in hca_req_hdr (REQST_BUILD_HDR).

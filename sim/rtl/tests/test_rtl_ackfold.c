@@ -12,6 +12,9 @@
  * acknowledged WQE being:
  *   write     -- another WRITE, not covered (the fold ends the item); ten
  *                of them, data and CQEs checked;
+ *   unsignaled -- the same, every other WRITE unsignaled (no CQE: the walk
+ *                goes on with no posted write to wait for, so a wrong next
+ *                entry is acted on at once);
  *   read      -- a READ (no fold: a READ completes with its response);
  *   failed    -- a WRITE that failed locally (bad lkey: the retire);
  *   last      -- none (SQ_CI = SQ_HEAD after the retire: ACK_DONE);
@@ -41,10 +44,12 @@ static int drop_ack_of(struct rt_cap *cap, unsigned int src, const struct roce_p
 	return 0;
 }
 
+static bool unsig;	/* odd WQEs unsignaled (no CQE: no posted write to wait for) */
+
 static void post_op(struct rt *t, uint8_t op, unsigned int i, uint32_t lkey)
 {
 	struct tb_sge s = rt_sge(t->mr[0], (uint64_t)i * MSG, MSG);
-	struct tb_send_wr w = { .opcode = op, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
+	struct tb_send_wr w = { .opcode = op, .flags = (unsig && i % 2) ? 0 : HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
 				.raddr = t->mr[1]->va + (uint64_t)i * MSG, .rkey = t->mr[1]->rkey };
 
 	if (lkey)
@@ -60,6 +65,8 @@ static void fold(const char *kase, unsigned int wr_lat)
 	unsigned int n = 0, good = 0;
 	bool lost = !strcmp(kase, "lost");
 
+	unsig = !strcmp(kase, "unsignaled");
+
 	snprintf(opt, sizeof(opt), "wr_lat=%u", wr_lat);
 	setup_harness_opt(&t, NULL, NULL, opt);
 	snprintf(what, sizeof(what), "%s, wr_lat %u", kase, wr_lat);
@@ -68,7 +75,7 @@ static void fold(const char *kase, unsigned int wr_lat)
 	rt_fill(t.mr[0]->buf, N * MSG, 50 + wr_lat);
 	rt_fill(t.mr[1]->buf + 0x8000, N * MSG, 70 + wr_lat);	/* what the READs read */
 	tb_evt_clear(t.n[0]);
-	if (!strcmp(kase, "write") || lost) {
+	if (!strcmp(kase, "write") || lost || unsig) {
 		for (unsigned int i = 0; i < N; i++)
 			post_op(&t, HCA_WR_RDMA_WRITE, i, 0);
 		n = N;
@@ -107,6 +114,10 @@ static void fold(const char *kase, unsigned int wr_lat)
 	}
 	tb_run(t.tb, RT_WAIT);
 	for (unsigned int i = 0; i < n && !lost; i++) {
+		if (unsig && i % 2) {
+			good++;
+			continue;
+		}
 		if (tb_cq_poll(t.scq[0], &c) <= 0)
 			break;
 		good += c.status == HCA_WC_SUCCESS;
@@ -147,7 +158,7 @@ static void fold(const char *kase, unsigned int wr_lat)
 int main(int argc, char **argv)
 {
 	static const unsigned int lat[] = { 1, 8, 300 };
-	static const char *const kases[] = { "write", "read", "failed", "last", "coalesced", "lost" };
+	static const char *const kases[] = { "write", "unsignaled", "read", "failed", "last", "coalesced", "lost" };
 
 	rt_ls_start(argc, argv);
 	for (unsigned int k = 0; k < sizeof(kases) / sizeof(kases[0]); k++)
