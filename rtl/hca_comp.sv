@@ -13,8 +13,10 @@
 // retire only).  An ACK covers its PSN, a NAK (any kind), a READ response
 // or an atomic ACK the PSNs before it: COMPST_ACK_WQE/COMPST_ACK_THROUGH
 // walk the outstanding table from SQ_CI, moving UNA and completing
-// (hca_complete_send, called in COMPST_ACK_THROUGH's own cycle: ack_call)
-// every SEND/WRITE WQE whose last PSN is covered, and
+// (hca_complete_send, called in COMPST_ACK_THROUGH's own cycle: ack_call,
+// which also reads the entry after it; the call's done cycle decides on that
+// one, COMPST_ACK_WQE without a read, and ends the item there when the walk
+// stops at it: nx_fold) every SEND/WRITE WQE whose last PSN is covered, and
 // stop at a READ/atomic: if the covered PSNs reach its first response not
 // yet received, that response is missing (cp_miss: an implicit NAK,
 // model/comp.c ack_through).  COMPST_ACK_DONE: UNA = PSN_NEXT when nothing
@@ -168,10 +170,14 @@ module hca_comp #(
   assign sq_head  = txs[`TXS_SQ_HEAD_O +: 16];
   assign psn_next = txs[`TXS_PSN_NEXT_O +: 24];
   assign una      = txs[`TXS_UNA_O +: 24];
-  // the outstanding-table entry at SQ_CI is read in these states
-  assign ow_re    = state == COMPST_CHECK_QP || state == COMPST_ACK_WQE || state == COMPST_NAK_WQE ||
-                    state == COMPST_READ_DONE;
-  assign ow_raddr = {qn, sq_ci[LOG_OUTS-1:0]};
+  // the outstanding-table entry at SQ_CI is read in these states, and the
+  // next one (SQ_CI + 1, the walk's next) with a completion's call (ack_call:
+  // ow_rdata holds it when the call is done, nx_v; COMPST_ACK_WQE then reads
+  // nothing)
+  logic nx_v;
+  assign ow_re    = state == COMPST_CHECK_QP || (state == COMPST_ACK_WQE && !nx_v) || state == COMPST_NAK_WQE ||
+                    state == COMPST_READ_DONE || ack_call;
+  assign ow_raddr = {qn, sq_ci[LOG_OUTS-1:0] + LOG_OUTS'(ack_call)};
 
   logic [23:0] cp_last;              // the last PSN the response covers
   logic        ci_ok;                // the entry at SQ_CI did not fail locally (or none): no retire
@@ -212,8 +218,16 @@ module hca_comp #(
   // an entry it does not cover (what COMPST_ACK_DONE, COMPST_CHECK_NAK and
   // COMPST_END would do, in its cycle: thr_end), or ACK_DONE (done_end).
   logic ack_plain, thr_stop, thr_una, thr_end, done_end, end_now;
+  // thr_at: COMPST_ACK_THROUGH's decision on ow_rdata: in its state, or in
+  // the done cycle of a completion's call (COMPST_ACK_WQE, `state`) when the
+  // next entry was read with the call (nx_v) and there is one (SQ_CI, with
+  // the retire's write, is not SQ_HEAD): COMPST_ACK_WQE's work and, where the
+  // walk stops there (thr_end), COMPST_ACK_THROUGH's, in one cycle
+  logic thr_at, nx_fold;
+  assign nx_fold   = state_q == COMPST_WAIT_ACKED_CQE && sc_done && nx_v && sq_ci != sq_head && qp_st != QPS_ERR;
+  assign thr_at    = state_q == COMPST_ACK_THROUGH || nx_fold;
   assign ack_plain = p_info[`OPI_ACK] && p_aeth_syn[7:5] == 3'(`HCA_AETH_TYPE_ACK);
-  assign thr_stop  = state_q == COMPST_ACK_THROUGH && !ow_rdata[`OW_ERR_O] && !ow_rdat &&
+  assign thr_stop  = thr_at && !ow_rdata[`OW_ERR_O] && !ow_rdat &&
                      psn_lt(cp_last, wlast) && !(pc_wait && psn_lt(una, cp_last + 24'd1));
   assign thr_una   = psn_lt(una, cp_last + 24'd1);
   assign thr_end   = thr_stop && ack_plain && !cp_miss_v;
@@ -250,15 +264,18 @@ module hca_comp #(
     if (!rst_n) begin
       state_q <= COMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       sc_ow_q <= '0; sc_status_q <= '0; sc_verr_q <= '0; sc_force_q <= 1'b0;
-      pc_ret_ack <= 1'b0; pc_lost <= 1'b0; ci_ok <= 1'b0; at_first <= 1'b0;
+      pc_ret_ack <= 1'b0; pc_lost <= 1'b0; ci_ok <= 1'b0; at_first <= 1'b0; nx_v <= 1'b0;
       cp_last <= '0; cp_moved <= 1'b0; ne_status <= '0; ne_verr <= '0; cp_miss_v <= 1'b0; cp_miss <= '0;
       tm_set <= 1'b0; tm_kind <= '0; ry_kind <= '0; ry_psn <= '0; ry_code <= '0;
     end else if (srst) begin
       state_q <= COMPST_IDLE; done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
-      pc_lost <= 1'b0;
+      pc_lost <= 1'b0; nx_v <= 1'b0;
     end else if (ce) begin
       done_q <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0; tm_set <= 1'b0;
       state_q <= state;
+      // the next entry read with the call, held while the call runs (no
+      // other job reads the table then: one item at a time)
+      nx_v <= ack_call || (nx_v && state_q == COMPST_WAIT_ACKED_CQE && !sc_done);
       if (p_fault && state_q != COMPST_IDLE) pc_lost <= 1'b1;
       if (ack_call) begin
         // COMPST_ACK_THROUGH's completion (the call started in its cycle)
@@ -309,10 +326,24 @@ module hca_comp #(
             done_q <= 1'b1; state_q <= COMPST_IDLE;
           end else
             state_q <= COMPST_RETIRE;
-        COMPST_ACK_WQE: begin
-          ci_ok   <= sq_ci == sq_head;                 // nothing outstanding: nothing to retire
-          state_q <= (sq_ci != sq_head && qp_st != QPS_ERR) ? COMPST_ACK_THROUGH : COMPST_ACK_DONE;
-        end
+        COMPST_ACK_WQE:
+          if (thr_end) begin
+            // (nx_fold) the walk stops at the next entry: COMPST_ACK_THROUGH's
+            // end now, as below (it does not cover the entry, which did not fail)
+            at_first <= 1'b0;
+            ci_ok    <= 1'b1;
+            if (thr_una) begin
+              `HCA_WSET(txs_wm, txs_wv, `TXS_UNA_O, 24, cp_last + 24'd1)
+              cp_moved <= 1'b1;
+            end
+            if (end_wait) pc_ret_ack <= 1'b0;
+            s_busy_set <= !end_wait;
+            state_q    <= end_wait ? COMPST_WAIT_POSTED_CQE : COMPST_IDLE;   // IDLE: done, end_go
+          end else begin
+            ci_ok   <= sq_ci == sq_head;               // nothing outstanding: nothing to retire
+            // (the next entry already read, nx_v: COMPST_ACK_THROUGH on it next)
+            state_q <= (sq_ci != sq_head && qp_st != QPS_ERR) ? COMPST_ACK_THROUGH : COMPST_ACK_DONE;
+          end
         COMPST_ACK_THROUGH: begin
           at_first <= 1'b0;
           ci_ok    <= !ow_rdata[`OW_ERR_O];            // if the walk stops here: nothing to retire

@@ -28,7 +28,8 @@
 //  * Prefetch (hca_wqe_prefetch): PF_N send WQEs read ahead, entry e on its
 //    own tag (RD_TAGS + 1 + e) into its prefetch buffer pb[e], beside
 //    whatever the fetch does; p_load copies pb[p_lidx] into fb in one cycle
-//    (the requester takes it).
+//    (the requester takes it); pc_sge shows SGE 0 of pb[pc_idx] (the lkey
+//    checked ahead, hca_wqe_lkey_ahead, after p_done).
 //
 // Completion protocol of the channel: dma_rd_cpl_* beats for one tag are
 // contiguous and end with last; a fault is a single beat with err = 1.
@@ -76,6 +77,8 @@ module hca_dma_rd #(
     output logic              p_err,         // with p_done
     input  logic              p_load,
     input  logic [PW-1:0]     p_lidx,
+    input  logic [PW-1:0]     pc_idx,        // SGE 0 of pb[pc_idx] (bytes 64..79: hca_wqe_lkey_ahead)
+    output logic [127:0]      pc_sge,
     // gather
     input  logic              g_push,
     input  logic [63:0]       g_iova,
@@ -362,6 +365,7 @@ module hca_dma_rd #(
   // reset made them).  Before, each entry was a register of its own copied
   // into pb by a continuous assignment: PF_N x FB_BYTES bytes copied on every
   // clock edge of the Verilated model (docs/sim.md 9.1).
+  assign pc_sge = pb[pc_idx][8*64 +: 128];
   logic [15:0] pb_beat;                    // the beat's word within its entry
   assign pb_beat = p_beat[c_pe];
   always_ff @(posedge clk) begin : wr_pb

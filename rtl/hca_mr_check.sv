@@ -9,7 +9,8 @@
 // `done` (one cycle); verr/iova are valid with done and held until the next
 // request.  Two cycles: MRST_READ_MRC (the MR table read, hca_ctx port B),
 // MRST_CHECK, which is the `done` cycle: the result is checked on the table's
-// output and handed over at once (and registered, held after it).  The
+// output and handed over at once (and registered, held after it; the
+// verdict itself: hca_mr_eval).  The
 // arguments are registered with the request (the caller's `req`, which
 // selects its arguments, drops in the done cycle).  Callers: hca_req (lkeys of a send WQE's SGEs), hca_resp (RETH
 // rkey), hca_scatter (lkeys of a receive WQE's SGEs).
@@ -64,29 +65,9 @@ module hca_mr_check #(
       k_q <= key; pdn_q <= pdn; acc_q <= acc; va_q <= va; len_q <= len;
     end
   end
-  always_comb begin : check
-    logic [63:0] mva, mlen, off;
-    mva  = e_mr_rdata[8*`HCA_MRC_VA_OFF +: 64];
-    mlen = e_mr_rdata[8*`HCA_MRC_LENGTH_OFF +: 64];
-    off  = va_q - mva;
-    c_iova = e_mr_rdata[8*`HCA_MRC_DMA_ADDR_OFF +: 64] + off;
-    if (len_q == 64'h0) begin
-      c_verr = 8'h0;
-      c_iova = 64'h0;
-    end else if (k_q[31:8] == 24'h0 || k_q[31:8] >= 24'(1 << LOG_MAX_MR))
-      c_verr = 8'(`HCA_VENDOR_ERR_LKEY);
-    else if (!e_mr_live || e_mr_rdata[8*`HCA_MRC_VALID_OFF +: 8] == 8'h0 ||
-             e_mr_rdata[8*`HCA_MRC_KEY_OFF +: 8] != k_q[7:0])
-      c_verr = 8'(`HCA_VENDOR_ERR_LKEY);
-    else if (e_mr_rdata[8*`HCA_MRC_PDN_OFF +: 32] != pdn_q)
-      c_verr = 8'(`HCA_VENDOR_ERR_PD);
-    else if ((e_mr_rdata[8*`HCA_MRC_ACCESS_OFF +: 16] & acc_q) != acc_q)
-      c_verr = 8'(`HCA_VENDOR_ERR_ACCESS);
-    else if (va_q < mva || off > mlen || len_q > mlen - off)
-      c_verr = 8'(`HCA_VENDOR_ERR_BOUNDS);
-    else
-      c_verr = 8'h0;
-  end
+  hca_mr_eval #(.LOG_MAX_MR(LOG_MAX_MR)) u_eval (
+      .key(k_q), .pdn(pdn_q), .acc(acc_q), .va(va_q), .len(len_q), .mrc(e_mr_rdata), .live(e_mr_live),
+      .verr(c_verr), .iova(c_iova));
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin

@@ -35,6 +35,9 @@
 //     atomic's single 8-byte aligned SGE, message size, UD payload within
 //     the PMTU; a fetched WQE in the fetch's done cycle), REQST_CHECK_LKEY
 //     checks every SGE's lkey (hca_mr_check; LOCAL_WRITE for READ/atomics;
+//     SGE 0 of a one-SGE SEND/WRITE taken from the prefetch: its result
+//     checked ahead, hca_wqe_lkey_ahead, used by REQST_VALIDATE_WQE in its
+//     own cycle, hca_req_lkey_ahead;
 //     a SEND/WRITE with one SGE issues its first packet's payload read with
 //     the check's result: hca_req_pay_early), REQST_GATE waits for the
 //     window, the fence and max_rd_atomic (RD_OUT), then reserves its PSNs
@@ -42,9 +45,11 @@
 //     one); a WQE that fails is recorded failed (REQST_WQE_ERR), retires.
 // REQST_END keeps the QP busy if the step made progress.  hca_req_next
 // names the states done in the cycle before them (a 64 B WRITE's step:
-// REQST_CHECK_STATE taking its WQE, REQST_VALIDATE_WQE asking for the key
-// check, REQST_LKEY_RESULT + REQST_GATE, REQST_BUILD_HDR + REQST_WAIT_TX +
-// REQST_WAIT_PAYLOAD + REQST_END).  Fetch buffer 0 is
+// REQST_CHECK_STATE taking its WQE, REQST_VALIDATE_WQE + REQST_LKEY_RESULT
+// (the key checked ahead) + REQST_GATE, REQST_BUILD_HDR + REQST_WAIT_TX +
+// REQST_WAIT_PAYLOAD + REQST_END; without a result checked ahead,
+// REQST_VALIDATE_WQE asks hca_mr_check and REQST_LKEY_RESULT + REQST_GATE
+// follow).  Fetch buffer 0 is
 // a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
 // addresses in tx_iova_r); this module is their only writer.
 // Planted-bug hooks hdr_se, udp_sport: in hca_req_hdr (REQST_BUILD_HDR).
@@ -139,6 +144,11 @@ module hca_req #(
     output logic [63:0] wp_addr,
     output logic [15:0] wp_len,
     input  logic        wp_free, wp_free_now, wp_hit, wp_ready, wp_err,
+    // hca_wqe_lkey_ahead: the taken entry's SGE 0 lkey checked ahead
+    input  logic        lk_v, lk_pdm,
+    input  logic [7:0]  lk_verr,
+    input  logic [31:0] lk_mpdn,
+    input  logic [63:0] lk_iova,
     /* verilator lint_off UNUSEDSIGNAL */
     input  logic [FB_BYTES*8-1:0] fb,    // header, SGEs or inline data
     input  logic        d_g_full,
@@ -267,7 +277,7 @@ module hca_req #(
   // 0's, with the validation, when the WQE passes it; REQST_CHECK_LKEY,
   // REQST_PKT_LKEY) and held until its done (REQST_WAIT_*LKEY)
   assign mr_req   = state == REQST_WAIT_LKEY || state == REQST_WAIT_PKT_LKEY || state == REQST_CHECK_LKEY ||
-                    state == REQST_PKT_LKEY || (state == REQST_VALIDATE_WQE && v_lkey);
+                    state == REQST_PKT_LKEY || (state == REQST_VALIDATE_WQE && v_lkey && !lk_use);
   assign sc_req   = state == REQST_WAIT_SEND_DONE;
   assign step_end = state == REQST_END || pay_end;   // (pay_end: below)
   assign tm_kind  = `TMR_ACK;
@@ -335,8 +345,8 @@ module hca_req #(
   logic [63:0] sk_addr, tx_iova_gw;
   hca_req_sge #(.FB_BYTES(FB_BYTES)) u_sge (
       .clk(clk), .fb(fb), .sk_i(sk_i), .gw_i(gw_i),
-      .we(ce && (state == REQST_LKEY_RESULT || state == REQST_PKT_LKEY_RESULT) && mr_verr == 8'h0),
-      .iova(mr_iova), .sk_len(sk_len), .sk_key(sk_key), .sk_addr(sk_addr), .gw_len(gw_len), .gw_iova(tx_iova_gw));
+      .we(ce && (lk_res || state == REQST_PKT_LKEY_RESULT) && k_verr == 8'h0),
+      .iova(k_iova), .sk_len(sk_len), .sk_key(sk_key), .sk_addr(sk_addr), .gw_len(gw_len), .gw_iova(tx_iova_gw));
 
   // Validation of a fetched send WQE (model/req.c parse_wqe: hca_wqe_check).
   logic        v_rdat, v_atomic, v_inline, v_bad, v_toolong, v_udlong, v_lkey;
@@ -346,6 +356,27 @@ module hca_req #(
       .v_rdat(v_rdat), .v_atomic(v_atomic), .v_inline(v_inline), .v_bad(v_bad), .v_toolong(v_toolong),
       .v_udlong(v_udlong), .v_len(v_total), .f_long(f_long), .len1(wqe_len1), .need_rest(need_rest));
   assign v_lkey = !need_rest && !v_bad && !v_toolong && !v_udlong && !v_inline && w_nsge != 8'd0;   // SGE 0's key check next
+  // The validated WQE's outstanding-table entry (REQST_VALIDATE_WQE's ow)
+  logic [`OW_W-1:0] ow_new, ow_g;
+  always_comb begin
+    ow_new = '0;
+    ow_new[`OW_OP_O +: 3]    = w_op[2:0];
+    ow_new[`OW_FLAGS_O +: 4] = w_flags[3:0];
+    ow_new[`OW_LEN_O +: 32]  = v_total;
+  end
+  // SGE 0's key check done ahead (hca_wqe_lkey_ahead): REQST_VALIDATE_WQE
+  // does REQST_LKEY_RESULT's work (lk_use; lk_res: either), on the result
+  // k_verr/k_iova (else hca_mr_check's); ow_g: the entry as REQST_GATE sees it
+  logic lk_use, lk_res;
+  logic [7:0]  k_verr;
+  logic [63:0] k_iova;
+  hca_req_lkey_ahead u_lka (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .took_now(wp_take && !wp_err),
+      .st_validate(state == REQST_VALIDATE_WQE), .st_result(state == REQST_LKEY_RESULT), .v_lkey(v_lkey),
+      .v_rdat(v_rdat), .pdn(pdn), .lk_v(lk_v), .lk_pdm(lk_pdm), .lk_verr(lk_verr), .lk_mpdn(lk_mpdn),
+      .lk_iova(lk_iova), .mr_verr(mr_verr), .mr_iova(mr_iova), .use_now(lk_use), .at_res(lk_res),
+      .verr(k_verr), .iova(k_iova));
+  assign ow_g = lk_use ? ow_new : ow;
 
   // The cursor WQE's next packet (hca_req_pkt, in u_hdr), its header
   // fields registered by u_hdr in REQST_BUILD_HDR (hca_req_hdr, below).
@@ -407,12 +438,12 @@ module hca_req #(
   assign c_k    = hdr_commit ? p_k : pk_k;
   hca_req_next #(.LOG_MAX_QP(LOG_MAX_QP)) u_next (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_check(state == REQST_CHECK_STATE),
-      .st_fetch(state == REQST_FETCH_WQE), .st_gate(state == REQST_GATE), .st_lkey_result(state == REQST_LKEY_RESULT),
+      .st_fetch(state == REQST_FETCH_WQE), .st_gate(state == REQST_GATE), .st_lkey_result(lk_res),
       .st_build_hdr(state == REQST_BUILD_HDR), .st_wait_payload(state == REQST_WAIT_PAYLOAD),
       .fail_we(ow_we && ow_wdata[`OW_ERR_O]), .fail_qn(ow_waddr[LOG_OUTS +: LOG_MAX_QP]), .qn(qn),
       .rts(qp_st == QPS_RTS), .ci_eq_head(t_sq_ci == t_sq_head), .pf_hit(pf_hit), .yq_back(yq_v && yq_qn == qn),
       .cur_fetch(cursor_next == REQST_FETCH_WQE), .tw_hit(tw_hit), .wp_hit(wp_hit), .wp_ready(wp_ready),
-      .wp_free_now(wp_free_now), .give_way(give_way), .gate_hold(gate_hold), .mr_ok(mr_verr == 8'h0),
+      .wp_free_now(wp_free_now), .give_way(give_way), .gate_hold(gate_hold), .mr_ok(k_verr == 8'h0),
       .sge_last(8'(sk_i) + 8'd1 >= w_nsge), .p_closed(p_closed), .ep_v(ep_v), .tx_free(tx_free),
       .tx_async_ok(tx_async_ok), .d_g_done(d_g_done), .pk_async(pk_async), .d_g_fault(d_g_fault), .is_rc(is_rc),
       .pk_last(pk_last),
@@ -420,8 +451,8 @@ module hca_req #(
       .hdr_fold(hdr_fold), .hdr_commit(hdr_commit), .pay_end(pay_end));
   hca_req_gather u_gath (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_check(state == REQST_CHECK_STATE),
-      .st_lkey_result(state == REQST_LKEY_RESULT), .fold(hdr_fold), .st_wait_tx(state == REQST_WAIT_TX),
-      .st_gather(state == REQST_GATHER), .verr(mr_verr), .iova(mr_iova), .sk_i(sk_i), .sk_len(sk_len),
+      .st_lkey_result(lk_res), .fold(hdr_fold), .st_wait_tx(state == REQST_WAIT_TX),
+      .st_gather(state == REQST_GATHER), .verr(k_verr), .iova(k_iova), .sk_i(sk_i), .sk_len(sk_len),
       .v_inline(v_inline), .v_rdat(v_rdat), .pmtu(pmtu), .hlen0(p_hlen0), .gate_hold(gate_hold), .ep_v(ep_v),
       .tx_free(tx_free), .inl((w_flags & 8'(`HCA_SEND_INLINE)) != 0), .off(pk_off), .plen(pk_plen),
       .hdr_len(hdr_len), .nsge(w_nsge), .gw_i(gw_i), .gw_len(gw_len), .gw_iova(tx_iova_gw), .walk_end(gw_end),
@@ -430,7 +461,7 @@ module hca_req #(
   // the packet (p_*) and its header fields for hca_tx_hdr (h_*, e_gid_idx)
   hca_req_hdr #(.LOG_MAX_QP(LOG_MAX_QP), .FB_BYTES(FB_BYTES)) u_hdr (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_build(state == REQST_BUILD_HDR),
-      .load(state == REQST_BUILD_HDR && !p_closed), .st_wait_tx(state == REQST_WAIT_TX), .fb(fb), .ow(ow), .qn(qn),
+      .load(state == REQST_BUILD_HDR && !p_closed), .st_wait_tx(state == REQST_WAIT_TX), .fb(fb), .ow(ow_g), .qn(qn),
       .tx_wqe(t_tx_wqe), .sq_ci(t_sq_ci), .tx_pkt(t_tx_pkt), .una(t_una), .rcvd(t_rcvd), .psn_next(t_psn_next),
       .qp_type(qp_type), .is_rc(is_rc), .is_ud(is_ud), .pmtu_log(pmtu_log), .pmtu(pmtu), .qkey(qkey), .dmac(dmac),
       .dip(dip), .hop_limit(hop_limit), .tclass(tclass), .dest_qpn(dest_qpn), .sgid_index(sgid_index),
@@ -551,10 +582,7 @@ module hca_req #(
           f_long    <= 1'b1;
           state_q   <= REQST_WAIT_WQE;
         end else begin
-          ow <= '0;
-          ow[`OW_OP_O +: 3]    <= w_op[2:0];
-          ow[`OW_FLAGS_O +: 4] <= w_flags[3:0];
-          ow[`OW_LEN_O +: 32]  <= v_total;
+          ow <= ow_new;
           if (v_bad) begin
             cs_status <= 5'(`HCA_WC_LOC_QP_OP_ERR); cs_verr <= 8'(`HCA_VENDOR_ERR_BAD_WQE);
             state_q <= REQST_WQE_ERR;
@@ -564,31 +592,16 @@ module hca_req #(
           end else if (v_udlong) begin
             cs_status <= 5'(`HCA_WC_LOC_QP_OP_ERR); cs_verr <= 8'(`HCA_VENDOR_ERR_BAD_WQE);
             state_q <= REQST_WQE_ERR;
-          end else if (v_lkey)
-            state_q <= REQST_WAIT_LKEY;      // SGE 0's check, asked for now (mr_req)
-          else begin
+          end else if (v_lkey) begin
+            if (!lk_use)
+              state_q <= REQST_WAIT_LKEY;    // SGE 0's check, asked for now (mr_req); else its result now (lk_res)
+          end else begin
             tw_v <= 1'b1; tw_qn <= qn; tw_idx <= t_sq_head; tw_gen <= qpc_gen;
             state_q <= REQST_GATE;
           end
         end
         REQST_CHECK_LKEY, REQST_PKT_LKEY:      // the SGE's key check, asked for now (mr_req)
           state_q <= (state == REQST_CHECK_LKEY) ? REQST_WAIT_LKEY : REQST_WAIT_PKT_LKEY;
-        REQST_LKEY_RESULT, REQST_PKT_LKEY_RESULT:
-          if (mr_verr != 8'h0) begin
-            cs_status <= 5'(`HCA_WC_LOC_PROT_ERR); cs_verr <= mr_verr;
-            ow[`OW_ERR_O] <= 1'b1;
-            ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
-            ow[`OW_VERR_O +: 8] <= mr_verr;
-            state_q <= (state == REQST_LKEY_RESULT) ? REQST_WQE_ERR : REQST_WQE_FAIL;
-          end else begin
-            sk_i <= sk_i + 5'd1;
-            if (8'(sk_i) + 8'd1 >= w_nsge) begin
-              tw_v <= 1'b1; tw_qn <= qn; tw_gen <= qpc_gen;
-              tw_idx  <= (state == REQST_LKEY_RESULT) ? t_sq_head : t_tx_wqe;
-              state_q <= (state == REQST_LKEY_RESULT) ? REQST_GATE : REQST_BUILD_HDR;
-            end else
-              state_q <= (state == REQST_LKEY_RESULT) ? REQST_CHECK_LKEY : REQST_PKT_LKEY;
-          end
         REQST_WQE_ERR: begin
           // the WQE is tracked failed; the cursor stays on it until it retires
           ow_we    <= 1'b1;
@@ -738,6 +751,26 @@ module hca_req #(
         end
         default: ;
       endcase
+      // ---- an SGE's key check result (REQST_LKEY_RESULT, REQST_PKT_LKEY_RESULT;
+      // REQST_VALIDATE_WQE's with a result checked ahead, lk_use: after the case,
+      // so that it adds to the validation's ow)
+      if (lk_res || state == REQST_PKT_LKEY_RESULT) begin
+        if (k_verr != 8'h0) begin
+          cs_status <= 5'(`HCA_WC_LOC_PROT_ERR); cs_verr <= k_verr;
+          ow[`OW_ERR_O] <= 1'b1;
+          ow[`OW_STATUS_O +: 5] <= 5'(`HCA_WC_LOC_PROT_ERR);
+          ow[`OW_VERR_O +: 8] <= k_verr;
+          state_q <= lk_res ? REQST_WQE_ERR : REQST_WQE_FAIL;
+        end else begin
+          sk_i <= sk_i + 5'd1;
+          if (8'(sk_i) + 8'd1 >= w_nsge) begin
+            tw_v <= 1'b1; tw_qn <= qn; tw_gen <= qpc_gen;
+            tw_idx  <= lk_res ? t_sq_head : t_tx_wqe;
+            state_q <= lk_res ? REQST_GATE : REQST_BUILD_HDR;
+          end else
+            state_q <= lk_res ? REQST_CHECK_LKEY : REQST_PKT_LKEY;
+        end
+      end
       // ---- the shortcuts' work (above cursor_next): after the case, so that
       // their assignments win over the state's own
       if (c_go) begin
@@ -810,13 +843,13 @@ module hca_req #(
         logic [31:0] n;
         /* verilator lint_on UNUSEDSIGNAL */
         // PSNs: packets (SEND/WRITE), response packets (READ), 1 (atomic)
-        n = (ow[`OW_LEN_O +: 32] == 32'h0 || v_atomic) ? 32'd1 :
-            ((ow[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
+        n = (ow_g[`OW_LEN_O +: 32] == 32'h0 || v_atomic) ? 32'd1 :
+            ((ow_g[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
         if (v_rdat) `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, t_rd_out + 5'd1)
         ow_we    <= 1'b1;
         ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
-        ow_wdata <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
-        ow       <= ow | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
+        ow_wdata <= ow_g | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
+        ow       <= ow_g | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
         `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, t_psn_next + n[23:0])
         `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
         `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
@@ -826,7 +859,7 @@ module hca_req #(
         // (with its payload read out, ep_v, always: fetch buffer 0 holds
         // the WQE this step validated, whatever QPC write moved qpc_gen)
         // (and in REQST_LKEY_RESULT's cycle, fb holds the WQE it checked)
-        state_q <= (ep_v || tw_hit || state == REQST_LKEY_RESULT) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
+        state_q <= (ep_v || tw_hit || lk_res) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
       end
     end
   end

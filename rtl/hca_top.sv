@@ -131,7 +131,8 @@ module hca_top #(
   logic tp_busy, rd_busy, rx_busy, wp_wake;
   // (wp_wake: a WQE read a step gave way to completed and has yet to set the
   // QP's busy bit in an engine cycle; hca_dma_rd is idle by then)
-  assign busy = tp_busy || rd_busy || rx_busy || wp_wake;
+  logic lk_busy;                // hca_wqe_lkey_ahead: a prefetched WQE's lkey check to do
+  assign busy = tp_busy || rd_busy || rx_busy || wp_wake || lk_busy;
 
   logic ce;
   assign ce = !eng_hold;
@@ -236,7 +237,8 @@ module hca_top #(
   logic        e_mr_en, e_mr_live, e_ip_ours, e_step_read, e_step_mid, e_step_wb, qpc_written, cqc_written;
   logic        qp_rst;                   // a QPC write resets QP qp_rst_qn (hca_tx_slots, hca_tx_faults)
   logic [LOG_MAX_QP-1:0] qp_rst_qn;
-  logic [LOG_MAX_MR-1:0] e_mr_idx;
+  logic [LOG_MAX_MR-1:0] e_mr_idx, t_mr_idx;
+  logic        t_mr_en;                  // hca_mr_check's use of the MR port (before hca_wqe_lkey_ahead's)
   logic [511:0] e_mr_rdata;
   logic [3:0]  e_gid_idx;
   logic [127:0] e_gid;
@@ -351,6 +353,22 @@ module hca_top #(
       .i_len(wp_len), .d_issue(dw_issue), .d_key(dw_key), .d_addr(dw_addr), .d_len(dw_len), .take(wp_take), .inv(wp_inv), .q_key(wp_qkey), .free(wp_free), .free_now(wp_free_now), .hit(wp_hit),
       .ready(wp_ready), .err(wp_err), .wake(wp_wake), .wake_qn(wp_wake_qn), .p_start(p_start), .p_sidx(p_sidx), .p_addr(p_addr), .p_len(p_len),
       .p_busy(p_busy), .p_done(p_done), .p_err(p_err), .p_load(p_load), .p_lidx(p_lidx));
+  // a prefetched WQE's lkey checked ahead of its step, on the MR port's free
+  // cycles; any MRC write (the register side's request) drops the results
+  logic [PFW-1:0] pc_idx;
+  logic [127:0] pc_sge;
+  logic        mr_wr;
+  logic        lk_v, lk_pdm;        // the taken entry's result, to hca_req
+  logic [7:0]  lk_verr;
+  logic [31:0] lk_mpdn;
+  logic [63:0] lk_iova;
+  assign mr_wr = cc_req && cc_type == 4'(`HCA_CTX_TYPE_MRC) && cc_op == 4'(`HCA_CTX_OP_WRITE);
+  hca_wqe_lkey_ahead #(.PF_N(PF_N), .LOG_MAX_MR(LOG_MAX_MR)) u_lk_ahead (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .p_start(p_start), .p_sidx(p_sidx), .p_done(p_done),
+      .p_err(p_err), .p_load(p_load), .p_lidx(p_lidx), .pc_idx(pc_idx), .pc_sge(pc_sge), .mr_wr(mr_wr),
+      .t_mr_en(t_mr_en), .t_mr_idx(t_mr_idx), .e_mr_en(e_mr_en), .e_mr_idx(e_mr_idx), .e_mr_rdata(e_mr_rdata),
+      .e_mr_live(e_mr_live), .tk_v(lk_v), .tk_verr(lk_verr), .tk_pdm(lk_pdm), .tk_mpdn(lk_mpdn),
+      .tk_iova(lk_iova), .busy(lk_busy));
 
   // the jobs address the payload within the slot being filled
   assign d_g_dst_s = d_g_dst | (16'(t_wslot) << LOG_BUF);
@@ -363,7 +381,7 @@ module hca_top #(
       .busy(rd_busy),
       .f_done(d_f_done), .f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .f_word(d_f_word),
       .p_start(p_start), .p_sidx(p_sidx), .p_addr(p_addr), .p_len(p_len), .p_busy(p_busy), .p_done(p_done),
-      .p_err(p_err), .p_load(p_load), .p_lidx(p_lidx),
+      .p_err(p_err), .p_load(p_load), .p_lidx(p_lidx), .pc_idx(pc_idx), .pc_sge(pc_sge),
       .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst_s), .g_idx(d_g_idx),
       .g_full(d_g_full), .g_close(d_g_close), .g_slot(t_wslot), .g_done(d_g_done),
       .g_done_slot(d_g_done_slot), .g_fault(d_g_fault),
@@ -461,7 +479,7 @@ module hca_top #(
       .e_srq_idx(e_srq_idx), .e_srq_valid(e_srq_valid), .e_srq_cfg(e_srq_cfg), .e_srq_pi(e_srq_pi),
       .e_srq_ci(e_srq_ci), .e_srq_armed(e_srq_armed), .e_srq_inc(e_srq_inc),
       .e_srq_disarm(e_srq_disarm), .e_srq_set_err(e_srq_set_err),
-      .e_mr_en(e_mr_en), .e_mr_idx(e_mr_idx), .e_mr_rdata(e_mr_rdata), .e_mr_live(e_mr_live),
+      .e_mr_en(t_mr_en), .e_mr_idx(t_mr_idx), .e_mr_rdata(e_mr_rdata), .e_mr_live(e_mr_live),
       .e_gid_idx(e_gid_idx), .e_gid(e_gid), .e_ip(e_ip), .e_ip_ours(e_ip_ours),
       .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid), .e_step_wb(e_step_wb), .qpc_written(qpc_written), .cqc_written(cqc_written),
       .qpc_gen(qpc_gen),
@@ -473,6 +491,7 @@ module hca_top #(
       .d_f_done(d_f_done), .d_f_err(d_f_err), .fb(fb), .fb1(fb1), .fb2(fb2), .d_f_word(d_f_word),
       .wp_issue(wp_issue), .wp_now(wp_now), .wp_take(wp_take), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_qkey(wp_qkey),
       .wp_addr(wp_addr), .wp_len(wp_len), .wp_free(wp_free), .wp_free_now(wp_free_now), .wp_hit(wp_hit), .wp_ready(wp_ready), .wp_err(wp_err),
+      .lk_v(lk_v), .lk_pdm(lk_pdm), .lk_verr(lk_verr), .lk_mpdn(lk_mpdn), .lk_iova(lk_iova),
       .d_g_push(d_g_push), .d_g_iova(d_g_iova), .d_g_len(d_g_len), .d_g_dst(d_g_dst),
       .d_g_idx(d_g_idx), .d_g_full(d_g_full), .d_g_close(d_g_close), .d_g_done(d_g_done),
       .d_g_done_slot(d_g_done_slot), .t_wslot(t_wslot),

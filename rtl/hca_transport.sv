@@ -174,6 +174,10 @@ module hca_transport #(
     output logic [63:0] wp_addr,
     output logic [15:0] wp_len,
     input  logic        wp_free, wp_free_now, wp_hit, wp_ready, wp_err,
+    input  logic        lk_v, lk_pdm,    // hca_wqe_lkey_ahead: the taken WQE's SGE 0 checked ahead
+    input  logic [7:0]  lk_verr,
+    input  logic [31:0] lk_mpdn,
+    input  logic [63:0] lk_iova,
     output logic        d_g_push,
     output logic [63:0] d_g_iova,
     output logic [15:0] d_g_len,
@@ -613,6 +617,7 @@ module hca_transport #(
       .d_f_start(req_f_start), .d_f_addr(req_f_addr), .d_f_len(req_f_len), .d_f_done(d_f_done), .d_f_err(d_f_err),
       .wp_issue(wp_issue), .wp_now(wp_now), .wp_take(wp_take), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_qkey(wp_qkey),
       .wp_addr(wp_addr), .wp_len(wp_len), .wp_free(wp_free), .wp_free_now(wp_free_now), .wp_hit(wp_hit), .wp_ready(wp_ready), .wp_err(wp_err),
+      .lk_v(lk_v), .lk_pdm(lk_pdm), .lk_verr(lk_verr), .lk_mpdn(lk_mpdn), .lk_iova(lk_iova),
       .fb(fb), .d_g_full(d_g_full), .d_g_push(req_g_push), .d_g_iova(req_g_iova), .d_g_len(req_g_len),
       .d_g_dst(req_g_dst), .d_g_idx(req_g_idx), .d_g_close(req_g_close), .d_g_done(d_g_done_w), .d_g_fault(d_g_fault),
       .d_g_fault_iova(d_g_fault_iova), .d_l_start(d_l_start), .d_l_src(d_l_src), .d_l_len(d_l_len),

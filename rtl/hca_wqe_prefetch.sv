@@ -28,7 +28,9 @@
 // (the header and one segment); a WQE longer than that is read again whole
 // into fetch buffer 0 by the requester once taken (hca_req need_rest).
 // The reads themselves are hca_dma_rd's (p_start .. p_done, per entry); a
-// soft reset drops the entries and hca_dma_rd orphans their reads.
+// soft reset drops the entries and hca_dma_rd orphans their reads.  A
+// completed entry's SGE 0 lkey is checked ahead by hca_wqe_lkey_ahead
+// (hca_top), which watches p_start, p_done and p_load.
 // Caller: hca_req (through hca_transport).  Model: none (the model fetches
 // a WQE when it starts it, model/req.c start_wqe; the prefetch only moves
 // the read earlier, never what is done with it).

@@ -206,6 +206,14 @@ wave: $(RTL_STATE_NAMES)
 # The requester's WQE prefetch (hca_wqe_prefetch): its corner cases, lockstep and rtl.
 $(eval $(call rtl_ls_test,rtl_prefetch,sim/rtl/tests/test_rtl_prefetch.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_prefetch512,sim/rtl/tests/test_rtl_prefetch.c,--width 512))
+# A prefetched WQE's lkey checked ahead (hca_wqe_lkey_ahead): MRC writes
+# between the check and the step, lockstep.
+$(eval $(call rtl_ls_test,rtl_lkey_ahead,sim/rtl/tests/test_rtl_lkey_ahead.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_lkey_ahead512,sim/rtl/tests/test_rtl_lkey_ahead.c,--width 512))
+# The ACK item's walk folded into the retire's done cycle (hca_comp nx_fold),
+# lockstep: the next entry a WRITE, a READ, failed, none, covered; a lost CQE.
+$(eval $(call rtl_ls_test,rtl_ackfold,sim/rtl/tests/test_rtl_ackfold.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_ackfold512,sim/rtl/tests/test_rtl_ackfold.c,--width 512))
 # A send WQE's first read (its header and one segment) and the whole-slot
 # read of a longer one (docs/rtl.md "WQE prefetch"), lockstep.
 $(eval $(call rtl_ls_test,rtl_wqelen,sim/rtl/tests/test_rtl_wqelen.c,--width 64))
