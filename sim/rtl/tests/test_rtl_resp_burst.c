@@ -18,7 +18,9 @@
  * responder's transmit paced to 25 GbE (mac 25g: at 512 bits its ACKs leave
  * slower than its items end, so the owed ACKs fill hca_ack_send's queue and
  * an item's owed ACK call waits: docs/rtl.md "The responder's frame
- * period").
+ * period"), and with write data taken very slowly (wr_gap 32: a posted
+ * write waits in hca_dma_wr's queue when the next item would start one; the
+ * item must not end before its write is taken).
  *
  *   rtl_resp_burst [--width 64|512] [--engine rtl|lockstep] [--options K=V,...]
  */
@@ -164,5 +166,6 @@ int main(int argc, char **argv)
 	run(40, 0, NULL);
 	run(0, 8, NULL);
 	run(0, 0, "25g");
+	run(0, 32, NULL);
 	return check_done();
 }
