@@ -19,7 +19,9 @@
 // hca_tx_hdr, which shows them to the header generator while `sel` is high
 // (from the build until the slot is committed).
 // An owed ACK (`owe` with req: the ACK of a posted payload write, hca_resp;
-// docs/rtl.md "Posted payload writes") is built and the job done at once;
+// docs/rtl.md "Posted payload writes") is built and the call taken at once
+// (`took`, in the call's cycle, instead of done: docs/rtl.md "The
+// responder's frame period");
 // its write is the last posted one hca_dma_wr accepted (pw_seq - 1: the
 // call comes while hca_resp issues it, and no other write starts before
 // the call is done).  ACKST_WAIT_POSTED then waits for that write's
@@ -27,19 +29,22 @@
 // earlier posted writes of other QPs may still be outstanding before it):
 // sent as above when it is good (no done: the caller has gone on), dropped
 // when it faulted (pw_rerr: the packet is replayed and NAKed instead).
-// A second owed ACK is taken while the first waits (ACKST_WAIT_POSTED or
-// ACKST_WAIT_TX): its header fields and write number are kept in a queue
-// entry (q_*; done at once), and it becomes the ACK being sent -- waiting
-// for its own write -- when the first is committed or dropped: owed ACKs
-// leave in the order of their calls, and no other call is taken until both
-// are (docs/rtl.md "The responder alone").
+// Further owed ACKs are taken while one is owed (ACKST_WAIT_POSTED or
+// ACKST_WAIT_TX, or the cycle a queued one is loaded): the header fields and
+// write number of each are kept in a queue of Q_N entries (q_e; taken at
+// once), and the oldest becomes the ACK being sent -- waiting for its own
+// write -- when the one before is committed or dropped: owed ACKs leave in
+// the order of their calls, and no other call is taken until all have
+// (docs/rtl.md "The responder alone", "The responder's frame period": Q_N 2,
+// three owed ACKs, one per posted write hca_recv lets be outstanding).
 // `owed` is high from the build until it is committed or dropped: no QP
 // step or timer step starts meanwhile (hca_transport masks them), and the
 // receive path's frames all come through this job, which takes no new call
 // until then, so nothing is sent before the owed ACK.
 // Callers: hca_resp (ACK/NAK), hca_read_atomic (READ responses, atomic ACKs).
 module hca_ack_send #(
-    parameter int LOG_MAX_QP = 8
+    parameter int LOG_MAX_QP = 8,
+    parameter int Q_N        = 2          // owed ACKs queued behind the one being sent (a power of two)
 ) (
     input  logic        clk,
     input  logic        rst_n,
@@ -59,6 +64,7 @@ module hca_ack_send #(
     input  logic [7:0]  pw_rerr,         // ... each returned one's error, by sequence
     output logic        owed,
     output logic        done,
+    output logic        took,            // an owed call taken in this cycle (built or queued; no done)
     output logic        pay_fault,       // with done: the payload read faulted, nothing sent
     output logic        dbg_act,
     output logic [7:0]  dbg_st,
@@ -105,7 +111,10 @@ module hca_ack_send #(
 );
   typedef enum logic [2:0] {ACKST_IDLE, ACKST_BUILD, ACKST_WAIT_TX, ACKST_WAIT_PAYLOAD, ACKST_WAIT_POSTED} st_t;
   st_t state_q, state;
-  logic        q_v;                      // a second owed ACK is queued (below)
+  localparam int QW = Q_N > 1 ? $clog2(Q_N) : 1;
+  logic [QW:0] q_c;                      // owed ACKs queued (below)
+  logic        q_v;
+  assign q_v = q_c != '0;
   always_comb begin
     state = state_q;
     if (state_q == ACKST_IDLE && req && !q_v) state = ACKST_BUILD;
@@ -120,49 +129,50 @@ module hca_ack_send #(
   logic [2:0]  my_seq;                   // the owed ACK's write
   logic        my_out;                   // ... its response is outstanding
   assign my_out = (my_seq - pw_rseq) < (pw_seq - pw_rseq);
-  // the second owed ACK (above): taken while the first is owed
-  logic        q_acc;
+  // the queued owed ACKs (above): a FIFO of Q_N entries, q_h the oldest;
+  // taken while one is owed, or in the cycle the oldest is loaded (q_pop)
+  localparam int QE_W = 8 + 24 + 8 + 24 + 48 + 48 + 32 + 32 + 8 + 8 + 16 + 24 + 3;
+  logic [QE_W-1:0] q_e [0:Q_N-1];
+  logic [QW-1:0] q_h, q_t;
+  logic        q_acc, q_pop;
+  logic [7:0]  q_opcode, q_syn, q_tclass, q_hop;
   logic [23:0] q_psn, q_msn, q_dqpn;
-  logic [7:0]  q_syn, q_opcode, q_tclass, q_hop;
   logic [47:0] q_dmac, q_smac;
   logic [31:0] q_sip, q_dip;
   logic [15:0] q_sport;
   logic [2:0]  q_seq;
-  assign q_acc = req && owe && owed_q && !q_v && (state_q == ACKST_WAIT_POSTED || state_q == ACKST_WAIT_TX);
+  assign {q_opcode, q_psn, q_syn, q_msn, q_dmac, q_smac, q_sip, q_dip, q_tclass, q_hop, q_sport, q_dqpn, q_seq} =
+         q_e[q_h];
+  // (owe implies req; from owe and registers only: hca_resp ends the packet
+  // on took in the same cycle, and req also carries hca_read_atomic's calls)
+  assign q_pop = state_q == ACKST_IDLE && q_v;
+  assign q_t   = QW'(q_h + QW'(q_c));    // (full: the entry q_pop empties)
+  assign q_acc = owe && (q_c != (QW+1)'(Q_N) || q_pop) &&
+                 ((owed_q && (state_q == ACKST_WAIT_POSTED || state_q == ACKST_WAIT_TX)) || q_pop);
+  assign took  = q_acc || (state_q == ACKST_IDLE && owe && !q_v);
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       state_q <= ACKST_IDLE; done <= 1'b0; pay_fault <= 1'b0; go <= 1'b0; drop <= 1'b0; s_stat <= '0; iova <= '0;
       owed_q <= 1'b0; my_seq <= '0;
-      q_v <= 1'b0; q_psn <= '0; q_msn <= '0; q_dqpn <= '0; q_syn <= '0; q_opcode <= '0; q_tclass <= '0;
-      q_hop <= '0; q_dmac <= '0; q_smac <= '0; q_sip <= '0; q_dip <= '0; q_sport <= '0; q_seq <= '0;
+      q_c <= '0; q_h <= '0;
+      for (int i = 0; i < Q_N; i = i + 1) q_e[i] <= '0;
       h_opcode <= '0; h_psn <= '0; h_aeth_syn <= '0; h_aeth_msn <= '0; h_orig <= '0; h_pay_len <= '0;
       h_dmac <= '0; h_smac <= '0; h_sip <= '0; h_dip <= '0; h_tclass <= '0; h_hop <= '0; h_sport <= '0;
       h_dqpn <= '0;
       d_g_push <= 1'b0; d_g_iova <= '0; d_g_len <= '0; d_g_dst <= '0; d_g_close <= 1'b0;
     end else if (srst) begin
       state_q <= ACKST_IDLE; done <= 1'b0; go <= 1'b0; s_stat <= '0; d_g_push <= 1'b0; d_g_close <= 1'b0;
-      owed_q <= 1'b0; q_v <= 1'b0;
+      owed_q <= 1'b0; q_c <= '0;
     end else if (ce) begin
       done <= 1'b0; go <= 1'b0; s_stat <= '0; d_g_push <= 1'b0; d_g_close <= 1'b0;
       state_q <= state;
-      if (q_acc) begin
-        q_v      <= 1'b1;
-        q_opcode <= opcode;
-        q_psn    <= psn;
-        q_syn    <= syn;
-        q_msn    <= msn;
-        q_dmac   <= p_smac;
-        q_smac   <= p_dmac;
-        q_sip    <= p_dip;
-        q_dip    <= p_sip;
-        q_tclass <= tclass;
-        q_hop    <= hop_limit;
-        q_sport  <= 16'(`HCA_WIRE_UDP_SPORT_BASE) | ({{(16-LOG_MAX_QP){1'b0}}, qn} & 16'(`HCA_WIRE_UDP_SPORT_MASK));
-        q_dqpn   <= dest_qpn;
-        q_seq    <= pw_seq - 3'd1;
-        done     <= 1'b1;
-      end
+      if (q_acc)
+        q_e[q_t] <= {opcode, psn, syn, msn, p_smac, p_dmac, p_dip, p_sip, tclass, hop_limit,
+                     16'(`HCA_WIRE_UDP_SPORT_BASE) | ({{(16-LOG_MAX_QP){1'b0}}, qn} & 16'(`HCA_WIRE_UDP_SPORT_MASK)),
+                     dest_qpn, pw_seq - 3'd1};
+      q_c <= q_c + (QW+1)'(q_acc) - (QW+1)'(q_pop);
+      if (q_pop) q_h <= QW'(q_h + QW'(1));
       case (state)
         ACKST_BUILD: begin
           h_opcode   <= opcode;
@@ -182,7 +192,7 @@ module hca_ack_send #(
           h_dqpn     <= dest_qpn;
           owed_q     <= owe;
           my_seq     <= pw_seq - 3'd1;
-          done       <= owe;                // owed: the caller goes on
+          // owed: the caller goes on (took, in this cycle)
           state_q    <= owe ? ACKST_WAIT_POSTED : ACKST_WAIT_TX;
         end
         ACKST_WAIT_POSTED:
@@ -211,7 +221,7 @@ module hca_ack_send #(
               else s_stat[`HCA_STAT_TX_NAK] <= 1'b1;
             end
             pay_fault <= 1'b0;
-            done <= !owed_q || q_acc; owed_q <= 1'b0; state_q <= ACKST_IDLE;
+            done <= !owed_q; owed_q <= 1'b0; state_q <= ACKST_IDLE;
           end
         end
         ACKST_WAIT_PAYLOAD: if (d_g_done) begin
@@ -225,7 +235,7 @@ module hca_ack_send #(
       // the queued owed ACK becomes the one being sent, waiting for its own
       // write, once the one before has left (committed or dropped; not in
       // the commit's cycle, whose header is still shown)
-      if (state == ACKST_IDLE && q_v) begin
+      if (q_pop) begin
         h_opcode   <= q_opcode;
         h_psn      <= q_psn;
         h_aeth_syn <= q_syn;
@@ -242,7 +252,6 @@ module hca_ack_send #(
         h_dqpn     <= q_dqpn;
         my_seq     <= q_seq;
         owed_q     <= 1'b1;
-        q_v        <= 1'b0;
         state_q    <= ACKST_WAIT_POSTED;
       end
     end

@@ -7,7 +7,9 @@
 // A posted write (w_post: an RC WRITE payload packet with nothing owed on
 // it, hca_resp) reports w_done (w_err 0) when it is taken (its address and
 // data then go out behind the caller's back, from the frame its caller
-// holds); its response is awaited behind the caller's back too (p_out: from
+// holds); one taken straight from its start (not queued: w_rdy high in its
+// start's cycle) reports no w_done, its caller ends with it (docs/rtl.md
+// "The responder's frame period"); its response is awaited behind the caller's back too (p_out: from
 // the start to the response) and reported alone (by sequence number
 // below).  A write
 // started while the previous one's data still go out waits in a one-entry
@@ -54,6 +56,7 @@ module hca_dma_wr #(
     output logic [7:0]        p_rerr,        // error bit of each returned posted write, by sequence
     output logic              w_done,        // one cycle
     output logic              w_err,         // with w_done
+    output logic              w_rdy,         // a write started now is taken now (a posted one: no w_done)
     // receive buffer read port; the slots (address MSB) the write being
     // sent and the queued one still read (hca_rx_frame frees a held slot then)
     output logic [1:0]        rb_busy,
@@ -108,6 +111,7 @@ module hca_dma_wr #(
   assign p_out        = p_cnt != '0 || (st != S_IDLE && post) || (pend_v && pd_post);
   assign w_busy       = (st != S_IDLE) || p_out || pend_v;
   assign p_seq        = iss_seq + 3'(w_start && w_post && w_len != 16'd0);
+  assign w_rdy        = st == S_IDLE && !pend_v;
   assign wr_req_valid = ce && (st == S_REQ || st == S_DATA) && !req_done;
   assign wr_req_addr  = addr;
   assign wr_req_len   = len;
@@ -210,8 +214,9 @@ module hca_dma_wr #(
                 orphan   <= pend_v && pend_orph;
                 post     <= s_post;
                 if (s_post) begin
-                  // posted: done for the caller now
-                  w_done <= !(pend_v && pend_orph);
+                  // posted: done for the caller now (w_rdy with its start),
+                  // or, taken from the queue, in the next cycle
+                  w_done <= pend_v && !pend_orph;
                   w_err  <= 1'b0;
                 end
                 wq_cnt   <= '0;

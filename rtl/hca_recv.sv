@@ -76,6 +76,7 @@ module hca_recv #(
     output logic [1:0]  r_cmd,           // {replay the held frame, hold this one} (hca_rx_frame)
     input  logic [2:0]  r_post,          // {posted write faulted, this frame is its replay, outstanding}
     input  logic        r_held,          // a frame is held (hca_rx_frame f_held)
+    input  logic        r_ahead,         // hca_rx_frame f_ahead: the next slot's frame, offered after a hold
     input  logic [2:0]  pw_seq,          // hca_dma_wr: the next posted write's sequence number
     input  logic [2:0]  pw_rseq,         // ... the next posted response's
     input  logic [15:0] p_pay_len,
@@ -179,7 +180,12 @@ module hca_recv #(
   assign fault  = r_post[2] && !replay;
   // a hold has switched hca_rx_frame to the next slot in the cycle after
   // r_cmd; a replay is shown a cycle later (rep_q)
-  assign frame_valid = r_valid && !r_release && !r_release_q && !(|r_cmd) && !rep_q && !fault;
+  // ... except a hold's next frame (r_ahead), offered in the hold's cycle:
+  // hca_rx_frame shows it from the next cycle, when the dispatcher's pick
+  // has its frame check read it (not under a hold of hca_comp_posted, whose
+  // pick reads the offered frame's fields in the same cycle)
+  assign frame_valid = (r_valid && !r_release && !r_release_q && !(|r_cmd) && !rep_q && !fault) ||
+                       (r_cmd == 2'b01 && r_ahead && !hold && !fault);
 
   logic [7:0] p_qpt;
   assign p_qpt = p_info[`OPI_RC] ? 8'(`HCA_QPT_RC) : p_info[`OPI_UC] ? 8'(`HCA_QPT_UC) : 8'(`HCA_QPT_UD);

@@ -45,8 +45,9 @@
 // a middle/last one), its ACK, if AckReq is set, is called while the write
 // is issued (wack; owed, ack_owe: hca_ack_send builds it then, its sequence
 // holds it, and sends it once the response is back, or drops it if the
-// write faulted), and the packet ends in the cycle of d_w_done, when
-// hca_dma_wr has taken the write (w_end; its beats go out after the item);
+// write faulted), and the packet ends in the cycle hca_dma_wr takes the
+// write (w_end: d_w_took, or d_w_done for a write it had queued; its beats
+// go out after the item) and hca_ack_send the owed ACK (ack_took);
 // the response is awaited by hca_rx_frame/hca_recv, which hold the frame.  If the write faulted, the frame is replayed (`rep`):
 // RESPST_POSTED_FAULT reports the fault as the model did at that packet
 // (DMA_FAULT, the fault latch, ePSN, MSN and the message state back to
@@ -116,6 +117,7 @@ module hca_resp #(
     output logic [7:0]  ack_syn,
     output logic        ack_owe,         // with ack_req: owed on the posted write, sent at its response
     input  logic        ack_done,
+    input  logic        ack_took,        // an owed call taken in this cycle (its only answer)
     // hca_read_atomic
     output logic        rd_req,
     output logic [1:0]  rd_kind,
@@ -164,9 +166,10 @@ module hca_resp #(
     output logic [63:0] d_w_addr,
     output logic [15:0] d_w_len,
     output logic [RXA-1:0] d_w_off,
-    output logic        d_w_post,        // with d_w_start: posted (hca_dma_wr)
+    output logic        d_w_post,        // with d_w_start: posted (hca_dma_wr); low without it
     input  logic        d_w_done,
     input  logic        d_w_err,
+    input  logic        d_w_rdy,         // hca_dma_wr takes a write started now (a posted one: no d_w_done)
     // hca_regs
     output logic [`HCA_STAT_COUNT-1:0] s_stat,
     output logic        s_fault,
@@ -230,8 +233,11 @@ module hca_resp #(
     endcase
   end
   logic wack;                          // the posted write's ACK is called while it is issued, not yet done
-  assign ack_req = state == RESPST_WAIT_NAK_SENT || state == RESPST_WAIT_ACK_END ||
-                   (state == RESPST_WAIT_WRITE_PAYLOAD && wack && !ack_done);
+  // (from state_q: no combinational path from req, so that hca_ack_send's
+  // took may end the packet in the call's cycle; no state moves into these
+  // three but by a registered step)
+  assign ack_req = ((state_q == RESPST_WAIT_NAK_SENT || state_q == RESPST_WAIT_ACK_END) && !ack_done) ||
+                   (state_q == RESPST_WAIT_WRITE_PAYLOAD && wack && !ack_done);
   assign tk_req  = state == RESPST_WAIT_RWQE || state == RESPST_UC_WAIT_RWQE || state == RESPST_UD_WAIT_RWQE;
   assign sc_req  = state == RESPST_WAIT_SEND_SCATTER || state == RESPST_UC_WAIT_SCATTER ||
                    state == RESPST_UD_WAIT_GRH || state == RESPST_UD_WAIT_SCATTER;
@@ -248,11 +254,22 @@ module hca_resp #(
   logic done_q, abort_q, ack_want;
   assign redo = abort_q;
   assign ack_want = `HCA_BUG(drop_ack, p_ackreq, 1'b0);     // an ACK for this packet
-  // a posted write's packet ends in the cycle hca_dma_wr reports it taken
-  // (d_w_done): committed at its start, its ACK already called
-  logic w_end;
-  assign w_end = state_q == RESPST_WAIT_WRITE_PAYLOAD && d_w_done && d_w_post && !d_w_err && !(wack && !ack_done);
-  assign done = done_q || w_end || (state_q == RESPST_WAIT_ACK_END && ack_done) ||
+  // a posted write's packet ends in the cycle hca_dma_wr takes it (d_w_took
+  // straight from its start, in that cycle; d_w_done for one it queued):
+  // committed at its start, its owed ACK taken by then or in this cycle
+  // (ack_took; docs/rtl.md "The responder's frame period")
+  logic w_end, w_taken, d_w_took, ack_owed_end;
+  // d_w_post only with this job's start: hca_dma_wr sees it with any job's
+  // start (an atomic's write, a CQE's), which must not count as posted
+  // (w_posted: the packet's own write was, kept for its end)
+  logic w_posted;
+  assign d_w_post = d_w_start && w_posted;
+  assign d_w_took = d_w_start && w_posted && d_w_len != 16'd0 && d_w_rdy;
+  assign w_taken = d_w_took || (d_w_done && w_posted && !d_w_err);
+  assign w_end = state_q == RESPST_WAIT_WRITE_PAYLOAD && w_taken && !(wack && !ack_done && !ack_took);
+  // an owed ACK called after its write was taken (hca_ack_send was busy)
+  assign ack_owed_end = state_q == RESPST_WAIT_ACK_END && ack_owe && ack_took;
+  assign done = done_q || w_end || (state_q == RESPST_WAIT_ACK_END && ack_done) || ack_owed_end ||
                 (state_q == RESPST_WAIT_RCQE_END && rc_done) || (state_q == RESPST_WAIT_QP_ERR_END && qe_done) ||
                 (state_q == RESPST_WAIT_RDAT_END && rd_done);
   // the take's result; a receive WQE already in progress counts as taken
@@ -374,7 +391,7 @@ module hca_resp #(
       mr_key_q <= '0; mr_pdn_q <= '0; mr_acc_q <= '0; mr_va_q <= '0; mr_len_q <= '0;
       rc_status <= '0; rc_verr <= '0; rc_op <= '0; rc_len <= '0; rc_imm <= 1'b0; rc_flags <= '0; rc_src <= '0;
       qe_has <= 1'b0; qe_evt <= '0;
-      d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_off <= '0; d_w_post <= 1'b0; wack <= 1'b0;
+      d_w_start <= 1'b0; d_w_addr <= '0; d_w_len <= '0; d_w_off <= '0; w_posted <= 1'b0; wack <= 1'b0;
       s_stat <= '0; s_fault <= 1'b0; s_fault_iova <= '0;
     end else if (srst) begin
       state_q <= RESPST_IDLE; done_q <= 1'b0; abort_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; wack <= 1'b0;
@@ -383,8 +400,9 @@ module hca_resp #(
       done_q <= 1'b0; abort_q <= 1'b0; rxs_wm <= '0; rxs_wv <= '0; d_w_start <= 1'b0; s_stat <= '0;
       s_fault <= 1'b0;
       if (state == RESPST_CHECK_PSN) begin ack_owe <= 1'b0; wack <= 1'b0; end
-      if (state_q == RESPST_WAIT_WRITE_PAYLOAD && ack_done) wack <= 1'b0;
+      if (state_q == RESPST_WAIT_WRITE_PAYLOAD && (ack_done || ack_took)) wack <= 1'b0;
       state_q <= state;
+      if (ack_owed_end) state_q <= RESPST_IDLE;
       case (state)
         // ---------------------------------------------------------- RC
         RESPST_CHECK_PSN:
@@ -542,7 +560,7 @@ module hca_resp #(
         end else if (ro_start)
           `HCA_WSET(rxs_wm, rxs_wv, `RXS_MSG_LEN_O, 32, 32'h0)
         d_w_start <= 1'b1;
-        d_w_post  <= posted;
+        w_posted  <= posted;
         ack_owe   <= posted && p_pay_len != 16'd0;   // a zero-length write has no response to wait for
         wack      <= posted && ack_want;
         ack_psn   <= p_psn; ack_syn <= AETH_ACK;
@@ -572,11 +590,12 @@ module hca_resp #(
               state_q <= RESPST_ACK;
             end
           end
-        RESPST_WAIT_WRITE_PAYLOAD: if (d_w_done) begin
-          if (d_w_post && !d_w_err) begin
+        RESPST_WAIT_WRITE_PAYLOAD: if (d_w_done || d_w_took) begin
+          if (w_taken) begin
             // posted: committed at the start (w_end: done now), or its ACK
-            // call not yet done (a zero-length write): that call ends it
-            state_q <= (wack && !ack_done) ? RESPST_WAIT_ACK_END : RESPST_IDLE;
+            // call not yet taken (hca_ack_send busy) or done (a zero-length
+            // write): that call ends it
+            state_q <= (wack && !ack_done && !ack_took) ? RESPST_WAIT_ACK_END : RESPST_IDLE;
           end else if (d_w_err) begin
             s_fault <= 1'b1; s_fault_iova <= fa;
             s_stat[`HCA_STAT_DMA_FAULT] <= 1'b1;

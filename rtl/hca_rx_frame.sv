@@ -54,6 +54,7 @@ module hca_rx_frame #(
     output logic              f_held,        // a record is held for a posted write
     output logic              f_fault,       // a posted write faulted: replay its frame
     output logic              f_replay,      // the offered frame is that replay
+    output logic              f_ahead,       // the other slot holds a complete frame (offered after a hold)
     // hca_dma_wr: the posted writes' sequence numbers and responses, the
     // slots its writes still read
     input  logic [2:0]        p_seq,
@@ -115,6 +116,14 @@ module hca_rx_frame #(
   assign f_too_long = replay ? r_long[rep_i] : s_long[rslot];
   assign f_icrc_ok  = replay ? r_ok[rep_i] : s_ok[rslot];
   assign f_udp_sum  = replay ? r_sum[rep_i] : s_sum[rslot];
+  // Look-ahead (docs/rtl.md "The responder's frame period"): the slot after
+  // the offered one holds a complete frame that is not draining; a hold of
+  // the offered frame in this cycle (f_hold) switches to it, so it is the
+  // frame offered in the next cycle (nothing but its own release or hold
+  // empties a full slot that is not draining, and a replay is not started
+  // in a hold's cycle).  hca_recv offers it to the dispatcher in the hold's
+  // cycle already.
+  assign f_ahead    = s_full[!rslot] && !s_drain[!rslot];
 
   // frame in progress
   logic [15:0]       bytes, boff;
@@ -129,7 +138,10 @@ module hca_rx_frame #(
   logic              c_valid, c_last;
   logic [DATA_W-1:0] c_data;
   logic [WB-1:0]     c_keep;
-  assign tready = !s_full[wslot] && !(c_valid && c_last);
+  // A held slot whose payload hca_dma_wr has read (s_drain, rb_busy low) is
+  // free in this cycle already: its beat is written from the next cycle on,
+  // after the drain below has cleared it.
+  assign tready = (!s_full[wslot] || (s_drain[wslot] && !rb_busy[wslot])) && !(c_valid && c_last);
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       c_valid <= 1'b0; c_last <= 1'b0; c_data <= '0; c_keep <= '0;

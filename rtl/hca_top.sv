@@ -313,7 +313,7 @@ module hca_top #(
   logic        r_valid, r_slot, r_too_long, r_icrc_ok, r_release;
   // posted payload writes (docs/rtl.md "Posted payload writes"); pw_*: the
   // posted write of hca_dma_wr (p_* below are the WQE prefetch's read)
-  logic        d_w_post, pw_out, r_held, r_fault, r_replay;
+  logic        d_w_post, pw_out, r_held, r_fault, r_replay, r_ahead, d_w_rdy;
   logic [1:0]  rb_busy;             // the receive slots hca_dma_wr still reads (hca_rx_frame)
   logic [2:0]  pw_seq, pw_rseq;
   logic [7:0]  pw_rerr;
@@ -397,6 +397,7 @@ module hca_top #(
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .w_start(d_w_start), .w_addr(d_w_addr), .w_len(d_w_len), .w_rxbuf(d_w_rxbuf), .w_off(d_w_off),
       .w_small(d_w_small), .w_post(d_w_post), .w_busy(d_w_busy), .w_done(d_w_done), .w_err(d_w_err),
+      .w_rdy(d_w_rdy),
       .p_out(pw_out), .p_seq(pw_seq), .p_rseq(pw_rseq), .p_rerr(pw_rerr),
       .rb_busy(rb_busy), .rb_en(rb_en), .rb_addr(rb_addr), .rb_data(rb_data),
       .wr_req_valid(dma_wr_req_valid), .wr_req_ready(dma_wr_req_ready), .wr_req_addr(dma_wr_req_addr),
@@ -450,6 +451,7 @@ module hca_top #(
       .f_valid(r_valid), .f_slot(r_slot), .f_hdr(r_hdr), .f_len(r_len), .f_too_long(r_too_long),
       .f_icrc_ok(r_icrc_ok), .f_udp_sum(r_udp_sum), .f_release(r_release),
       .f_hold(r_cmd[0]), .f_replay_go(r_cmd[1]), .f_held(r_held), .f_fault(r_fault), .f_replay(r_replay),
+      .f_ahead(r_ahead),
       .p_seq(pw_seq), .p_rseq(pw_rseq), .p_rerr(pw_rerr), .rb_busy(rb_busy),
       .rb_en(rb_en), .rb_addr(rb_addr), .rb_data(rb_data));
 
@@ -508,5 +510,6 @@ module hca_top #(
       .r_valid(r_valid), .r_slot(r_slot), .r_hdr(r_hdr), .r_len(r_len), .r_too_long(r_too_long),
       .r_icrc_ok(r_icrc_ok), .r_udp_sum(r_udp_sum), .r_release(r_release),
       .d_w_post(d_w_post), .r_cmd(r_cmd), .r_post({r_fault, r_replay, pw_out}),
-      .r_held(r_held), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .pw_rerr(pw_rerr));
+      .r_held(r_held), .r_ahead(r_ahead), .d_w_rdy(d_w_rdy), .pw_seq(pw_seq), .pw_rseq(pw_rseq),
+      .pw_rerr(pw_rerr));
 endmodule

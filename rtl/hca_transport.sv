@@ -239,6 +239,8 @@ module hca_transport #(
     output logic [1:0]  r_cmd,             // hca_recv: {replay, hold} the posted write's frame
     input  logic [2:0]  r_post,            // {its write faulted, the frame is its replay, outstanding}
     input  logic        r_held,            // a frame is held for its posted write
+    input  logic        r_ahead,           // the next slot's frame, offered after a hold (hca_rx_frame)
+    input  logic        d_w_rdy,           // hca_dma_wr: a write started now is taken now
     // ---- hca_dma_wr: posted writes (several in flight)
     input  logic [2:0]  pw_seq,            // the next posted write's sequence number
     input  logic [2:0]  pw_rseq,           // the next posted response's
@@ -373,7 +375,7 @@ module hca_transport #(
   logic        rx_chk_req, rx_chk_done, rx_chk_accept, rx_qpc_en, rx_req, rx_done, rx_wb, rx_end, frame_valid;
   logic        step_req, step_done, step_end, step_yield;
   logic        resp_req, resp_done, comp_req, comp_done;
-  logic        ack_req, ack_done, ack_pay_fault, resp_ack_req, rda_ak_req, resp_ack_owe, a_owed;
+  logic        ack_req, ack_done, ack_took, ack_pay_fault, resp_ack_req, rda_ak_req, resp_ack_owe, a_owed;
   logic        resp_abort, resp_old_wait, resp_old_flt;   // several payload writes in flight (hca_recv)
   logic [23:0] ack_psn, ack_msn, resp_ack_psn, rda_ak_psn, rda_ak_msn;
   logic [7:0]  ack_syn, ack_opcode, resp_ack_syn, rda_ak_opcode;
@@ -591,7 +593,7 @@ module hca_transport #(
       .frame_valid(frame_valid), .chk_req(rx_chk_req), .chk_done(rx_chk_done), .chk_accept(rx_chk_accept),
       .req(rx_req), .hold(po_hold), .hold_wait(rx_hold_wait), .done(rx_done), .wb(rx_wb), .step_end(rx_end), .dbg_act(recv_act), .dbg_st(recv_st),
       .r_valid(r_valid), .r_len(r_len), .r_release(r_release), .r_release_q(r_release_q), .r_cmd(r_cmd), .r_post(r_post),
-      .r_held(r_held), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .p_pay_len(p_pay_len),
+      .r_held(r_held), .r_ahead(r_ahead), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .p_pay_len(p_pay_len),
       .p_reason(p_reason), .p_info(p_info), .p_dmac(p_dmac), .p_dqpn(p_dqpn), .p_deth_qkey(p_deth_qkey),
       .e_ip_ours(e_ip_ours), .qpc_en(rx_qpc_en), .qn(qn), .rxs(rxs), .qp_st(qp_st), .qp_type(c_type),
       .is_ud(c_ud), .qkey(c_qkey), .qn_wm(recv_qn_wm), .qn_wv(recv_qn_wv), .rxs_wm(recv_rxs_wm),
@@ -654,7 +656,7 @@ module hca_transport #(
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .req(ack_req), .opcode(ack_opcode), .psn(ack_psn),
       .syn(ack_syn), .msn(ack_msn), .orig(ack_orig), .pay_iova(ack_pay_iova), .pay_len(ack_pay_len),
       .owe(resp_ack_req && resp_ack_owe), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .pw_rerr(pw_rerr), .owed(a_owed),
-      .done(ack_done), .pay_fault(ack_pay_fault), .dbg_act(ack_act), .dbg_st(ack_st), .qn(qn), .tclass(c_tclass),
+      .done(ack_done), .took(ack_took), .pay_fault(ack_pay_fault), .dbg_act(ack_act), .dbg_st(ack_st), .qn(qn), .tclass(c_tclass),
       .hop_limit(c_hop), .dest_qpn(c_dqpn),
       .p_smac(p_smac), .p_dmac(p_dmac), .p_sip(p_sip), .p_dip(p_dip), .port_up(port_up),
       .tx_free(tx_free), .hdr_len(rq_hdr_len), .sel(ack_sel), .go(ack_go), .drop(ack_drop), .h_opcode(a_opcode), .h_psn(a_psn),
@@ -691,7 +693,7 @@ module hca_transport #(
       .p_info(p_info), .p_psn(p_psn), .p_ackreq(p_ackreq), .p_reth_va(p_reth_va), .p_reth_rkey(p_reth_rkey),
       .p_reth_len(p_reth_len), .p_deth_sqp(p_deth_sqp), .p_pay_off(p_pay_off), .p_pay_len(p_pay_len),
       .r_slot(r_slot),
-      .ack_req(resp_ack_req), .ack_psn(resp_ack_psn), .ack_syn(resp_ack_syn), .ack_owe(resp_ack_owe), .ack_done(ack_done),
+      .ack_req(resp_ack_req), .ack_psn(resp_ack_psn), .ack_syn(resp_ack_syn), .ack_owe(resp_ack_owe), .ack_done(ack_done), .ack_took(ack_took),
       .rd_req(rd_req), .rd_kind(rd_kind), .rd_iova(rd_iova), .rd_done(rd_done), .rd_nak(rd_nak),
       .rd_nak_psn(rd_nak_psn),
       .tk_req(tk_req), .sc_req(sc_req), .sc_off(sc_off), .sc_n(sc_n), .sc_src(sc_src), .sc_grh(sc_grh),
@@ -702,7 +704,7 @@ module hca_transport #(
       .rc_flags(rc_flags), .rc_src(rc_src), .rc_done(rc_done),
       .qe_req(resp_qe_req), .qe_has(resp_qe_has), .qe_evt(resp_qe_evt), .qe_done(qe_dn[4]),
       .d_w_start(resp_w_start), .d_w_addr(resp_w_addr), .d_w_len(resp_w_len), .d_w_off(resp_w_off),
-      .d_w_post(d_w_post), .d_w_done(d_w_done), .d_w_err(d_w_err), .s_stat(resp_stat), .s_fault(resp_fault),
+      .d_w_post(d_w_post), .d_w_rdy(d_w_rdy), .d_w_done(d_w_done), .d_w_err(d_w_err), .s_stat(resp_stat), .s_fault(resp_fault),
       .s_fault_client(resp_fault_client), .s_fault_wr(resp_fault_wr), .s_fault_iova(resp_fault_iova));
 
   hca_scatter #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_MAX_SRQ(LOG_MAX_SRQ), .RX_SLOT_AW(RX_SLOT_AW),

@@ -14,7 +14,13 @@
  * and the model's frames, writes and CQEs.  With the write response after 8
  * cycles (the harness's default) and after 40 (several writes in flight),
  * and with write data taken slowly (wr_gap 3: writes queue in hca_dma_wr
- * while frames arrive into the slots the held frames left).
+ * while frames arrive into the slots the held frames left), and with the
+ * responder's transmit paced to 25 GbE (mac 25g: at 512 bits its ACKs leave
+ * slower than its items end, so the owed ACKs fill hca_ack_send's queue and
+ * an item's owed ACK call waits: docs/rtl.md "The responder's frame
+ * period"), and with write data taken very slowly (wr_gap 32: a posted
+ * write waits in hca_dma_wr's queue when the next item would start one; the
+ * item must not end before its write is taken).
  *
  *   rtl_resp_burst [--width 64|512] [--engine rtl|lockstep] [--options K=V,...]
  */
@@ -63,10 +69,11 @@ static int burst_filter(void *ctx, unsigned int src, uint8_t *frame, size_t *len
 /* wr_lat: the write response's latency (0: the harness's 8); wr_gap: write
  * data taken with a random 0..wr_gap idle cycles between beats (writes then
  * queue in hca_dma_wr while later frames arrive: a held slot must not be
- * freed before its payload is read) */
-static void run(unsigned int wr_lat, unsigned int wr_gap)
+ * freed before its payload is read); mac: the MAC's transmit pacing (NULL:
+ * the harness's default) */
+static void run(unsigned int wr_lat, unsigned int wr_gap, const char *mac)
 {
-	static char opt[64];
+	static char opt[96];
 	const char *saved = rt_options;
 	struct rt t;
 	struct burst b = { .t = &t };
@@ -79,10 +86,11 @@ static void run(unsigned int wr_lat, unsigned int wr_gap)
 	unsigned int acks = 0, naks = 0, measured = 0, lat = wr_lat ? wr_lat : 8;
 	char what[80];
 
-	snprintf(what, sizeof(what), "64 B WRITEs over %u QPs, queued at the responder (wr_lat %u, wr_gap %u)", NQ,
-		 lat, wr_gap);
-	snprintf(opt, sizeof(opt), "%swr_lat=%u,%swr_gap=%u", strcmp(engine, "lockstep") ? "" : "dut.", lat,
-		 strcmp(engine, "lockstep") ? "" : "dut.", wr_gap);
+	snprintf(what, sizeof(what), "64 B WRITEs over %u QPs, queued at the responder (wr_lat %u, wr_gap %u%s%s)",
+		 NQ, lat, wr_gap, mac ? ", mac " : "", mac ? mac : "");
+	snprintf(opt, sizeof(opt), "%swr_lat=%u,%swr_gap=%u%s%s%s", strcmp(engine, "lockstep") ? "" : "dut.", lat,
+		 strcmp(engine, "lockstep") ? "" : "dut.", wr_gap, mac ? "," : "",
+		 mac ? (strcmp(engine, "lockstep") ? "mac=" : "dut.mac=") : "", mac ? mac : "");
 	if (strcmp(engine, "model"))
 		rt_options = opt;
 	setup_objs(&t, 10);
@@ -154,8 +162,10 @@ static void run(unsigned int wr_lat, unsigned int wr_gap)
 int main(int argc, char **argv)
 {
 	rt_ls_start(argc, argv);
-	run(0, 0);
-	run(40, 0);
-	run(0, 8);
+	run(0, 0, NULL);
+	run(40, 0, NULL);
+	run(0, 8, NULL);
+	run(0, 0, "25g");
+	run(0, 32, NULL);
 	return check_done();
 }
