@@ -21,6 +21,13 @@
  *                WQEs flushed in the model's order.
  *   db_other  -- a doorbell of QP 1 (one more WRITE) d cycles in: producer
  *                indices and busy bits are read live, not looked ahead.
+ *   psn_other -- QP 1's SQ PSN loaded (RTS -> RTS, LOAD_SQ_PSN with its
+ *                own next PSN: UNA jumps to it) d cycles in; its packets in
+ *                flight are then acknowledged before UNA (the model retries
+ *                and fails them as it does): a step on words read before
+ *                the write would keep the old UNA.
+ *   psn_same  -- the same with one QP (its steps back to back: the write
+ *                lands inside a step, the next one takes its words).
  *
  *   rtl_lookahead [--width 64|512] [--engine rtl|lockstep|model] [--options K=V,...] [CASE...]
  */
@@ -37,7 +44,7 @@ static void post_write(struct rt *t, struct tb_qp *qp, unsigned int k, unsigned 
 	tb_post_send(qp, &w);
 }
 
-enum kind { K_SQD, K_ERR, K_DB };
+enum kind { K_SQD, K_ERR, K_DB, K_PSN };
 
 static void race(const char *name, unsigned int nq, enum kind kind, unsigned int d)
 {
@@ -70,11 +77,25 @@ static void race(const char *name, unsigned int nq, enum kind kind, unsigned int
 		posted[k] = PER_QP;
 	tb_run_for(t.tb, d);
 	switch (kind) {
-	case K_SQD:
+	case K_SQD: {
+		struct hca_qpc s;
+		uint8_t ty;
+		uint32_t el;
+		unsigned int drained = 0;
+
 		tb_qp_modify(q[x], HCA_QPS_SQD, 0);
 		tb_run(t.tb, RT_WAIT);
+		/* every started WQE retired: the drain is over, SQ_DRAINED once */
+		s = tb_qp_query(q[x]);
+		while (tb_evt_pop(t.n[0], &ty, &el))
+			drained += ty == HCA_EVENT_SQ_DRAINED && el == q[x]->qpn;
+		CHECK(s.cur_state == HCA_QPS_SQD && s.sq_draining == 0 &&
+			      drained == 1,
+		      "%s d=%u: drained in SQD (state %u, draining %u, sq_ci %u, SQ_DRAINED %u)", name, d, s.cur_state,
+		      s.sq_draining, s.sq_ci, drained);
 		tb_qp_modify(q[x], HCA_QPS_RTS, 0);
 		break;
+	}
 	case K_ERR:
 		tb_qp_modify(q[x], HCA_QPS_ERR, 0);
 		break;
@@ -82,15 +103,23 @@ static void race(const char *name, unsigned int nq, enum kind kind, unsigned int
 		post_write(&t, q[x], x, PER_QP);
 		posted[x]++;
 		break;
+	case K_PSN:
+		/* the SQ PSN loaded with its own next value: PSN_NEXT stays, UNA
+		 * jumps to it (the model's qpc_write), so the ACKs of the packets
+		 * in flight fall before UNA; a step on words read before the write
+		 * keeps the old UNA and completes them */
+		q[x]->qpc.sq_psn = tb_qp_query(q[x]).sq_psn_next;
+		tb_qp_modify(q[x], HCA_QPS_RTS, HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK);
+		break;
 	}
 	for (unsigned int k = 0; k < nq; k++)
 		want += posted[k];
 	while (done < want && tb_cq_wait(t.scq[0], &c, RT_WAIT)) {
 		done++;
-		if (c.status != HCA_WC_SUCCESS && !(kind == K_ERR && c.qpn == q[x]->qpn))
+		if (c.status != HCA_WC_SUCCESS && !((kind == K_ERR || kind == K_PSN) && c.qpn == q[x]->qpn))
 			bad++;
 	}
-	CHECK(done == want && !bad, "%s d=%u: %u of %u completions, %u unexpected errors", name, d, done, want, bad);
+	CHECK((done == want || kind == K_PSN) && !bad, "%s d=%u: %u of %u completions, %u unexpected errors", name, d, done, want, bad);
 	snprintf(what, sizeof(what), "%s: %u QPs, the write lands %u cycles in", name, nq, d);
 	finish(&t, what);
 	for (unsigned int k = 1; k < nq; k++) {
@@ -111,6 +140,10 @@ int main(int argc, char **argv)
 			race("err_other", 3, K_ERR, d);
 		if (rt_ls_want("db_other"))
 			race("db_other", 3, K_DB, d);
+		if (rt_ls_want("psn_other"))
+			race("psn_other", 3, K_PSN, d);
+		if (rt_ls_want("psn_same"))
+			race("psn_same", 1, K_PSN, d);
 	}
 	return check_done();
 }
