@@ -488,93 +488,24 @@ module hca_ctx #(
   assign ma_wdata = cc_wdata[511:0];
   assign cc_wait  = eng_ce && e_step_wb && cc_qpc && cq_q == e_step_qn;
 
-  // ---- QPC writes during an engine item on that QP (see the header).
-  // An item reads the QP's RAM words (QPC, TXS, RXS) in its first cycle
-  // (e_step_read) and writes TXS/RXS back in its last (the first S_IDLE
-  // cycle); in between (e_step_mid, write-back cycle included) a QPC write
-  // to that QP is "taken": m_* record the composed effect of such writes on
-  // the TXS/RXS words (reset clears everything before, later PSN loads /
-  // retry counts / drain changes override earlier ones), replayed on the
-  // write-back; and the engine's view of the QP's flip-flop state (state,
-  // SQ/RQ producer indices) stays at its value before the first taken write
-  // until the item ends, so the item sees one consistent pre-command QP.
-  // With the engine held (eng_ce = 0; the harness performs every register
-  // access so) a command cannot wait for the engine, hence the write-back
-  // cycle is replayed too; with eng_ce = 1 cc_wait keeps the command out of
-  // the last item cycle and the write-back cycle (port A would read the
-  // words before the write-back, or write them in the same cycle).
-  localparam logic [1:0] DR_KEEP = 2'd0, DR_CLR = 2'd1, DR_SET = 2'd2;
-  logic        m_v, m_reset, m_ldsq, m_ldrq, m_first;
+  // ---- QPC writes during an engine item on that QP (see the header):
+  // hca_ctx_replay records a taken write's effect on the TXS/RXS words,
+  // replays it on the item's write-back (tb_wdata, rb_wdata) and holds the
+  // engine's view of the QP's state and producer indices (e_qp_*).
+  logic        m_v, m_eng;
   logic [LOG_MAX_QP-1:0] m_q;
-  logic [23:0] m_sqpsn, m_rqpsn;
-  logic [2:0]  m_retry, m_rnr;
-  logic [1:0]  m_drain, n_drain;
-  logic [2:0]  m_ost;            // engine view of QP m_q while m_v
-  logic [15:0] m_osq, m_orq;
-  logic        m_hit, m_take, m_eng;
-  assign n_drain = (n_state == 3'(`HCA_QPS_SQD)) ? ((o_state != 3'(`HCA_QPS_SQD)) ? DR_SET : DR_KEEP) :
-                   (n_state != 3'(`HCA_QPS_ERR) || to_err) ? DR_CLR : DR_KEEP;
-  // the write lands after the item read the words (mid-item, or in the very
-  // cycle of the read: the read returns the old words)
-  assign m_take  = qpc_wr_now && cq_q == e_step_qn && (e_step_mid || (e_step_read && eng_ce));
-  assign m_first = !m_v || m_q != cq_q;
-  assign m_hit   = m_v && m_q == e_txs_idx;
-  assign m_eng   = m_v && m_q == e_qp_idx;
-  assign e_qp_state = m_eng ? m_ost : qst(e_qp_idx);
-  assign e_qp_sq_pi = m_eng ? m_osq : qsq(e_qp_idx);
-  assign e_qp_rq_pi = m_eng ? m_orq : qrq(e_qp_idx);
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
-      m_v <= 1'b0; m_q <= '0; m_reset <= 1'b0; m_ldsq <= 1'b0; m_ldrq <= 1'b0;
-      m_sqpsn <= '0; m_rqpsn <= '0; m_retry <= '0; m_rnr <= '0; m_drain <= DR_KEEP;
-      m_ost <= '0; m_osq <= '0; m_orq <= '0;
-    end else if (srst) begin
-      m_v <= 1'b0;
-    end else if (m_take) begin
-      m_v     <= 1'b1;
-      m_q     <= cq_q;
-      m_retry <= cc_wdata[8*`HCA_QPC_RETRY_CNT_OFF +: 3];
-      m_rnr   <= cc_wdata[8*`HCA_QPC_RNR_RETRY_OFF +: 3];
-      if (m_first) begin
-        m_ost <= o_state;
-        m_osq <= qsq(cq_q);
-        m_orq <= qrq(cq_q);
-      end
-      if (m_first || reset_dyn) begin
-        m_reset <= reset_dyn;
-        m_ldsq  <= (n_flags & 8'(`HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK)) != 0;
-        m_ldrq  <= (n_flags & 8'(`HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK)) != 0;
-        m_drain <= n_drain;
-      end else begin
-        if ((n_flags & 8'(`HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK)) != 0) m_ldsq <= 1'b1;
-        if ((n_flags & 8'(`HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK)) != 0) m_ldrq <= 1'b1;
-        if (n_drain != DR_KEEP) m_drain <= n_drain;
-      end
-      if ((n_flags & 8'(`HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK)) != 0) m_sqpsn <= `HCA_FLD(cc_wdata, `HCA_QPC_SQ_PSN_OFF, 3);
-      if ((n_flags & 8'(`HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK)) != 0) m_rqpsn <= `HCA_FLD(cc_wdata, `HCA_QPC_RQ_PSN_OFF, 3);
-    end else if (eng_ce && (!e_step_mid || e_txs_we || e_rxs_we)) begin
-      m_v <= 1'b0;                 // this item's write-back, or no item in progress
-    end
-  end
-  always_comb begin
-    tb_wdata = e_txs_wdata;
-    rb_wdata = e_rxs_wdata;
-    if (m_hit) begin
-      if (m_reset) begin
-        tb_wdata = '0;
-        rb_wdata = '0;
-      end
-      if (m_ldsq) begin
-        tb_wdata[`TXS_PSN_NEXT_O +: 24] = m_sqpsn;
-        tb_wdata[`TXS_UNA_O +: 24]      = m_sqpsn;
-      end
-      if (m_ldrq) rb_wdata[`RXS_EPSN_O +: 24] = m_rqpsn;
-      tb_wdata[`TXS_RETRY_O +: 3] = m_retry;
-      tb_wdata[`TXS_RNR_O +: 3]   = m_rnr;
-      if (m_drain == DR_SET) tb_wdata[`TXS_DRAIN_O] = 1'b1;
-      if (m_drain == DR_CLR) tb_wdata[`TXS_DRAIN_O] = 1'b0;
-    end
-  end
+  hca_ctx_replay #(.LOG_MAX_QP(LOG_MAX_QP)) u_replay (
+      .clk(clk), .rst_n(rst_n), .srst(srst), .eng_ce(eng_ce), .qpc_wr_now(qpc_wr_now), .cq_q(cq_q),
+      .reset_dyn(reset_dyn), .to_err(to_err), .n_flags(n_flags), .n_state(n_state), .o_state(o_state),
+      .w_retry(cc_wdata[8*`HCA_QPC_RETRY_CNT_OFF +: 3]), .w_rnr(cc_wdata[8*`HCA_QPC_RNR_RETRY_OFF +: 3]),
+      .w_sqpsn(`HCA_FLD(cc_wdata, `HCA_QPC_SQ_PSN_OFF, 3)), .w_rqpsn(`HCA_FLD(cc_wdata, `HCA_QPC_RQ_PSN_OFF, 3)),
+      .w_osq(qsq(cq_q)), .w_orq(qrq(cq_q)),
+      .e_step_qn(e_step_qn), .e_step_read(e_step_read), .e_step_mid(e_step_mid),
+      .e_txs_idx(e_txs_idx), .e_txs_we(e_txs_we), .e_rxs_we(e_rxs_we), .e_txs_wdata(e_txs_wdata),
+      .e_rxs_wdata(e_rxs_wdata), .tb_wdata(tb_wdata), .rb_wdata(rb_wdata),
+      .e_qp_idx(e_qp_idx), .l_state(qst(e_qp_idx)), .l_sq_pi(qsq(e_qp_idx)), .l_rq_pi(qrq(e_qp_idx)),
+      .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
+      .m_v(m_v), .m_q(m_q), .m_eng(m_eng));
 
   // ---- CTX read data: built only in the cycle the command is acknowledged
   // (hca_regs copies it into the staging buffer then, and reads it at no

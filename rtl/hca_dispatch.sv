@@ -23,7 +23,17 @@
 //      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req (which
 //      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
 // One item at a time; the next is picked in the cycle the last job of the
-// previous one reports done.  No step, timer or frame of a QP with a posted
+// previous one reports done.  Look-ahead (docs/rtl.md "Look-ahead"): when an
+// item's words are loaded, the step the round robin would pick next among
+// the other QPs is chosen and its QPC/TXS/RXS words read on the engine port
+// in a cycle the item leaves it free (la_*); a step picked in an item's done
+// cycle of that QP, or of the item's own QP (its words, written back in that
+// cycle, forwarded), starts in the next cycle in DISPST_STEP_LOAD (no
+// DISPST_STEP_CLR_BUSY: the busy clear is issued with the pick) on the held
+// words.  Held words are used only while no QPC write happened since they
+// were read (qpc_gen against la_gen / w_gen) and, for the look-ahead's, no
+// item of that QP wrote its words back since; the QP state, producer
+// indices, busy, held and timer bits are read live as before.  No step, timer or frame of a QP with a posted
 // CQE pending (hca_comp_posted's table: held_v, held_qn) starts; while an
 // ended ACK item's is (`hold`; docs/rtl.md "Posted CQE writes", "CQE
 // batches") only a step or an ACK/NAK frame (frame_go) of another QP starts (they park at
@@ -213,13 +223,31 @@ module hca_dispatch #(
   // same way (hca_recv's QP checks and the callee's first state act in it)
   logic        ld_frame, ld_now;
   logic [1023:0] cfg_q;
+  // look-ahead (docs/rtl.md "Look-ahead"): a step picked in the done cycle
+  // of an item whose words are already here starts in the next cycle
+  // (DISPST_STEP_LOAD without DISPST_STEP_CLR_BUSY) on the held words
+  // (la_use: cfg_q/txs_q/rxs_q, loaded from the look-ahead registers or the
+  // ending item's own words forwarded)
+  logic        la_use;
+  logic        la_want, la_rd, la_v, la_issue;
+  logic [LOG_MAX_QP-1:0] la_qn;
+  logic [15:0] la_gen, w_gen;
+  logic [1023:0] la_cfg;
+  logic [`TXS_W-1:0] la_txs;
+  logic [`RXS_W-1:0] la_rxs;
+  logic [1023:0] ld_cfg;
+  logic [`TXS_W-1:0] ld_txs;
+  logic [`RXS_W-1:0] ld_rxs;
+  assign ld_cfg = la_use ? cfg_q : e_qpc_rdata;
+  assign ld_txs = la_use ? txs_q : e_txs_rdata;
+  assign ld_rxs = la_use ? rxs_q : e_rxs_rdata;
   assign ld_step  = state_q == DISPST_STEP_LOAD && !tm_due[qn_q];
   assign ld_frame = state_q == DISPST_WAIT_FRAME_CHECK && rx_chk_done && rx_chk_accept;
   assign ld_now   = ld_step || ld_frame;
-  assign cfg   = ld_now ? e_qpc_rdata : cfg_q;
+  assign cfg   = ld_now ? ld_cfg : cfg_q;
   assign qn    = (qn_q & ~qn_wm) | qn_wv;
-  assign txs   = ((ld_now ? e_txs_rdata : txs_q) & ~txs_wm) | txs_wv;
-  assign rxs   = ((ld_now ? e_rxs_rdata : rxs_q) & ~rxs_wm) | rxs_wv;
+  assign txs   = ((ld_now ? ld_txs : txs_q) & ~txs_wm) | txs_wv;
+  assign rxs   = ((ld_now ? ld_rxs : rxs_q) & ~rxs_wm) | rxs_wv;
   assign qp_st = ((ld_now ? e_qp_state : st_q) & ~st_wm) | st_wv;
 
   // the last job of the item reported done: write TXS/RXS back this cycle
@@ -231,8 +259,10 @@ module hca_dispatch #(
   assign e_busy_idx  = res_idx ? hold_qn : qn;
   assign idle        = state_q == DISPST_IDLE;
   assign e_srq_idx   = ld_frame ? e_qpc_rdata[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] : srq_n;
-  assign e_qpc_en    = state == DISPST_STEP_CLR_BUSY || rx_qpc_en;
-  assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : qn;
+  logic rd_item;    // the item's own read (not the look-ahead's)
+  assign rd_item     = state == DISPST_STEP_CLR_BUSY || rx_qpc_en;
+  assign e_qpc_en    = rd_item || la_issue;
+  assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : la_issue ? la_qn : qn;
   assign e_txs_en    = e_qpc_en || wb_now;
   assign e_txs_we    = wb_now;
   assign e_txs_idx   = e_qpc_idx;
@@ -241,11 +271,13 @@ module hca_dispatch #(
   assign e_rxs_we    = wb_now;
   assign e_rxs_idx   = e_qpc_idx;
   assign e_rxs_wdata = rxs;
-  assign e_step_qn   = e_qpc_idx;
-  assign e_step_read = e_qpc_en;
+  // the item's QP for hca_ctx's interlock: never the look-ahead's (its read
+  // takes no QPC write; a write since makes its words invalid, la_gen)
+  assign e_step_qn   = rx_qpc_en ? rx_dqpn : qn;
+  assign e_step_read = rd_item;
   // mid-item: from the cycle after the read up to and including the
   // write-back cycle (the first idle cycle)
-  assign e_step_mid  = (in_step && state != DISPST_IDLE && !e_qpc_en) || wb_now;
+  assign e_step_mid  = (in_step && state != DISPST_IDLE && !rd_item) || wb_now;
   assign e_step_wb   = wb_now || step_end || rx_end;
 
   // Lowest set bit of a QP- or CQ-sized vector, by halving: log2 steps, not
@@ -308,6 +340,21 @@ module hca_dispatch #(
   logic [31:0] pba_pend;
   assign pba_pend = x_pba & ~x_masked;
 
+  // ---- look-ahead (docs/rtl.md "Look-ahead"): the step the round robin
+  // would pick next, of another QP than the item's, chosen when an item's
+  // words are loaded (ld_now: rr_next over go_x), its QPC/TXS/RXS words read
+  // on the engine port in a cycle the item leaves it free (la_issue: not the
+  // item's own read, not its write-back) and kept (la_cfg, la_txs, la_rxs).
+  // They stay valid while no QPC write happened since the read (la_gen: any
+  // QP's, counted by qpc_gen in every cycle, engine held or not) and no
+  // item of that QP wrote its words back.  The QP state, producer indices,
+  // busy, held and timer bits are not kept: the pick and the step read them
+  // live as before.  The step pick in an item's done cycle takes them when
+  // it picks that QP (DISPST_STEP_LOAD next, no DISPST_STEP_CLR_BUSY); the
+  // same QP as the item ending takes the item's words (w_gen: no QPC write
+  // since they were read).  Otherwise today's path.
+  assign la_issue = la_want && !rd_item && !wb_now;
+
   // A frame starts when no CQE write of an ended ACK item is pending, or,
   // under its hold, an ACK/NAK of another QP (not while a loss is applied):
   // its item runs until it would post a CQE, an EQE or move a QP to ERR
@@ -347,6 +394,8 @@ module hca_dispatch #(
     if (!rst_n) begin
       state_q <= DISPST_IDLE; qn_q <= '0; rr <= '0; cfg_q <= '0; txs_q <= '0; rxs_q <= '0; st_q <= '0;
       srq_n <= '0; in_step <= 1'b0;
+      la_use <= 1'b0; la_want <= 1'b0; la_rd <= 1'b0; la_v <= 1'b0; la_qn <= '0; la_gen <= '0; w_gen <= '0;
+      la_cfg <= '0; la_txs <= '0; la_rxs <= '0;
       e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0; x_deliver_vec <= '0;
       eqp_eqn <= '0; eqp_eqe <= '0; cqa_cqn <= '0;
     end else if (srst) begin
@@ -355,10 +404,29 @@ module hca_dispatch #(
       state_q <= DISPST_IDLE;
       qn_q <= qn; txs_q <= txs; rxs_q <= rxs; st_q <= qp_st;
       e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
+      la_use <= 1'b0; la_want <= 1'b0; la_rd <= 1'b0; la_v <= 1'b0;
     end else if (ce) begin
       e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
       qn_q <= qn; txs_q <= txs; rxs_q <= rxs; st_q <= qp_st;
       state_q <= state;
+      la_use <= 1'b0;
+      if (rd_item) w_gen <= qpc_gen;
+      // look-ahead: read issued, words captured, invalidated
+      if (la_issue) begin
+        la_want <= 1'b0; la_rd <= 1'b1; la_gen <= qpc_gen;
+      end
+      if (la_rd) begin
+        la_rd <= 1'b0; la_v <= 1'b1;
+        la_cfg <= e_qpc_rdata; la_txs <= e_txs_rdata; la_rxs <= e_rxs_rdata;
+      end
+      if (la_v && la_gen != qpc_gen) la_v <= 1'b0;
+      if (wb_now && e_txs_idx == la_qn) begin
+        la_want <= 1'b0; la_rd <= 1'b0; la_v <= 1'b0;
+      end
+      // a new candidate when an item's words are loaded
+      if (ld_now && go_x != '0 && !(la_v && la_qn == rr_next(go_x, rr)) && !(la_want || la_rd)) begin
+        la_qn <= rr_next(go_x, rr); la_want <= 1'b1; la_v <= 1'b0;
+      end
       case (state)
         DISPST_IDLE: begin
           in_step <= 1'b0;
@@ -384,6 +452,20 @@ module hca_dispatch #(
             rr      <= rr_next(qp_go, rr);
             in_step <= 1'b1;
             state_q <= DISPST_STEP_CLR_BUSY;
+            if (wb_now && rr_next(qp_go, rr) == qn && w_gen == qpc_gen && !qpc_written) begin
+              // the same QP as the item ending: its words (written back now)
+              e_busy_clr <= 1'b1;
+              la_use     <= 1'b1;
+              state_q    <= DISPST_STEP_LOAD;
+            end else if (la_v && rr_next(qp_go, rr) == la_qn && la_qn != qn && la_gen == qpc_gen && !qpc_written) begin
+              // the look-ahead's QP: its words read ahead
+              e_busy_clr <= 1'b1;
+              la_use     <= 1'b1;
+              la_v       <= 1'b0;
+              w_gen      <= la_gen;
+              cfg_q <= la_cfg; txs_q <= la_txs; rxs_q <= la_rxs;
+              state_q    <= DISPST_STEP_LOAD;
+            end
           end
         end
         DISPST_STEP_CLR_BUSY: begin
@@ -391,9 +473,9 @@ module hca_dispatch #(
           state_q    <= DISPST_STEP_LOAD;
         end
         DISPST_STEP_LOAD, DISPST_LOAD_FRAME_QP: begin
-          cfg_q   <= e_qpc_rdata;
-          txs_q   <= e_txs_rdata;
-          rxs_q   <= e_rxs_rdata;
+          cfg_q   <= ld_cfg;
+          txs_q   <= ld_txs;
+          rxs_q   <= ld_rxs;
           st_q    <= e_qp_state;
           if (state == DISPST_LOAD_FRAME_QP) srq_n <= e_qpc_rdata[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ];
           state_q <= (state == DISPST_LOAD_FRAME_QP) ? DISPST_WAIT_FRAME :

@@ -262,3 +262,7 @@ $(eval $(call rtl_ls_test,rtl_cqpost512,sim/rtl/tests/test_rtl_cqpost.c,--width 
 # whose write faults at its first or a later CQE, in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_cqbatch,sim/rtl/tests/test_rtl_cqbatch.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_cqbatch512,sim/rtl/tests/test_rtl_cqbatch.c,--width 512))
+# The dispatcher's look-ahead (docs/rtl.md "Look-ahead"): context writes and
+# doorbells racing the words read ahead, in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_lookahead,sim/rtl/tests/test_rtl_lookahead.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_lookahead512,sim/rtl/tests/test_rtl_lookahead.c,--width 512))
