@@ -41,11 +41,7 @@ ok "the plan ran ($n runs, the same in both modes)" '[ "$n" -gt 0 ] && cmp -s "$
 ne=$(ls "$out/every" | grep -c '^tx\.') nq=$(ls "$out/quiet" | grep -c '^tx\.')
 ok "one transaction log per rtl engine ($ne, $nq)" '[ "$ne" -gt 0 ] && [ "$ne" = "$nq" ]'
 lines=$(cat "$out/every"/tx.* | wc -l)
-diffs=0
-for f in "$out/every"/tx.*; do
-	cmp -s "$f" "$out/quiet/$(basename "$f")" || { diffs=$((diffs + 1)); [ $diffs -le 3 ] &&
-		diff "$f" "$out/quiet/$(basename "$f")" | head -5; }
-done
+diffs=$(txlog_diffs "$out/every" "$out/quiet")
 ok "the transaction logs are identical ($lines transactions with their cycles, $diffs files differ)" '[ $diffs = 0 ]'
 read -r ce qe < "$out/every/clocked"
 read -r cq qq < "$out/quiet/clocked"

@@ -35,10 +35,6 @@ ok "the plan ran ($n runs, the same table with both binaries)" \
 nb=$(ls "$out/before" | grep -c '^tx\.') na=$(ls "$out/after" | grep -c '^tx\.')
 ok "one transaction log per rtl engine ($nb, $na)" '[ "$nb" -gt 0 ] && [ "$nb" = "$na" ]'
 lines=$(cat "$out/before"/tx.* | wc -l)
-diffs=0
-for f in "$out/before"/tx.*; do
-	cmp -s "$f" "$out/after/$(basename "$f")" || { diffs=$((diffs + 1)); [ $diffs -le 3 ] &&
-		diff "$f" "$out/after/$(basename "$f")" | head -5; }
-done
+diffs=$(txlog_diffs "$out/before" "$out/after")
 ok "the transaction logs are identical ($lines lines with their cycles, $diffs files differ)" '[ $diffs = 0 ]'
 summary
