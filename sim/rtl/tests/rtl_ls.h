@@ -145,22 +145,29 @@ static inline int setup_rd_lat(struct rt *t, const struct tb_qp_attr *attr, unsi
 	return setup_rd_lat_cap(t, attr, NULL, rd_lat);
 }
 
-/* Writes node `i`'s MRC `idx`: valid, key byte `key`, `access`, node i's
- * PD, `length` bytes at `va` translated from IOVA `dma` on. */
-static inline void mrc_write_on(struct rt *t, int i, uint32_t idx, uint8_t key, uint32_t access, uint64_t va,
-				uint64_t length, uint64_t dma)
+/* Writes node `i`'s MRC `idx`: `valid`, key byte `key`, `access`, PD
+ * `pdn`, `length` bytes at `va` translated from IOVA `dma` on. */
+static inline void mrc_write_pd_on(struct rt *t, int i, uint32_t idx, uint8_t key, uint32_t access, uint32_t pdn,
+				   uint64_t va, uint64_t length, uint64_t dma, bool valid)
 {
 	struct hca_mrc m;
 
 	memset(&m, 0, sizeof(m));
-	m.valid = 1;
+	m.valid = valid;
 	m.key = key;
 	m.access = access;
-	m.pdn = t->pd[i];
+	m.pdn = pdn;
 	m.va = va;
 	m.length = length;
 	m.dma_addr = dma;
 	tb_ctx_write(t->n[i], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
+}
+
+/* The same, valid, in node i's PD. */
+static inline void mrc_write_on(struct rt *t, int i, uint32_t idx, uint8_t key, uint32_t access, uint64_t va,
+				uint64_t length, uint64_t dma)
+{
+	mrc_write_pd_on(t, i, idx, key, access, t->pd[i], va, length, dma, true);
 }
 
 /* Node `i`'s MR `idx` (key idx << 8 | 0x42, at `va`, 16 KiB, `access`)

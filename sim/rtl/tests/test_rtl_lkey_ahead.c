@@ -32,20 +32,11 @@
 
 enum mr_change { MR_NONE, MR_DEREG, MR_SHORT, MR_KEY2, MR_PD2, MR_ACC0, MR_MOVED, MR_OTHER, MR_PD2_BEFORE };
 
+/* Node 0's MRC `idx` at MR_VA (rtl_ls.h). */
 static void mrc_write_pd(struct rt *t, uint32_t idx, uint8_t key, uint32_t access, uint32_t pdn, uint64_t length,
 			 uint64_t dma, bool valid)
 {
-	struct hca_mrc m;
-
-	memset(&m, 0, sizeof(m));
-	m.valid = valid;
-	m.key = key;
-	m.access = access;
-	m.pdn = pdn;
-	m.va = MR_VA;
-	m.length = length;
-	m.dma_addr = dma;
-	tb_ctx_write(t->n[0], HCA_CTX_TYPE_MRC, idx, &m, sizeof(m));
+	mrc_write_pd_on(t, 0, idx, key, access, pdn, MR_VA, length, dma, valid);
 }
 
 static void mr_between(enum mr_change ch, uint8_t status, const char *what)
