@@ -13,11 +13,17 @@
  *   (flush order), duplicate request frames, COMM_EST, CQ arming and COMP
  *   events, UC data path, UD with the GRH area and Q_Key drops, SRQ with its
  *   limit event, CQ/EQ doorbells rung between every two cycles of traffic,
+ *   a QP modify landing in every state of the items of a WRITE (lockstep,
+ *   then plain rtl devices, where it lands where the sweep puts it),
  *   a QP reset mid-message and reused (RTL alone: no stale cached WQE), a
  *   WQE fetched again from a send queue unmapped since its first fetch (RTL
  *   alone: the fault's IOVA).
  *
- *   rtl_errors [--width 64|512] [--engine rtl|lockstep]
+ *   rtl_errors [--width 64|512] [--engine rtl|lockstep] [CASE...]
+ *
+ * CASE: a scenario's function name (modify_during_item, ...); none: all.
+ * modify_during_item runs on lockstep and then on plain rtl devices unless
+ * --engine names one.
  */
 #include "rtl_ls.h"
 
@@ -965,126 +971,251 @@ static void refetch_fault(void)
 
 /*
  * Firmware rewrites a QP while the engine is working on it.  The RTL
- * serialises the command after the engine's item (docs/rtl.md): the PSN
- * loads, resets and attribute changes of the command must survive the
- * item's write-back.  Swept over the cycle the command lands in.
+ * serialises the command after the engine's item (docs/rtl.md "Context
+ * writes while the engine works on a QP"): the PSN loads, resets and
+ * attribute changes of the command must survive the item's write-back.
+ * Node 0's QP is brought up by hand (a receive posted in INIT; INIT -> RTR
+ * and RTR -> RTS land `e` = 0..11 cycles after the previous command, while
+ * the engine steps the QP for it), then a 4-packet WRITE is posted and an
+ * attribute change (RTS -> RTS, retry_cnt 6) lands at a cycle of the plan
+ * below: every cycle of the first 100 after the doorbell (the step that
+ * fetches the WQE, the first packets' steps), every 7th up to 40 cycles
+ * past the last request frame (the later steps: they repeat a period of 3
+ * cycles, so every state of it is hit), and every cycle from 4 before to
+ * 32 after the WRITE's ACK reaches node 0 (the ACK item and the step after
+ * it).  Checks: the WRITE completes with its data and PSNs, the attribute
+ * is kept, a SEND back lands at the loaded ePSN; on lockstep devices also
+ * everything compared with the model.
+ * Run first on "lockstep" devices, then on plain "rtl" ones: lockstep lets
+ * the DUT catch up with the reference before a context write (sim/lockstep.c
+ * catch_up), so there the attribute change lands only once the DUT has sent
+ * what the model sent at the doorbell (all 4 packets) -- measured with
+ * HCASIM_RTL_DEBUG=1 and the landing lines below: of the 151 landings at 512
+ * bits, 111 in the last step's REQST_END and the rest in cycles with no job
+ * or idle; at 64 bits 219 of 251 idle.  On plain "rtl" devices the writes
+ * land where the plan puts them: at 512 bits 97 of 151 in a job's state
+ * (20 different: the steps' DISPST_STEP_CLR_BUSY/LOAD, REQST_FETCH_WQE ..
+ * REQST_END, MRST_READ_MRC, and each cycle of the ACK item,
+ * RECVST_CHECK_FRAME, DISPST_LOAD_FRAME_QP, CQST_READ_CQC, CQST_RESERVE,
+ * COMPST_ACK_WQE, RECVST_END), 33 in cycles with no job in a state (the
+ * items' write-back cycles, waits) and 21 idle; at 64 bits 166, 74 and 11
+ * of 251, the same 20 states.
  */
-static void modify_during_item(void)
+
+/* HCASIM_RTL_DEBUG set: a line naming node 0's RTL engine after each context
+ * write, so that the RTL's state lines (the last one of that engine before
+ * it) show the state the write landed in */
+static void landing_mark(struct rt *t, const char *what, unsigned int d)
+{
+	struct hca_engine *e = t->n[0]->eng;
+
+	if (!getenv("HCASIM_RTL_DEBUG"))
+		return;
+	if (lockstep_is(e))
+		e = lockstep_dut(e, NULL);
+	fprintf(stderr, "[landing %p %s d=%u end @%llu]\n", (void *)e, what, d, (unsigned long long)tb_now(t->tb));
+}
+
+enum { MOD_CAL = -1, MOD_DB, MOD_ACK };
+
+/* One run: the QP brought up with `e` cycles before each command, the
+ * WRITE posted, the attribute change `at` cycles after its doorbell (MOD_DB)
+ * or after its ACK's arrival (MOD_ACK, `at` - 4), none for MOD_CAL, which
+ * returns in *last and *ack the cycles from the doorbell to the last request
+ * frame and to the ACK's arrival. */
+static void modify_run(unsigned int e, int kind, unsigned int at, unsigned int *last, unsigned int *ack)
 {
 	struct tb_qp_attr a;
+	struct rt t;
+	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
+	struct tb_qp *q;
+	struct tb_node *pn;
+	struct hca_cqe c;
+	struct tb_sge s, r;
+	struct tb_send_wr w;
+	unsigned int first = 0, found = 0, d = kind == MOD_ACK ? 10000 + at : at;
+	uint64_t t0;
 
 	tb_qp_attr_default(&a);
 	a.sq_psn = 0x5000;
 	a.rq_psn = 0x5000;	/* both directions start at 0x5000 (as tb_connect_pair) */
-	for (unsigned int d = 0; d < 12; d++) {
-		struct rt t;
-		struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
-		struct tb_qp *q;
-		struct tb_node *pn;
-		struct hca_cqe c;
-		struct tb_sge s, r;
-		struct tb_send_wr w;
-		unsigned int first = 0, found = 0;
+	memset(&t, 0, sizeof(t));
+	t.tb = tb_create(&cfg);
+	tb_set_filter(t.tb, rt_cap_filter, &t.cap);
+	for (int i = 0; i < 2; i++) {
+		t.n[i] = tb_node(t.tb, (unsigned int)i);
+		t.pd[i] = tb_pd_alloc(t.n[i]);
+		t.scq[i] = tb_cq_create(t.n[i], 8, NULL);
+		t.rcq[i] = tb_cq_create(t.n[i], 8, NULL);
+		t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
+		t.mr[i] = tb_mr_reg(t.n[i], t.pd[i], 1 << 16, RT_ACC_ALL);
+	}
+	tb_qp_connect(t.qp[1], t.qp[0], &a);
+	/* node 0's QP by hand, with a receive posted in INIT (the engine
+	 * steps the QP on every doorbell and every context write) */
+	q = t.qp[0];
+	pn = t.n[1];
+	tb_qp_modify(q, HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
+	q->qpc.access_flags = a.access;
+	tb_qp_modify(q, HCA_QPS_INIT, HCA_QPC_FLAGS_RESET_STATE_MASK);
+	r = rt_sge(t.mr[0], 0, 256);
+	tb_post_recv(q, &r, 1);
+	tb_run_for(t.tb, e);
+	q->qpc.path_mtu = a.path_mtu;
+	q->qpc.dest_qpn = t.qp[1]->qpn;
+	q->qpc.rq_psn = a.rq_psn;
+	q->qpc.max_dest_rd_atomic = a.max_dest_rd_atomic;
+	q->qpc.min_rnr_timer = a.min_rnr_timer;
+	q->qpc.sgid_index = TB_SGID_INDEX;
+	q->qpc.hop_limit = 64;
+	memcpy(q->qpc.dmac, pn->mac, 6);
+	tb_ipv4_gid(pn->ip, q->qpc.dgid);
+	tb_qp_modify(q, HCA_QPS_RTR, HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK);
+	landing_mark(&t, "rtr", e);
+	tb_run_for(t.tb, e);
+	q->qpc.sq_psn = a.sq_psn;
+	q->qpc.timeout = a.timeout;
+	q->qpc.retry_cnt = a.retry_cnt;
+	q->qpc.rnr_retry = a.rnr_retry;
+	q->qpc.max_rd_atomic = a.max_rd_atomic;
+	tb_qp_modify(q, HCA_QPS_RTS, HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK);
+	landing_mark(&t, "rts", e);
 
-		memset(&t, 0, sizeof(t));
-		t.tb = tb_create(&cfg);
-		tb_set_filter(t.tb, rt_cap_filter, &t.cap);
-		for (int i = 0; i < 2; i++) {
-			t.n[i] = tb_node(t.tb, (unsigned int)i);
-			t.pd[i] = tb_pd_alloc(t.n[i]);
-			t.scq[i] = tb_cq_create(t.n[i], 8, NULL);
-			t.rcq[i] = tb_cq_create(t.n[i], 8, NULL);
-			t.qp[i] = tb_qp_create(t.n[i], HCA_QPT_RC, t.pd[i], t.scq[i], t.rcq[i], NULL, NULL);
-			t.mr[i] = tb_mr_reg(t.n[i], t.pd[i], 1 << 16, RT_ACC_ALL);
+	/* a 4-packet WRITE; the attribute change (RTS -> RTS) lands while the
+	 * engine works on it */
+	rt_fill(t.mr[0]->buf, 4096, (int)(at + e));
+	s = rt_sge(t.mr[0], 0, 4096);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+				 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
+	t0 = tb_now(t.tb);
+	tb_post_send(q, &w);
+	if (kind == MOD_DB)
+		tb_run_for(t.tb, at);
+	else if (kind == MOD_ACK) {
+		for (unsigned int g = 0; g < 100000 && !found; g++) {
+			for (unsigned int i = 0; i < t.cap.n && !found; i++)
+				if (t.cap.src[i] == 1 && t.cap.pkt[i].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE) {
+					uint64_t to = t.cap.when[i] + 250 + at - 4;	/* the wire: 250 cycles */
+
+					found = 1;
+					CHECK(tb_now(t.tb) <= to, "d=%u: the ACK seen in time (%llu > %llu)", d,
+					      (unsigned long long)tb_now(t.tb), (unsigned long long)to);
+					if (tb_now(t.tb) < to)
+						tb_run_for(t.tb, to - tb_now(t.tb));
+				}
+			if (!found)
+				tb_run_for(t.tb, 2);
 		}
-		tb_qp_connect(t.qp[1], t.qp[0], &a);
-		/* node 0's QP by hand, with a receive posted in INIT (the engine
-		 * steps the QP on every doorbell and every context write) */
-		q = t.qp[0];
-		pn = t.n[1];
-		tb_qp_modify(q, HCA_QPS_RESET, HCA_QPC_FLAGS_RESET_STATE_MASK);
-		q->qpc.access_flags = a.access;
-		tb_qp_modify(q, HCA_QPS_INIT, HCA_QPC_FLAGS_RESET_STATE_MASK);
-		r = rt_sge(t.mr[0], 0, 256);
-		tb_post_recv(q, &r, 1);
-		tb_run_for(t.tb, d);
-		q->qpc.path_mtu = a.path_mtu;
-		q->qpc.dest_qpn = t.qp[1]->qpn;
-		q->qpc.rq_psn = a.rq_psn;
-		q->qpc.max_dest_rd_atomic = a.max_dest_rd_atomic;
-		q->qpc.min_rnr_timer = a.min_rnr_timer;
-		q->qpc.sgid_index = TB_SGID_INDEX;
-		q->qpc.hop_limit = 64;
-		memcpy(q->qpc.dmac, pn->mac, 6);
-		tb_ipv4_gid(pn->ip, q->qpc.dgid);
-		tb_qp_modify(q, HCA_QPS_RTR, HCA_QPC_FLAGS_LOAD_RQ_PSN_MASK);
-		tb_run_for(t.tb, d);
-		q->qpc.sq_psn = a.sq_psn;
-		q->qpc.timeout = a.timeout;
-		q->qpc.retry_cnt = a.retry_cnt;
-		q->qpc.rnr_retry = a.rnr_retry;
-		q->qpc.max_rd_atomic = a.max_rd_atomic;
-		tb_qp_modify(q, HCA_QPS_RTS, HCA_QPC_FLAGS_LOAD_SQ_PSN_MASK);
-
-		/* a 4-packet WRITE; an attribute change (RTS -> RTS) lands d
-		 * cycles later, while the engine transmits */
-		rt_fill(t.mr[0]->buf, 4096, (int)d);
-		s = rt_sge(t.mr[0], 0, 4096);
-		w = (struct tb_send_wr){ .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
-					 .num_sge = 1, .raddr = t.mr[1]->va, .rkey = t.mr[1]->rkey };
-		tb_post_send(q, &w);
-		tb_run_for(t.tb, 4 * d);
+		CHECK(found, "d=%u: the WRITE's ACK", d);
+		found = 0;
+	}
+	if (kind != MOD_CAL) {
 		q->qpc.retry_cnt = 6;
 		tb_qp_modify(q, HCA_QPS_RTS, 0);
-		CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "d=%u: WRITE completes (status %u)", d,
-		      c.status);
-		CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 4096), "d=%u: WRITE data", d);
-		for (unsigned int i = 0; i < t.cap.n; i++)
-			if (t.cap.src[i] == 0 && t.cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE) {
-				if (!found++)
-					first = i;
-				CHECK(t.cap.pkt[i].psn == ((a.sq_psn + found - 1) & 0xffffff),
-				      "d=%u: request %u carries PSN 0x%x, want 0x%x", d, found - 1, t.cap.pkt[i].psn,
-				      (a.sq_psn + found - 1) & 0xffffff);
-			}
-		CHECK(found == 4 && t.cap.pkt[first].opcode == HCA_BTH_OP_RC_RDMA_WRITE_FIRST,
-		      "d=%u: exactly 4 request packets (%u)", d, found);
-		CHECK(tb_qp_query(q).retry_cnt == 6, "d=%u: attribute change kept", d);
-		/* node 1 -> node 0: the receive posted in INIT, at the loaded ePSN */
-		s = rt_sge(t.mr[1], 0, 100);
-		w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
-		tb_post_send(t.qp[1], &w);
-		CHECK(wait_cqe(t.rcq[0], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 100,
-		      "d=%u: receive at the loaded ePSN", d);
-		CHECK(wait_cqe(t.scq[1], &c) && c.status == HCA_WC_SUCCESS, "d=%u: peer's SEND acknowledged", d);
-		finish(&t, "context write during an item");
+		landing_mark(&t, "attr", d);
 	}
+	CHECK(wait_cqe(t.scq[0], &c) && c.status == HCA_WC_SUCCESS, "d=%u e=%u: WRITE completes (status %u)", d, e,
+	      c.status);
+	CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, 4096), "d=%u e=%u: WRITE data", d, e);
+	for (unsigned int i = 0; i < t.cap.n; i++) {
+		if (t.cap.src[i] == 0 && t.cap.pkt[i].opcode != HCA_BTH_OP_RC_ACKNOWLEDGE) {
+			if (!found++)
+				first = i;
+			CHECK(t.cap.pkt[i].psn == ((a.sq_psn + found - 1) & 0xffffff),
+			      "d=%u e=%u: request %u carries PSN 0x%x, want 0x%x", d, e, found - 1, t.cap.pkt[i].psn,
+			      (a.sq_psn + found - 1) & 0xffffff);
+			if (last)
+				*last = (unsigned int)(t.cap.when[i] - t0);
+		}
+		if (t.cap.src[i] == 1 && t.cap.pkt[i].opcode == HCA_BTH_OP_RC_ACKNOWLEDGE && ack && !*ack)
+			*ack = (unsigned int)(t.cap.when[i] + 250 - t0);
+	}
+	CHECK(found == 4 && t.cap.pkt[first].opcode == HCA_BTH_OP_RC_RDMA_WRITE_FIRST,
+	      "d=%u e=%u: exactly 4 request packets (%u)", d, e, found);
+	if (kind != MOD_CAL)
+		CHECK(tb_qp_query(q).retry_cnt == 6, "d=%u e=%u: attribute change kept", d, e);
+	/* node 1 -> node 0: the receive posted in INIT, at the loaded ePSN */
+	s = rt_sge(t.mr[1], 0, 100);
+	w = (struct tb_send_wr){ .opcode = HCA_WR_SEND, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1 };
+	tb_post_send(t.qp[1], &w);
+	CHECK(wait_cqe(t.rcq[0], &c) && c.status == HCA_WC_SUCCESS && c.byte_len == 100,
+	      "d=%u e=%u: receive at the loaded ePSN", d, e);
+	CHECK(wait_cqe(t.scq[1], &c) && c.status == HCA_WC_SUCCESS, "d=%u e=%u: peer's SEND acknowledged", d, e);
+	finish(&t, "context write during an item");
+}
+
+static void modify_during_item(void)
+{
+	/* lockstep (the model compares everything), then plain rtl (the
+	 * writes land where the plan puts them); --engine: that one only */
+	static const char *const engines[] = { "lockstep", "rtl" };
+	const char *saved = engine;
+	bool given = false;
+
+	for (int i = 1; i < rt_ls_argc; i++)
+		given |= !strcmp(rt_ls_argv[i], "--engine");
+	for (unsigned int k = 0; k < (given ? 1u : 2u); k++) {
+		unsigned int last = 0, ack = 0, n = 0;
+
+		if (!given)
+			engine = engines[k];
+		modify_run(0, MOD_CAL, 0, &last, &ack);
+		printf("modify_during_item on %s: last request frame %u, ACK at node 0 %u cycles after the doorbell\n",
+		       engine, last, ack);
+		for (unsigned int c = 0; c < last + 40; c += c < 100 ? 1 : 7)
+			modify_run(n++ % 12, MOD_DB, c, NULL, NULL);
+		for (unsigned int c = 0; c < 36; c++)
+			modify_run(n++ % 12, MOD_ACK, c, NULL, NULL);
+	}
+	engine = saved;
 }
 
 int main(int argc, char **argv)
 {
 	rt_ls_start(argc, argv);
-	remote_access();
-	recv_too_short();
-	recv_bad_key();
-	local_errors();
-	gather_fault();
-	gather_fault_ahead(0);
-	gather_fault_ahead(1);
-	ahead_fault_timer();
-	ahead_fault_reset();
-	ahead_faults_two_qps();
-	cq_overflow();
-	flush_by_firmware();
-	duplicates_and_comm_est();
-	duplicate_requests();
-	arming();
-	uc();
-	ud();
-	srq();
-	modify_during_item();
-	doorbell_storm();
-	qp_reuse_after_reset();
-	refetch_fault();
+	if (rt_ls_want("remote_access"))
+		remote_access();
+	if (rt_ls_want("recv_too_short"))
+		recv_too_short();
+	if (rt_ls_want("recv_bad_key"))
+		recv_bad_key();
+	if (rt_ls_want("local_errors"))
+		local_errors();
+	if (rt_ls_want("gather_fault"))
+		gather_fault();
+	if (rt_ls_want("gather_fault_ahead"))
+		gather_fault_ahead(0);
+	if (rt_ls_want("gather_fault_ahead"))
+		gather_fault_ahead(1);
+	if (rt_ls_want("ahead_fault_timer"))
+		ahead_fault_timer();
+	if (rt_ls_want("ahead_fault_reset"))
+		ahead_fault_reset();
+	if (rt_ls_want("ahead_faults_two_qps"))
+		ahead_faults_two_qps();
+	if (rt_ls_want("cq_overflow"))
+		cq_overflow();
+	if (rt_ls_want("flush_by_firmware"))
+		flush_by_firmware();
+	if (rt_ls_want("duplicates_and_comm_est"))
+		duplicates_and_comm_est();
+	if (rt_ls_want("duplicate_requests"))
+		duplicate_requests();
+	if (rt_ls_want("arming"))
+		arming();
+	if (rt_ls_want("uc"))
+		uc();
+	if (rt_ls_want("ud"))
+		ud();
+	if (rt_ls_want("srq"))
+		srq();
+	if (rt_ls_want("modify_during_item"))
+		modify_during_item();
+	if (rt_ls_want("doorbell_storm"))
+		doorbell_storm();
+	if (rt_ls_want("qp_reuse_after_reset"))
+		qp_reuse_after_reset();
+	if (rt_ls_want("refetch_fault"))
+		refetch_fault();
 	return check_done();
 }
