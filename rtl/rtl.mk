@@ -266,3 +266,9 @@ $(eval $(call rtl_ls_test,rtl_cqbatch512,sim/rtl/tests/test_rtl_cqbatch.c,--widt
 # doorbells racing the words read ahead, in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_lookahead,sim/rtl/tests/test_rtl_lookahead.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_lookahead512,sim/rtl/tests/test_rtl_lookahead.c,--width 512))
+# The ACK item's last-cycle writes (TXS_UNA, TXS_TMR, the retry budgets, the
+# timer set) seen by what comes next (docs/rtl.md "Handovers"): the timer
+# stopped and re-armed, budgets restored, UNA inside a WQE, 8 QPs with
+# losses, in lockstep against the model and on plain rtl devices.
+$(eval $(call rtl_ls_test,rtl_handover,sim/rtl/tests/test_rtl_handover.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_handover512,sim/rtl/tests/test_rtl_handover.c,--width 512))
