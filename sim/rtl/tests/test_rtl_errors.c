@@ -990,7 +990,8 @@ static void refetch_fault(void)
  * the DUT catch up with the reference before a context write (sim/lockstep.c
  * catch_up), so there the attribute change lands only once the DUT has sent
  * what the model sent at the doorbell (all 4 packets) -- measured with
- * HCASIM_RTL_DEBUG=1 and the landing lines below: of the 151 landings at 512
+ * HCASIM_RTL_DEBUG=1 and the landing lines below (counted by
+ * sim/rtl/tests/landing_census.py): of the 151 landings at 512
  * bits, 111 in the last step's REQST_END and the rest in cycles with no job
  * or idle; at 64 bits 219 of 251 idle.  On plain "rtl" devices the writes
  * land where the plan puts them: at 512 bits 97 of 151 in a job's state
