@@ -9,10 +9,11 @@
  * the C model; a resend the model does not make is `retx.extra`, one it
  * makes and the RTL not `retx.missing`), then on two plain "rtl" devices
  * with the test's own checks, which hold without the model:
- *   stop_timer   -- an ACK that covers everything stops the timer (no
- *                   resend after the timeout), and the next WRITE's step
- *                   arms it again: that WRITE's only packet, lost, is resent
- *                   by the timeout, one timeout after it was sent.
+ *   stop_timer   -- an ACK that covers everything stops the timer: WRITE B,
+ *                   posted just before A's deadline and acknowledged after
+ *                   it, is not resent, nor anything after three timeouts;
+ *                   and the next WRITE's step arms it again: C's only
+ *                   packet, lost, is resent one timeout after it was sent.
  *   rearm_timer  -- an ACK that covers part (WRITE A acknowledged, WRITE B
  *                   lost) restarts the timer: B is resent one timeout after
  *                   A's ACK, not one after A was sent.
@@ -40,7 +41,7 @@
  * Planted on a scratch copy of hca_comp (not committed), each failed here
  * at both widths (docs/rtl.md, the rtl_handover row): the end cycle's TXS
  * writes and tm_set a cycle late (as the "Handovers" branch had them), the
- * TXS writes dropped, tm_set dropped.  The timeouts leave room for the
+ * TXS writes dropped, tm_set dropped, both dropped.  The timeouts leave room for the
  * RTL's lag behind the model: main passes with the harness's wr_lat up to
  * 80 and rd_lat up to 300.
  *
@@ -362,25 +363,38 @@ static void stop_timer(unsigned int others)
 	collect(1 + others * OTHERS_PER);
 	CHECK(got[0] == 1 && !bad[0], "%s: WRITE A completes", what);
 	check_others(what, OTHERS_PER);
-	/* A's ACK covered everything: the timer stopped, nothing resent after
-	 * three timeouts */
-	t0 = tb_now(t.tb);
-	tb_run_for(t.tb, 3 * tmo);
-	CHECK(sent_count(0, 0) == 1, "%s: A sent once, no resend after the timeout (%u)", what, sent_count(0, 0));
-	/* B's step arms the timer again: its lost packet resent one timeout later */
-	lose(0, 1, 1);
+	/* A's ACK covered everything: the timer stopped.  B, posted 200 cycles
+	 * before A's deadline, is acknowledged after it: a timer left running
+	 * with A's deadline would resend B; nothing resent after 3 timeouts */
+	{
+		uint64_t dl = sent_at(0, 0, 0) + tmo;
+
+		if (tb_now(t.tb) + 200 < dl)
+			tb_run_for(t.tb, dl - 200 - tb_now(t.tb));
+	}
 	post_write(0, 1);
 	collect(1);
-	CHECK(got[0] == 1 && !bad[0], "%s: WRITE B completes after its loss (status %u)", what, last_cqe[0].status);
-	CHECK(sent_count(0, 1) == 2, "%s: B sent twice (%u)", what, sent_count(0, 1));
+	CHECK(got[0] == 1 && !bad[0], "%s: WRITE B completes", what);
+	CHECK(acked_at(0, 1) > sent_at(0, 0, 0) + tmo, "%s: B acknowledged after A's deadline (%llu, %llu)", what,
+	      (unsigned long long)acked_at(0, 1), (unsigned long long)(sent_at(0, 0, 0) + tmo));
+	t0 = tb_now(t.tb);
+	tb_run_for(t.tb, 3 * tmo);
+	CHECK(sent_count(0, 0) == 1 && sent_count(0, 1) == 1, "%s: A and B sent once, no resend (%u, %u)", what,
+	      sent_count(0, 0), sent_count(0, 1));
+	/* C's step arms the timer again: its lost packet resent one timeout later */
+	lose(0, 2, 1);
+	post_write(0, 2);
+	collect(1);
+	CHECK(got[0] == 1 && !bad[0], "%s: WRITE C completes after its loss (status %u)", what, last_cqe[0].status);
+	CHECK(sent_count(0, 2) == 2, "%s: C sent twice (%u)", what, sent_count(0, 2));
 	{
-		uint64_t s = sent_at(0, 1, 0), r = sent_at(0, 1, 1);
+		uint64_t s = sent_at(0, 2, 0), r = sent_at(0, 2, 1);
 
 		CHECK(r >= s + tmo && r <= s + tmo + RETX_SLACK,
-		      "%s: B resent one timeout after it was sent (sent %llu, resent %llu, timeout %llu)", what,
+		      "%s: C resent one timeout after it was sent (sent %llu, resent %llu, timeout %llu)", what,
 		      (unsigned long long)(s - t0), (unsigned long long)(r - t0), (unsigned long long)tmo);
 	}
-	CHECK(rt_check(t.mr[1]->buf, 2 * MSG, 11), "%s: data", what);
+	CHECK(rt_check(t.mr[1]->buf, 3 * MSG, 11), "%s: data", what);
 	rt_audit(what);
 	close_qps(what);
 }
