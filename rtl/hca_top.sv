@@ -25,7 +25,11 @@ module hca_top #(
     parameter int LOG_OUTS    = 5,       // started-but-unretired send WQEs per QP: 2^LOG_OUTS - 1
     parameter int RD_TAGS     = 8,       // outstanding payload reads
     parameter int LOG_BUF     = 13,      // transmit and receive slot size: 2^LOG_BUF bytes
-    parameter int TX_SLOTS    = 4,       // transmit slots (packets read ahead of the framer), a power of two >= 2
+    // transmit slots (packets read ahead of the framer), a power of two >= 2,
+    // $clog2(TX_SLOTS) + LOG_BUF <= 16 (the 16-bit buffer address of a piece);
+    // enough to cover a payload read's latency at the frame rate: 8 at 512
+    // bits (a 64 B WRITE's frame is 3 beats), 4 at 64 (18 beats)
+    parameter int TX_SLOTS    = (DATA_W >= 512) ? 8 : 4,
     parameter int PF_N        = 16,      // WQE prefetch entries (hca_wqe_prefetch), one tag each
     localparam int WB = DATA_W / 8,
     localparam int LW = $clog2(WB),
