@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The transmit slots' depth (docs/rtl.md "Transmit slots and read ahead",
+ * Performance "The transmit slot's wait"; hca_top TX_SLOTS: 8 at 512 bits,
+ * 4 at 64).  A request packet's payload read goes into a transmit slot and
+ * the slot lives until its frame's last word is read: a payload read's
+ * latency plus the frame.  At 512 bits a 64 B WRITE's frame is 3 beats and
+ * the requester's period about 9 cycles, so 4 slots made every other step
+ * wait for one (REQST_WAIT_TX) and gather late; 8 cover the read.  On two
+ * lockstep devices (model vs RTL), both widths:
+ *
+ *   depth: 8 RC QPs post two 64 B WRITEs each at once, every RTL read slow
+ *   (dut.rd_lat): the QPs' steps read their payload ahead into the slots,
+ *   so as many payload reads are in flight at once as there are slots (the
+ *   host-interface observer, payload tags 0..7): 8 at 512 bits, 4 at 64;
+ *   every WRITE completes in order with its data;
+ *   fault_in_slot: the same with the first WRITE of QP k (k = 0..7) reading
+ *   a page that is not mapped: its packet sits in slot k among the others
+ *   when its read faults; as the model: that WRITE fails
+ *   LOC_PROT_ERR/DMA_FAULT and the QP's second one is flushed, one
+ *   DMA_FAULT, DMA_FAULT_LO/HI the faulting read's IOVA (client PAYLOAD),
+ *   every other QP's WRITEs complete with their data;
+ *   faults_at_once: the same with QPs 1, 4, 6 and 7 faulting: four faults
+ *   wait in the fault table (hca_tx_faults, TX_SLOTS entries) at once.
+ *
+ *   rtl_txahead [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [CASE...]
+ *   CASE: depth, fault_in_slot, faults_at_once
+ */
+#include "rtl_ls.h"
+
+#define NQP 8
+#define PER_QP 2
+#define MSG 64u
+#define PAY_TAGS 8		/* hca_top RD_TAGS: tags 0..7 are payload reads */
+#define RD_LAT 400u
+
+struct obs {
+	unsigned int out, most, reqs;
+	uint8_t busy[PAY_TAGS];
+};
+
+static void observe(void *ctx, const struct rtl_event *ev)
+{
+	struct obs *o = ctx;
+
+	if (ev->tag >= PAY_TAGS)
+		return;
+	if (ev->kind == RTL_EV_DMA_RD_REQ) {
+		o->reqs++;
+		o->busy[ev->tag] = 1;
+		if (++o->out > o->most)
+			o->most = o->out;
+	} else if (ev->kind == RTL_EV_DMA_RD_CPL && o->busy[ev->tag]) {
+		o->busy[ev->tag] = 0;
+		o->out--;
+	}
+}
+
+/* node 0's RTL engine (the DUT of a lockstep device), or NULL (model) */
+static struct hca_engine *rtl_of(struct tb_node *n)
+{
+	if (lockstep_is(n->eng))
+		return lockstep_dut(n->eng, NULL);
+	return strcmp(engine, "rtl") ? NULL : n->eng;
+}
+
+/*
+ * NQP QPs on node 0 (each with its own send CQ), PER_QP WRITEs of MSG bytes
+ * each posted at once; the first WRITE of QP k reads the unmapped second
+ * page of MR 900 when bit k of `bad` is set.  Completions and data checked
+ * as the model gives them; returns the most payload reads in flight at once.
+ */
+static unsigned int run(uint32_t bad, const char *what)
+{
+	static struct obs o;
+	struct rt t;
+	struct tb_qp *q[NQP], *p[NQP];
+	struct tb_cq *cq[NQP];
+	struct tb_qp_attr a;
+	struct hca_cqe c;
+	struct hca_engine *dut;
+	uint64_t at = 0;
+	unsigned int faults = 0, last_bad = 0;
+
+	memset(&o, 0, sizeof(o));
+	tb_qp_attr_default(&a);
+	setup_rd_lat(&t, &a, RD_LAT);
+	if (bad)
+		at = half_mapped_mr(&t) + 4096;
+	dut = rtl_of(t.n[0]);
+	if (dut)
+		rtl_engine_set_observer(dut, observe, &o);
+	q[0] = t.qp[0];
+	p[0] = t.qp[1];
+	cq[0] = t.scq[0];
+	for (int i = 1; i < NQP; i++) {
+		cq[i] = tb_cq_create(t.n[0], 10, NULL);
+		q[i] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], cq[i], t.rcq[0], NULL, NULL);
+		p[i] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
+		tb_connect_pair(q[i], p[i], &a);
+	}
+	rt_fill(t.mr[0]->buf, NQP * PER_QP * MSG, 91);
+	memset(t.mr[1]->buf, 0, NQP * PER_QP * MSG);
+	for (int j = 0; j < PER_QP; j++)
+		for (int i = 0; i < NQP; i++) {
+			unsigned int m = (unsigned int)(j * NQP + i);
+			struct tb_sge s = rt_sge(t.mr[0], (uint64_t)m * MSG, MSG);
+			struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+						.num_sge = 1, .raddr = t.mr[1]->va + (uint64_t)m * MSG,
+						.rkey = t.mr[1]->rkey };
+
+			if (j == 0 && (bad >> i & 1))
+				s = (struct tb_sge){ .addr = 0x5000000 + 4096 + 256u * (unsigned int)i, .len = MSG,
+						     .lkey = 900u << 8 | 0x42 };
+			tb_post_send(q[i], &w);
+		}
+	for (int i = 0; i < NQP; i++) {
+		bool b = bad >> i & 1;
+
+		for (int j = 0; j < PER_QP; j++) {
+			unsigned int m = (unsigned int)(j * NQP + i);
+			uint8_t want = !b ? HCA_WC_SUCCESS : j == 0 ? HCA_WC_LOC_PROT_ERR : HCA_WC_WR_FLUSH_ERR;
+			bool got = wait_cqe(cq[i], &c);
+
+			CHECK(got && c.wqe_index == j && c.status == want &&
+			      (want != HCA_WC_LOC_PROT_ERR || c.vendor_err == HCA_VENDOR_ERR_DMA_FAULT),
+			      "%s: QP %d WQE %d completes %s (got %u/%u, index %u)", what, i, j,
+			      hca_wc_status_name(want), c.status, c.vendor_err, c.wqe_index);
+			if (!b)
+				CHECK(!memcmp(t.mr[1]->buf + m * MSG, t.mr[0]->buf + m * MSG, MSG),
+				      "%s: QP %d WQE %d: target data", what, i, j);
+		}
+		if (b) {
+			faults++;
+			last_bad = (unsigned int)i;
+		}
+	}
+	CHECK(tb_stat(t.n[0], HCA_STAT_DMA_FAULT) == faults, "%s: %u DMA_FAULTs counted (got %llu)", what, faults,
+	      (unsigned long long)tb_stat(t.n[0], HCA_STAT_DMA_FAULT));
+	if (faults == 1) {
+		uint64_t f = at + 256u * last_bad;
+
+		CHECK(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_LO) == (uint32_t)f &&
+		      tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_HI) == (uint32_t)(f >> 32) &&
+		      HCA_FIELD_GET(tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_INFO), HCA_MGMT_DMA_FAULT_INFO_CLIENT) ==
+			      HCA_DMA_CLIENT_PAYLOAD,
+		      "%s: DMA_FAULT_HI/LO 0x%08x%08x = the payload read's IOVA 0x%llx", what,
+		      tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_HI), tb_mgmt_read(t.n[0], HCA_MGMT_DMA_FAULT_LO),
+		      (unsigned long long)f);
+	}
+	if (dut)
+		rtl_engine_set_observer(dut, NULL, NULL);
+	finish(&t, what);
+	for (int i = 1; i < NQP; i++) {
+		free(q[i]);
+		free(p[i]);
+		free(cq[i]);
+	}
+	return o.most;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int slots;
+
+	rt_ls_start(argc, argv);
+	slots = rt_width >= 512 ? 8 : 4;
+	if (rt_ls_want("depth")) {
+		unsigned int most = run(0, "depth");
+
+		if (strcmp(engine, "model")) {
+			printf("  depth: %u payload reads in flight at once\n", most);
+			CHECK(most == slots, "depth: %u payload reads in flight at once, one per transmit slot (%u)", most,
+			      slots);
+		}
+	}
+	if (rt_ls_want("fault_in_slot"))
+		for (int k = 0; k < NQP; k++) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "fault in QP %d's packet", k);
+			run(1u << k, what);
+		}
+	if (rt_ls_want("faults_at_once"))
+		run(1u << 1 | 1u << 4 | 1u << 6 | 1u << 7, "four faults at once");
+	return check_done();
+}
