@@ -449,6 +449,20 @@ module hca_req #(
       .pk_last(pk_last),
       .fast_cursor(fast_cursor), .take_early(take_early), .fetch_go(fetch_go), .gate_go(gate_go),
       .hdr_fold(hdr_fold), .hdr_commit(hdr_commit), .pay_end(pay_end));
+  // The prefetch's requests (hca_req_pf_issue): SQ_HEAD's WQE read into an
+  // entry while other work waits (REQST_FETCH_WQE gives way: other QPs' steps
+  // use fetch buffer 0; taken when the QP's step comes back), the next posted
+  // WQE read ahead with a fetch or take, the QP's entry dropped (a flush, a
+  // failed WQE, a read-ahead payload fault)
+  logic pf_now_go;
+  assign pf_now_go = state == REQST_FETCH_WQE && !tw_hit && !wp_hit && wp_free_now && give_way;
+  hca_req_pf_issue #(.LOG_MAX_QP(LOG_MAX_QP)) u_pfi (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .now_go(pf_now_go), .ahead_go(fetch_go),
+      .inv((state == REQST_CHECK_STATE && !pf_hit && (qp_st == QPS_ERR || qp_st == QPS_SQE)) ||
+           state == REQST_WQE_ERR || state == REQST_FAULT_OUTS),
+      .wp_free(wp_free), .qn(qn), .sq_head(t_sq_head), .sq_pi(e_qp_sq_pi), .qpc_gen(qpc_gen), .sq_base(sq_base),
+      .log_sq_size(log_sq_size), .log_sq_stride(log_sq_stride), .head_addr(head_addr), .len1(wqe_len1),
+      .wp_issue(wp_issue), .wp_now(wp_now), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_addr(wp_addr), .wp_len(wp_len));
   hca_req_gather u_gath (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_check(state == REQST_CHECK_STATE),
       .st_lkey_result(lk_res), .fold(hdr_fold), .st_wait_tx(state == REQST_WAIT_TX),
@@ -481,7 +495,6 @@ module hca_req #(
       tag_wqe <= '0; tag_k <= '0;
       sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0; f_long <= 1'b0;
-      wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
       yq_v <= 1'b0; yq_qn <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
@@ -493,10 +506,9 @@ module hca_req #(
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0; wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; yq_v <= 1'b0;
+      tm_set <= 1'b0; yq_v <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
-      wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; go <= 1'b0; tm_set <= 1'b0; async <= 1'b0;
       state_q <= state;
@@ -511,10 +523,8 @@ module hca_req #(
           yq_v <= 1'b0;
           if (pf_hit)
             state_q <= REQST_ASYNC_FAULT;
-          else if (qp_st == QPS_ERR || qp_st == QPS_SQE) begin
-            wp_inv  <= 1'b1;                 // nothing prefetched survives a flush
-            state_q <= REQST_WAIT_FLUSH;
-          end
+          else if (qp_st == QPS_ERR || qp_st == QPS_SQE)
+            state_q <= REQST_WAIT_FLUSH;     // (nothing prefetched survives it: u_pfi)
           else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
             state_q <= REQST_END;
           else if (fast_cursor)
@@ -557,17 +567,7 @@ module hca_req #(
               yq_qn   <= qn;
               state_q <= REQST_END;
             end
-          end else if (!wp_hit && wp_free_now && give_way) begin
-            // other work waits: the WQE is read through the prefetch entry
-            // (not into fetch buffer 0, which other QPs' steps use), so that
-            // the step can give way while the read is in flight; taken from
-            // there when the QP's step comes back
-            wp_issue <= 1'b1;
-            wp_now   <= 1'b1;                 // may take another QP's unused entry
-            wp_ikey  <= {qn, t_sq_head, qpc_gen};
-            wp_addr  <= head_addr;
-            wp_len   <= wqe_len1;
-          end                                 // else the fetch (fetch_go, below)
+          end                                 // else read into an entry (pf_now_go) or the fetch (fetch_go)
         REQST_WAIT_WQE: if (d_f_done) begin              // faulted (wqe_fault): a good one is REQST_VALIDATE_WQE now
           did     <= 1'b1;
           state_q <= REQST_WAIT_QP_ERR;
@@ -610,7 +610,6 @@ module hca_req #(
                       (`OW_W'(cs_verr) << `OW_VERR_O);
           `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
           tw_v    <= 1'b0;
-          wp_inv  <= 1'b1;
           state_q <= REQST_WAIT_RETIRE_ERR;
         end
         REQST_WQE_ERR_DONE: begin
@@ -737,7 +736,6 @@ module hca_req #(
             `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24])
           end
           tw_v    <= 1'b0;
-          wp_inv  <= 1'b1;
           did     <= 1'b1;
           state_q <= REQST_WAIT_RETIRE_ERR;
         end
@@ -813,10 +811,7 @@ module hca_req #(
           end
         end
       end
-      if (fetch_go) begin : fetch
-        logic [15:0] nx, ahead;
-        nx    = t_sq_head + 16'd1;
-        ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
+      if (fetch_go) begin                              // (the next posted WQE read ahead: u_pfi)
         tw_v      <= 1'b0;
         sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
         fa        <= head_addr;
@@ -828,12 +823,6 @@ module hca_req #(
           d_f_len   <= wqe_len1;
         end
         f_long    <= 1'b0;
-        if (wp_free && ahead >= 16'd2 && {16'b0, ahead} <= (32'd1 << log_sq_size)) begin
-          wp_issue <= 1'b1;                            // the next posted WQE, read ahead
-          wp_ikey  <= {qn, nx, qpc_gen};
-          wp_addr  <= slot_addr(sq_base, nx, log_sq_size, log_sq_stride);
-          wp_len   <= wqe_len1;
-        end
         // taken (wp_take: fetch buffer 0 loaded in this cycle): validated
         // next; else the fetch's done cycle validates (the comb state)
         state_q   <= !wp_hit ? REQST_WAIT_WQE : wp_err ? REQST_WAIT_QP_ERR : REQST_VALIDATE_WQE;
