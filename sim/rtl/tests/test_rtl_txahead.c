@@ -21,10 +21,19 @@
  *   DMA_FAULT, DMA_FAULT_LO/HI the faulting read's IOVA (client PAYLOAD),
  *   every other QP's WRITEs complete with their data;
  *   faults_at_once: the same with QPs 1, 4, 6 and 7 faulting: four faults
- *   wait in the fault table (hca_tx_faults, TX_SLOTS entries) at once.
+ *   wait in the fault table (hca_tx_faults, TX_SLOTS entries) at once;
+ *   stream: bench_rtl's 8-QP row on two plain rtl devices (lockstep clocks
+ *   the DUT differently): 64 B WRITEs round robin over 8 QPs, 16 outstanding
+ *   on each, one send CQ, the next posted per completion; the requester's
+ *   period is the spacing of its payload reads (one a message), over
+ *   messages 96..224: at most 8.7 cycles at 512 bits (8.3 now; 8.9 when the
+ *   key check's result cycle does not also commit the packet, hca_req_next
+ *   v_commit; 10.7 with 4 transmit slots), at most 20.5 at 64 (19.4, the
+ *   MAC's and the read channel's 18 beats a message); every WRITE in order
+ *   with its data.
  *
  *   rtl_txahead [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [CASE...]
- *   CASE: depth, fault_in_slot, faults_at_once
+ *   CASE: depth, fault_in_slot, faults_at_once, stream
  */
 #include "rtl_ls.h"
 
@@ -34,9 +43,12 @@
 #define PAY_TAGS 8		/* hca_top RD_TAGS: tags 0..7 are payload reads */
 #define RD_LAT 400u
 
+#define STREAM_N 256
+
 struct obs {
 	unsigned int out, most, reqs;
 	uint8_t busy[PAY_TAGS];
+	uint64_t at[STREAM_N];		/* the payload reads' cycles */
 };
 
 static void observe(void *ctx, const struct rtl_event *ev)
@@ -46,6 +58,8 @@ static void observe(void *ctx, const struct rtl_event *ev)
 	if (ev->tag >= PAY_TAGS)
 		return;
 	if (ev->kind == RTL_EV_DMA_RD_REQ) {
+		if (o->reqs < STREAM_N)
+			o->at[o->reqs] = ev->cycle;
 		o->reqs++;
 		o->busy[ev->tag] = 1;
 		if (++o->out > o->most)
@@ -159,6 +173,78 @@ static unsigned int run(uint32_t bad, const char *what)
 	return o.most;
 }
 
+/* bench_rtl's 8-QP row (sim/rtl/bench_rtl.c multi_run) on plain rtl devices:
+ * the requester's cycles a message between payload reads 96 and 224. */
+static double stream(void)
+{
+	static struct obs o;
+	const char *saved = engine;
+	struct rt t;
+	struct tb_qp *q[NQP], *p[NQP];
+	unsigned int posted = 0, done = 0, out[NQP] = { 0 }, next[NQP] = { 0 };
+	uint64_t limit;
+	bool order = true;
+	double per = 0;
+
+	engine = "rtl";
+	memset(&o, 0, sizeof(o));
+	setup(&t, HCA_QPT_RC, NULL, NULL, 12);
+	rtl_engine_set_observer(t.n[0]->eng, observe, &o);
+	q[0] = t.qp[0];
+	p[0] = t.qp[1];
+	for (int i = 1; i < NQP; i++) {
+		q[i] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
+		p[i] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
+		tb_connect_pair(q[i], p[i], NULL);
+	}
+	rt_fill(t.mr[0]->buf, STREAM_N * MSG, 93);
+	memset(t.mr[1]->buf, 0, STREAM_N * MSG);
+	limit = tb_now(t.tb) + RT_WAIT;
+	while (done < STREAM_N) {
+		struct hca_cqe c;
+		unsigned int k;
+
+		while (posted < STREAM_N && out[k = posted % NQP] < 16) {
+			struct tb_sge s = rt_sge(t.mr[0], (uint64_t)posted * MSG, MSG);
+			struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+						.num_sge = 1, .raddr = t.mr[1]->va + (uint64_t)posted * MSG,
+						.rkey = t.mr[1]->rkey };
+
+			tb_post_send(q[k], &w);
+			out[k]++;
+			posted++;
+		}
+		if (tb_cq_poll(t.scq[0], &c)) {
+			for (k = 0; k < NQP && c.qpn != q[k]->qpn; k++)
+				;
+			if (k == NQP || c.status != HCA_WC_SUCCESS || c.wqe_index != (next[k] & 0xffff))
+				order = false;
+			if (k < NQP) {
+				next[k]++;
+				out[k]--;
+			}
+			done++;
+			continue;
+		}
+		if (!tb_step(t.tb, limit))
+			break;
+	}
+	CHECK(done == STREAM_N && order, "stream: %u WRITEs over %u QPs complete in order per QP (%u)", STREAM_N, NQP,
+	      done);
+	CHECK(!memcmp(t.mr[1]->buf, t.mr[0]->buf, STREAM_N * MSG), "stream: target data");
+	CHECK(o.reqs == STREAM_N, "stream: one payload read a message (%u)", o.reqs);
+	if (o.reqs >= 224)
+		per = (double)(o.at[223] - o.at[95]) / 128;
+	rtl_engine_set_observer(t.n[0]->eng, NULL, NULL);
+	finish(&t, "stream");
+	for (int i = 1; i < NQP; i++) {
+		free(q[i]);
+		free(p[i]);
+	}
+	engine = saved;
+	return per;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int slots;
@@ -183,5 +269,11 @@ int main(int argc, char **argv)
 		}
 	if (rt_ls_want("faults_at_once"))
 		run(1u << 1 | 1u << 4 | 1u << 6 | 1u << 7, "four faults at once");
+	if (rt_ls_want("stream")) {
+		double per = stream(), most = rt_width >= 512 ? 8.7 : 20.5;
+
+		printf("  stream: %.2f cycles a message between payload reads\n", per);
+		CHECK(per > 0 && per <= most, "stream: %.2f cycles a message, at most %.1f", per, most);
+	}
 	return check_done();
 }
