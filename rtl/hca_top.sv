@@ -419,7 +419,9 @@ module hca_top #(
   logic [23:0] t_tag_k, fe_k, pf_k;
   logic [63:0] fe_iova, pf_iova;
   logic [TSW:0] n_faults;
-  hca_tx_slots #(.TX_SLOTS(TX_SLOTS), .HDR_MAX(HDR), .QW(LOG_MAX_QP)) u_tx_slots (
+  // (at most 4 big payloads read ahead: more only delay the head's frame
+  // when the host returns them out of order; section "The transmit slot's wait")
+  hca_tx_slots #(.TX_SLOTS(TX_SLOTS), .BIG_MAX(TX_SLOTS > 4 ? 4 : TX_SLOTS), .HDR_MAX(HDR), .QW(LOG_MAX_QP)) u_tx_slots (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .go(t_go), .drop(t_drop), .hdr(t_hdr), .hdr_len(t_hdr_len), .pay_len(t_pay_len), .pad(t_pad),
       .req(t_req), .async(t_async), .tag_qn(t_tag_qn), .tag_wqe(t_tag_wqe), .tag_k(t_tag_k),

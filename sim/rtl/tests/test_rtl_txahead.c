@@ -20,7 +20,10 @@
  *   LOC_PROT_ERR/DMA_FAULT and the QP's second one is flushed, one
  *   DMA_FAULT, DMA_FAULT_LO/HI the faulting read's IOVA (client PAYLOAD),
  *   every other QP's WRITEs complete with their data;
- *   faults_at_once: the same with QPs 1, 4, 6 and 7 faulting: four faults
+ *   depth_big: the same with 1 KiB WRITEs: at most 4 payload reads of 1 KiB
+ *   or more in flight (hca_tx_slots BIG_MAX: more only delay the oldest
+ *   frame when the host returns them out of order), at both widths;
+ *   faults_at_once: the same as fault_in_slot with QPs 1, 4, 6 and 7 faulting: four faults
  *   wait in the fault table (hca_tx_faults, TX_SLOTS entries) at once;
  *   stream: bench_rtl's 8-QP row on two plain rtl devices (lockstep clocks
  *   the DUT differently): 64 B WRITEs round robin over 8 QPs, 16 outstanding
@@ -33,7 +36,7 @@
  *   with its data.
  *
  *   rtl_txahead [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [CASE...]
- *   CASE: depth, fault_in_slot, faults_at_once, stream
+ *   CASE: depth, depth_big, fault_in_slot, faults_at_once, stream
  */
 #include "rtl_ls.h"
 
@@ -84,7 +87,7 @@ static struct hca_engine *rtl_of(struct tb_node *n)
  * page of MR 900 when bit k of `bad` is set.  Completions and data checked
  * as the model gives them; returns the most payload reads in flight at once.
  */
-static unsigned int run(uint32_t bad, const char *what)
+static unsigned int run(uint32_t bad, uint32_t len, const char *what)
 {
 	static struct obs o;
 	struct rt t;
@@ -113,14 +116,14 @@ static unsigned int run(uint32_t bad, const char *what)
 		p[i] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
 		tb_connect_pair(q[i], p[i], &a);
 	}
-	rt_fill(t.mr[0]->buf, NQP * PER_QP * MSG, 91);
-	memset(t.mr[1]->buf, 0, NQP * PER_QP * MSG);
+	rt_fill(t.mr[0]->buf, NQP * PER_QP * len, 91);
+	memset(t.mr[1]->buf, 0, NQP * PER_QP * len);
 	for (int j = 0; j < PER_QP; j++)
 		for (int i = 0; i < NQP; i++) {
 			unsigned int m = (unsigned int)(j * NQP + i);
-			struct tb_sge s = rt_sge(t.mr[0], (uint64_t)m * MSG, MSG);
+			struct tb_sge s = rt_sge(t.mr[0], (uint64_t)m * len, len);
 			struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
-						.num_sge = 1, .raddr = t.mr[1]->va + (uint64_t)m * MSG,
+						.num_sge = 1, .raddr = t.mr[1]->va + (uint64_t)m * len,
 						.rkey = t.mr[1]->rkey };
 
 			if (j == 0 && (bad >> i & 1))
@@ -141,7 +144,7 @@ static unsigned int run(uint32_t bad, const char *what)
 			      "%s: QP %d WQE %d completes %s (got %u/%u, index %u)", what, i, j,
 			      hca_wc_status_name(want), c.status, c.vendor_err, c.wqe_index);
 			if (!b)
-				CHECK(!memcmp(t.mr[1]->buf + m * MSG, t.mr[0]->buf + m * MSG, MSG),
+				CHECK(!memcmp(t.mr[1]->buf + m * len, t.mr[0]->buf + m * len, len),
 				      "%s: QP %d WQE %d: target data", what, i, j);
 		}
 		if (b) {
@@ -252,7 +255,7 @@ int main(int argc, char **argv)
 	rt_ls_start(argc, argv);
 	slots = rt_width >= 512 ? 8 : 4;
 	if (rt_ls_want("depth")) {
-		unsigned int most = run(0, "depth");
+		unsigned int most = run(0, MSG, "depth");
 
 		if (strcmp(engine, "model")) {
 			printf("  depth: %u payload reads in flight at once\n", most);
@@ -260,15 +263,23 @@ int main(int argc, char **argv)
 			      slots);
 		}
 	}
+	if (rt_ls_want("depth_big")) {
+		unsigned int most = run(0, 1024, "depth, 1 KiB WRITEs");
+
+		if (strcmp(engine, "model")) {
+			printf("  depth_big: %u payload reads of 1 KiB in flight at once\n", most);
+			CHECK(most == 4, "depth_big: %u payload reads of 1 KiB in flight at once (4)", most);
+		}
+	}
 	if (rt_ls_want("fault_in_slot"))
 		for (int k = 0; k < NQP; k++) {
 			char what[64];
 
 			snprintf(what, sizeof(what), "fault in QP %d's packet", k);
-			run(1u << k, what);
+			run(1u << k, MSG, what);
 		}
 	if (rt_ls_want("faults_at_once"))
-		run(1u << 1 | 1u << 4 | 1u << 6 | 1u << 7, "four faults at once");
+		run(1u << 1 | 1u << 4 | 1u << 6 | 1u << 7, MSG, "four faults at once");
 	if (rt_ls_want("stream")) {
 		double per = stream(), most = rt_width >= 512 ? 8.7 : 20.5;
 
