@@ -46,10 +46,10 @@
 // REQST_END keeps the QP busy if the step made progress.  hca_req_next
 // names the states done in the cycle before them (a 64 B WRITE's step:
 // REQST_CHECK_STATE taking its WQE, REQST_VALIDATE_WQE + REQST_LKEY_RESULT
-// (the key checked ahead) + REQST_GATE, REQST_BUILD_HDR + REQST_WAIT_TX +
-// REQST_WAIT_PAYLOAD + REQST_END; without a result checked ahead,
-// REQST_VALIDATE_WQE asks hca_mr_check and REQST_LKEY_RESULT + REQST_GATE
-// follow).  Fetch buffer 0 is
+// (the key checked ahead) + REQST_GATE + REQST_BUILD_HDR + REQST_WAIT_TX +
+// REQST_WAIT_PAYLOAD + REQST_END, v_commit; without a result checked ahead,
+// REQST_VALIDATE_WQE asks hca_mr_check and REQST_LKEY_RESULT does the
+// rest).  Fetch buffer 0 is
 // a cache across items (tw_v/tw_qn/tw_idx/tw_gen, with the translated SGE
 // addresses in tx_iova_r); this module is their only writer.
 // Planted-bug hooks hdr_se, udp_sport: in hca_req_hdr (REQST_BUILD_HDR).
@@ -377,6 +377,15 @@ module hca_req #(
       .lk_iova(lk_iova), .mr_verr(mr_verr), .mr_iova(mr_iova), .use_now(lk_use), .at_res(lk_res),
       .verr(k_verr), .iova(k_iova));
   assign ow_g = lk_use ? ow_new : ow;
+  // REQST_GATE's start: the WQE's PSNs (packets of a SEND/WRITE, response
+  // packets of a READ, 1 for an atomic) from PSN_NEXT on, its entry ow_s
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [31:0] g_n;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [`OW_W-1:0] ow_s;
+  assign g_n  = (ow_g[`OW_LEN_O +: 32] == 32'h0 || v_atomic) ? 32'd1 :
+                ((ow_g[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
+  assign ow_s = ow_g | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(g_n[23:0]) << `OW_NPSN_O);
 
   // The cursor WQE's next packet (hca_req_pkt, in u_hdr), its header
   // fields registered by u_hdr in REQST_BUILD_HDR (hca_req_hdr, below).
@@ -431,11 +440,11 @@ module hca_req #(
                        (qp_st != QPS_RTS || t_sq_head == e_qp_sq_pi || (t_sq_head - t_sq_ci) >= 16'(OUTS - 1)) ?
                        REQST_END : REQST_FETCH_WQE;
   // The step's shortcuts (hca_req_next): states done in the cycle before.
-  logic fast_cursor, fetch_go, gate_go, hdr_fold, hdr_commit, pay_end;
-  logic c_go, c_async, c_last; logic [23:0] c_k;   // the slot's commit (REQST_WAIT_PAYLOAD, or hdr_commit)
-  assign c_go   = (state == REQST_WAIT_PAYLOAD && (d_g_done || pk_async)) || hdr_commit;
-  assign c_async = hdr_commit || pk_async; assign c_last = hdr_commit ? p_last : pk_last;
-  assign c_k    = hdr_commit ? p_k : pk_k;
+  logic fast_cursor, fetch_go, gate_go, hdr_fold, hdr_commit, v_commit, pay_end, ep_go;
+  logic c_go, c_async, c_last; logic [23:0] c_k;   // the slot's commit (REQST_WAIT_PAYLOAD, hdr_commit, v_commit)
+  assign c_go   = (state == REQST_WAIT_PAYLOAD && (d_g_done || pk_async)) || hdr_commit || v_commit;
+  assign c_async = hdr_commit || v_commit || pk_async; assign c_last = (hdr_commit || v_commit) ? p_last : pk_last;
+  assign c_k    = (hdr_commit || v_commit) ? p_k : pk_k;
   hca_req_next #(.LOG_MAX_QP(LOG_MAX_QP)) u_next (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_check(state == REQST_CHECK_STATE),
       .st_fetch(state == REQST_FETCH_WQE), .st_gate(state == REQST_GATE), .st_lkey_result(lk_res),
@@ -446,23 +455,37 @@ module hca_req #(
       .wp_free_now(wp_free_now), .give_way(give_way), .gate_hold(gate_hold), .mr_ok(k_verr == 8'h0),
       .sge_last(8'(sk_i) + 8'd1 >= w_nsge), .p_closed(p_closed), .ep_v(ep_v), .tx_free(tx_free),
       .tx_async_ok(tx_async_ok), .d_g_done(d_g_done), .pk_async(pk_async), .d_g_fault(d_g_fault), .is_rc(is_rc),
-      .pk_last(pk_last),
+      .pk_last(pk_last), .ep_go(ep_go),
       .fast_cursor(fast_cursor), .take_early(take_early), .fetch_go(fetch_go), .gate_go(gate_go),
-      .hdr_fold(hdr_fold), .hdr_commit(hdr_commit), .pay_end(pay_end));
+      .hdr_fold(hdr_fold), .hdr_commit(hdr_commit), .v_commit(v_commit), .pay_end(pay_end));
+  // The prefetch's requests (hca_req_pf_issue): SQ_HEAD's WQE read into an
+  // entry while other work waits (REQST_FETCH_WQE gives way: other QPs' steps
+  // use fetch buffer 0; taken when the QP's step comes back), the next posted
+  // WQE read ahead with a fetch or take, the QP's entry dropped (a flush, a
+  // failed WQE, a read-ahead payload fault)
+  logic pf_now_go;
+  assign pf_now_go = state == REQST_FETCH_WQE && !tw_hit && !wp_hit && wp_free_now && give_way;
+  hca_req_pf_issue #(.LOG_MAX_QP(LOG_MAX_QP)) u_pfi (
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .now_go(pf_now_go), .ahead_go(fetch_go),
+      .inv((state == REQST_CHECK_STATE && !pf_hit && (qp_st == QPS_ERR || qp_st == QPS_SQE)) ||
+           state == REQST_WQE_ERR || state == REQST_FAULT_OUTS),
+      .wp_free(wp_free), .qn(qn), .sq_head(t_sq_head), .sq_pi(e_qp_sq_pi), .qpc_gen(qpc_gen), .sq_base(sq_base),
+      .log_sq_size(log_sq_size), .log_sq_stride(log_sq_stride), .head_addr(head_addr), .len1(wqe_len1),
+      .wp_issue(wp_issue), .wp_now(wp_now), .wp_inv(wp_inv), .wp_ikey(wp_ikey), .wp_addr(wp_addr), .wp_len(wp_len));
   hca_req_gather u_gath (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_check(state == REQST_CHECK_STATE),
-      .st_lkey_result(lk_res), .fold(hdr_fold), .st_wait_tx(state == REQST_WAIT_TX),
+      .st_lkey_result(lk_res), .fold(hdr_fold || v_commit), .st_wait_tx(state == REQST_WAIT_TX),
       .st_gather(state == REQST_GATHER), .verr(k_verr), .iova(k_iova), .sk_i(sk_i), .sk_len(sk_len),
-      .v_inline(v_inline), .v_rdat(v_rdat), .pmtu(pmtu), .hlen0(p_hlen0), .gate_hold(gate_hold), .ep_v(ep_v),
+      .v_inline(v_inline), .v_rdat(v_rdat), .pmtu(pmtu), .hlen0(p_hlen0), .gate_hold(gate_hold), .ep_go(ep_go), .ep_v(ep_v),
       .tx_free(tx_free), .inl((w_flags & 8'(`HCA_SEND_INLINE)) != 0), .off(pk_off), .plen(pk_plen),
       .hdr_len(hdr_len), .nsge(w_nsge), .gw_i(gw_i), .gw_len(gw_len), .gw_iova(tx_iova_gw), .walk_end(gw_end),
       .g_push(d_g_push), .g_iova(d_g_iova), .g_len(d_g_len), .g_dst(d_g_dst), .g_idx(d_g_idx), .g_close(d_g_close),
       .l_start(d_l_start), .l_src(d_l_src), .l_len(d_l_len), .l_dst(d_l_dst));
   // the packet (p_*) and its header fields for hca_tx_hdr (h_*, e_gid_idx)
   hca_req_hdr #(.LOG_MAX_QP(LOG_MAX_QP), .FB_BYTES(FB_BYTES)) u_hdr (
-      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_build(state == REQST_BUILD_HDR),
-      .load(state == REQST_BUILD_HDR && !p_closed), .st_wait_tx(state == REQST_WAIT_TX), .fb(fb), .ow(ow_g), .qn(qn),
-      .tx_wqe(t_tx_wqe), .sq_ci(t_sq_ci), .tx_pkt(t_tx_pkt), .una(t_una), .rcvd(t_rcvd), .psn_next(t_psn_next),
+      .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .st_build(state == REQST_BUILD_HDR || lk_res),
+      .load((state == REQST_BUILD_HDR && !p_closed) || v_commit), .st_wait_tx(state == REQST_WAIT_TX), .fb(fb),
+      .ow(lk_res ? ow_s : ow_g), .qn(qn), .tx_wqe(t_tx_wqe), .sq_ci(t_sq_ci), .tx_pkt(lk_res ? 24'd0 : t_tx_pkt), .una(t_una), .rcvd(t_rcvd), .psn_next(t_psn_next),
       .qp_type(qp_type), .is_rc(is_rc), .is_ud(is_ud), .pmtu_log(pmtu_log), .pmtu(pmtu), .qkey(qkey), .dmac(dmac),
       .dip(dip), .hop_limit(hop_limit), .tclass(tclass), .dest_qpn(dest_qpn), .sgid_index(sgid_index),
       .port_mac(port_mac), .e_gid_idx(e_gid_idx), .e_gid(e_gid), .p_closed(p_closed), .p_closed_next(p_closed_next),
@@ -481,7 +504,6 @@ module hca_req #(
       tag_wqe <= '0; tag_k <= '0;
       sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0; f_long <= 1'b0;
-      wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; wp_ikey <= '0; wp_addr <= '0; wp_len <= '0;
       yq_v <= 1'b0; yq_qn <= '0;
       s_stat <= '0; s_evt <= 1'b0; s_evt_type <= '0; s_evt_elem <= '0;
       s_fault <= 1'b0; s_fault_client <= '0; s_fault_iova <= '0;
@@ -493,10 +515,9 @@ module hca_req #(
       state_q <= REQST_IDLE; done <= 1'b0; tw_v <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; go <= 1'b0;
-      tm_set <= 1'b0; wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0; yq_v <= 1'b0;
+      tm_set <= 1'b0; yq_v <= 1'b0;
     end else if (ce) begin
       done <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
-      wp_issue <= 1'b0; wp_now <= 1'b0; wp_inv <= 1'b0;
       s_stat <= '0; s_evt <= 1'b0; s_fault <= 1'b0; ow_we <= 1'b0;
       d_f_start <= 1'b0; go <= 1'b0; tm_set <= 1'b0; async <= 1'b0;
       state_q <= state;
@@ -511,10 +532,8 @@ module hca_req #(
           yq_v <= 1'b0;
           if (pf_hit)
             state_q <= REQST_ASYNC_FAULT;
-          else if (qp_st == QPS_ERR || qp_st == QPS_SQE) begin
-            wp_inv  <= 1'b1;                 // nothing prefetched survives a flush
-            state_q <= REQST_WAIT_FLUSH;
-          end
+          else if (qp_st == QPS_ERR || qp_st == QPS_SQE)
+            state_q <= REQST_WAIT_FLUSH;     // (nothing prefetched survives it: u_pfi)
           else if (qp_st != QPS_RTS && qp_st != QPS_SQD)
             state_q <= REQST_END;
           else if (fast_cursor)
@@ -557,17 +576,7 @@ module hca_req #(
               yq_qn   <= qn;
               state_q <= REQST_END;
             end
-          end else if (!wp_hit && wp_free_now && give_way) begin
-            // other work waits: the WQE is read through the prefetch entry
-            // (not into fetch buffer 0, which other QPs' steps use), so that
-            // the step can give way while the read is in flight; taken from
-            // there when the QP's step comes back
-            wp_issue <= 1'b1;
-            wp_now   <= 1'b1;                 // may take another QP's unused entry
-            wp_ikey  <= {qn, t_sq_head, qpc_gen};
-            wp_addr  <= head_addr;
-            wp_len   <= wqe_len1;
-          end                                 // else the fetch (fetch_go, below)
+          end                                 // else read into an entry (pf_now_go) or the fetch (fetch_go)
         REQST_WAIT_WQE: if (d_f_done) begin              // faulted (wqe_fault): a good one is REQST_VALIDATE_WQE now
           did     <= 1'b1;
           state_q <= REQST_WAIT_QP_ERR;
@@ -610,7 +619,6 @@ module hca_req #(
                       (`OW_W'(cs_verr) << `OW_VERR_O);
           `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
           tw_v    <= 1'b0;
-          wp_inv  <= 1'b1;
           state_q <= REQST_WAIT_RETIRE_ERR;
         end
         REQST_WQE_ERR_DONE: begin
@@ -737,7 +745,6 @@ module hca_req #(
             `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, ow_rdata[`OW_FPSN_O +: 24] + ow_rdata[`OW_NPSN_O +: 24])
           end
           tw_v    <= 1'b0;
-          wp_inv  <= 1'b1;
           did     <= 1'b1;
           state_q <= REQST_WAIT_RETIRE_ERR;
         end
@@ -773,11 +780,47 @@ module hca_req #(
       end
       // ---- the shortcuts' work (above cursor_next): after the case, so that
       // their assignments win over the state's own
+      if (fetch_go) begin                              // (the next posted WQE read ahead: u_pfi)
+        tw_v      <= 1'b0;
+        sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
+        fa        <= head_addr;
+        if (wp_hit && wp_err)                          // a faulted prefetch: what a faulting fetch does
+          did <= 1'b1;                                 // (the fault: wqe_fault)
+        else if (!wp_hit) begin
+          d_f_start <= 1'b1;
+          d_f_addr  <= head_addr;
+          d_f_len   <= wqe_len1;
+        end
+        f_long    <= 1'b0;
+        // taken (wp_take: fetch buffer 0 loaded in this cycle): validated
+        // next; else the fetch's done cycle validates (the comb state)
+        state_q   <= !wp_hit ? REQST_WAIT_WQE : wp_err ? REQST_WAIT_QP_ERR : REQST_VALIDATE_WQE;
+      end
+      if (gate_go) begin
+        if (v_rdat) `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, t_rd_out + 5'd1)
+        ow_we    <= 1'b1;
+        ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
+        ow_wdata <= ow_s;
+        ow       <= ow_s;
+        `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, t_psn_next + g_n[23:0])
+        `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
+        `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
+        // the cursor is on it (TX_WQE = SQ_HEAD): its first packet at
+        // once, the entry just written being ow, the WQE in fetch buffer
+        // 0 (else through REQST_CHECK_OUTS, as a resumed WQE)
+        // (with its payload read out, ep_v, always: fetch buffer 0 holds
+        // the WQE this step validated, whatever QPC write moved qpc_gen)
+        // (and in REQST_LKEY_RESULT's cycle, fb holds the WQE it checked)
+        state_q <= (ep_v || tw_hit || lk_res) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
+      end
+      // the slot's commit (REQST_WAIT_PAYLOAD, hdr_commit, v_commit): last, so
+      // that its cursor and state win over a start's in the same cycle
       if (c_go) begin
         // the slot is committed either way; a frame sent while the link is
         // down is lost, a faulted payload is no frame
         go    <= 1'b1;
         async <= c_async;
+        if (v_commit) begin pk_k <= p_k; pk_off <= p_off; pk_plen <= p_plen; pk_last <= p_last; end
         tag_wqe <= t_tx_wqe;
         tag_k   <= c_k;
         drop  <= (!c_async && d_g_fault) || !port_up;
@@ -812,54 +855,6 @@ module hca_req #(
             state_q    <= REQST_IDLE;
           end
         end
-      end
-      if (fetch_go) begin : fetch
-        logic [15:0] nx, ahead;
-        nx    = t_sq_head + 16'd1;
-        ahead = e_qp_sq_pi - t_sq_head;                // posted, from SQ_HEAD on
-        tw_v      <= 1'b0;
-        sk_i      <= '0;                               // the first SGE's key check (VALIDATE_WQE)
-        fa        <= head_addr;
-        if (wp_hit && wp_err)                          // a faulted prefetch: what a faulting fetch does
-          did <= 1'b1;                                 // (the fault: wqe_fault)
-        else if (!wp_hit) begin
-          d_f_start <= 1'b1;
-          d_f_addr  <= head_addr;
-          d_f_len   <= wqe_len1;
-        end
-        f_long    <= 1'b0;
-        if (wp_free && ahead >= 16'd2 && {16'b0, ahead} <= (32'd1 << log_sq_size)) begin
-          wp_issue <= 1'b1;                            // the next posted WQE, read ahead
-          wp_ikey  <= {qn, nx, qpc_gen};
-          wp_addr  <= slot_addr(sq_base, nx, log_sq_size, log_sq_stride);
-          wp_len   <= wqe_len1;
-        end
-        // taken (wp_take: fetch buffer 0 loaded in this cycle): validated
-        // next; else the fetch's done cycle validates (the comb state)
-        state_q   <= !wp_hit ? REQST_WAIT_WQE : wp_err ? REQST_WAIT_QP_ERR : REQST_VALIDATE_WQE;
-      end
-      if (gate_go) begin : start
-        /* verilator lint_off UNUSEDSIGNAL */
-        logic [31:0] n;
-        /* verilator lint_on UNUSEDSIGNAL */
-        // PSNs: packets (SEND/WRITE), response packets (READ), 1 (atomic)
-        n = (ow_g[`OW_LEN_O +: 32] == 32'h0 || v_atomic) ? 32'd1 :
-            ((ow_g[`OW_LEN_O +: 32] + pmtu - 32'd1) >> pmtu_log);
-        if (v_rdat) `HCA_WSET(txs_wm, txs_wv, `TXS_RD_OUT_O, 5, t_rd_out + 5'd1)
-        ow_we    <= 1'b1;
-        ow_waddr <= {qn, t_sq_head[LOG_OUTS-1:0]};
-        ow_wdata <= ow_g | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
-        ow       <= ow_g | (`OW_W'(t_psn_next) << `OW_FPSN_O) | (`OW_W'(n[23:0]) << `OW_NPSN_O);
-        `HCA_WSET(txs_wm, txs_wv, `TXS_PSN_NEXT_O, 24, t_psn_next + n[23:0])
-        `HCA_WSET(txs_wm, txs_wv, `TXS_SQ_HEAD_O, 16, t_sq_head + 16'd1)
-        `HCA_WSET(txs_wm, txs_wv, `TXS_TX_PKT_O, 24, 24'd0)
-        // the cursor is on it (TX_WQE = SQ_HEAD): its first packet at
-        // once, the entry just written being ow, the WQE in fetch buffer
-        // 0 (else through REQST_CHECK_OUTS, as a resumed WQE)
-        // (with its payload read out, ep_v, always: fetch buffer 0 holds
-        // the WQE this step validated, whatever QPC write moved qpc_gen)
-        // (and in REQST_LKEY_RESULT's cycle, fb holds the WQE it checked)
-        state_q <= (ep_v || tw_hit || lk_res) ? REQST_BUILD_HDR : REQST_WAIT_OUTS_WRITE;
       end
     end
   end

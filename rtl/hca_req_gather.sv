@@ -6,8 +6,10 @@
 // its offset in the message and length).  Three ways, the slot closed
 // (`g_close` to hca_dma_rd) with the last:
 //   * the first packet's one piece, pushed with the lkey check's result
-//     (hca_req_pay_early, instance u_early; `ep_v` remembers it): closed in
-//     REQST_BUILD_HDR (`fold`, hca_req_next hdr_fold) or REQST_WAIT_TX;
+//     (hca_req_pay_early, instance u_early; `ep_go`, `ep_v` remembers it):
+//     closed in REQST_BUILD_HDR (`fold`, hca_req_next hdr_fold), in the
+//     push's own cycle (`fold` with `ep_go`, hca_req_next v_commit: the close
+//     registered, a cycle after the push) or in REQST_WAIT_TX;
 //   * inline data (`inl`), copied from fetch buffer 0 (`l_*`) in
 //     REQST_WAIT_TX, the slot closed at once;
 //   * else the gather walk: REQST_WAIT_TX (a free slot) starts it at SGE 0,
@@ -41,6 +43,7 @@ module hca_req_gather (
     input  logic [31:0] pmtu,
     input  logic [7:0]  hlen0,
     input  logic        gate_hold,
+    output logic        ep_go,           // the first packet's piece pushed in this cycle
     output logic        ep_v,            // the first packet's piece was pushed early
     // the packet
     input  logic        tx_free,
@@ -66,7 +69,6 @@ module hca_req_gather (
     output logic [15:0] l_len,
     output logic [15:0] l_dst
 );
-  logic        ep_go;                // the early piece pushed in this cycle
   logic        w_push;               // the walk's registered piece
   logic [63:0] w_iova;
   logic [15:0] w_len, w_dst;

@@ -22,7 +22,14 @@
 //     read (hca_req_pay_early) when a slot is free (REQST_WAIT_TX's work);
 //     hdr_commit: ... and commits it ahead of its payload (RC, `tx_async_ok`:
 //     REQST_WAIT_PAYLOAD's work, whose wait would end at once);
-//   * pay_end: REQST_WAIT_PAYLOAD (or hdr_commit) commits a packet that
+//   * v_commit: the last key check's result cycle (REQST_VALIDATE_WQE with
+//     SGE 0's key checked ahead, or REQST_LKEY_RESULT) that starts an RC
+//     WQE (gate_go) and pushes its first packet's one payload piece into a
+//     free slot (`ep_go`, hca_req_pay_early) also does REQST_BUILD_HDR's
+//     work with hdr_commit: the header of that packet (hca_req_hdr on the
+//     entry the start writes, TX_PKT 0 as the start writes it), the slot
+//     closed and committed ahead of its payload (`tx_async_ok`);
+//   * pay_end: REQST_WAIT_PAYLOAD (or hdr_commit, v_commit) commits a packet that
 //     needs no completion of its own and ends the step (REQST_END's work:
 //     progress, busy again).
 // Caller: hca_req.  Model: model/req.c model_requester (no cycles there).
@@ -50,7 +57,8 @@ module hca_req_next #(
     input  logic        sge_last,        // ... of the WQE's last SGE
     input  logic        p_closed, ep_v, tx_free, tx_async_ok,
     input  logic        d_g_done, pk_async, d_g_fault, is_rc, pk_last,
-    output logic        fast_cursor, take_early, fetch_go, gate_go, hdr_fold, hdr_commit, pay_end
+    input  logic        ep_go,           // the first packet's payload piece pushed now (hca_req_pay_early)
+    output logic        fast_cursor, take_early, fetch_go, gate_go, hdr_fold, hdr_commit, v_commit, pay_end
 );
   logic may;
   hca_req_fail_bits #(.LOG_MAX_QP(LOG_MAX_QP)) u_fbits (
@@ -63,6 +71,7 @@ module hca_req_next #(
   assign gate_go     = !gate_hold && (st_gate || (st_lkey_result && mr_ok && sge_last));
   assign hdr_fold    = st_build_hdr && !p_closed && ep_v && tx_free;
   assign hdr_commit  = hdr_fold && is_rc && tx_async_ok;
-  assign pay_end     = hdr_commit ||
+  assign v_commit    = gate_go && st_lkey_result && ep_go && is_rc && tx_async_ok;
+  assign pay_end     = hdr_commit || v_commit ||
                        (st_wait_payload && (d_g_done || pk_async) && !(!pk_async && d_g_fault) && !(!is_rc && pk_last));
 endmodule

@@ -25,7 +25,11 @@ module hca_top #(
     parameter int LOG_OUTS    = 5,       // started-but-unretired send WQEs per QP: 2^LOG_OUTS - 1
     parameter int RD_TAGS     = 8,       // outstanding payload reads
     parameter int LOG_BUF     = 13,      // transmit and receive slot size: 2^LOG_BUF bytes
-    parameter int TX_SLOTS    = 4,       // transmit slots (packets read ahead of the framer), a power of two >= 2
+    // transmit slots (packets read ahead of the framer), a power of two >= 2,
+    // $clog2(TX_SLOTS) + LOG_BUF <= 16 (the 16-bit buffer address of a piece);
+    // enough to cover a payload read's latency at the frame rate: 8 at 512
+    // bits (a 64 B WRITE's frame is 3 beats), 4 at 64 (18 beats)
+    parameter int TX_SLOTS    = (DATA_W >= 512) ? 8 : 4,
     parameter int PF_N        = 16,      // WQE prefetch entries (hca_wqe_prefetch), one tag each
     localparam int WB = DATA_W / 8,
     localparam int LW = $clog2(WB),
@@ -415,7 +419,9 @@ module hca_top #(
   logic [23:0] t_tag_k, fe_k, pf_k;
   logic [63:0] fe_iova, pf_iova;
   logic [TSW:0] n_faults;
-  hca_tx_slots #(.TX_SLOTS(TX_SLOTS), .HDR_MAX(HDR), .QW(LOG_MAX_QP)) u_tx_slots (
+  // (at most 4 big payloads read ahead: more only delay the head's frame
+  // when the host returns them out of order; section "The transmit slot's wait")
+  hca_tx_slots #(.TX_SLOTS(TX_SLOTS), .BIG_MAX(TX_SLOTS > 4 ? 4 : TX_SLOTS), .HDR_MAX(HDR), .QW(LOG_MAX_QP)) u_tx_slots (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst),
       .go(t_go), .drop(t_drop), .hdr(t_hdr), .hdr_len(t_hdr_len), .pay_len(t_pay_len), .pad(t_pad),
       .req(t_req), .async(t_async), .tag_qn(t_tag_qn), .tag_wqe(t_tag_wqe), .tag_k(t_tag_k),

@@ -10,6 +10,9 @@
 //   with `go`: the frame's header, lengths and pad are captured here with
 //   it, and `drop` says the slot holds no frame (a payload fault, the port
 //   down).  A commit may come before or after the slot's gather is done.
+//   No slot is free while BIG_MAX committed slots hold BIG_LEN payload bytes
+//   or more (their reads cover the frames behind them; more read ahead only
+//   delay the oldest frame when the host returns the reads out of order).
 //   Gather (hca_dma_rd): `g_done` with `g_slot` once every piece of a slot
 //   has landed, `g_fault` if one faulted.
 //   Framer (hca_tx_frame): the oldest committed slot goes out (`f_go`,
@@ -38,6 +41,8 @@
 // the WQE), and slots committed after the reset are not dropped with it.
 module hca_tx_slots #(
     parameter int TX_SLOTS = 4,          // a power of two, >= 2
+    parameter int BIG_MAX  = TX_SLOTS,   // committed slots of BIG_LEN bytes or more that leave a slot free
+    parameter int BIG_LEN  = 1024,
     parameter int HDR_MAX  = 96,
     parameter int QW       = 8,          // QPN bits
     localparam int SW = $clog2(TX_SLOTS)
@@ -150,8 +155,19 @@ module hca_tx_slots #(
   assign f_pay_len = s_plen[head];
   assign f_pad     = s_pad[head];
 
+  // Big payloads: a read of BIG_LEN bytes or more lasts longer than the
+  // frames behind it need to be covered, and the host may return the reads
+  // in any order, so a slot behind BIG_MAX of them waits for all of them:
+  // no slot is free while BIG_MAX committed slots hold such payloads
+  logic [SW:0] n_big;
+  always_comb begin : bigs
+    integer s;
+    n_big = '0;
+    for (s = 0; s < TX_SLOTS; s = s + 1)
+      if (s_valid[s] && s_plen[s] >= 16'(BIG_LEN)) n_big = n_big + (SW+1)'(1);
+  end
   assign wslot = wr[SW-1:0];
-  assign free  = (wr - rd) != (SW+1)'(TX_SLOTS) && !go;
+  assign free  = (wr - rd) != (SW+1)'(TX_SLOTS) && !go && {1'b0, n_big} < (SW+2)'(BIG_MAX);
   assign busy  = head_v;
 
   // header and tag store: written at the commit, read at the frame start

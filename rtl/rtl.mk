@@ -223,6 +223,10 @@ $(eval $(call rtl_ls_test,rtl_wqelen512,sim/rtl/tests/test_rtl_wqelen.c,--width 
 # lockstep.
 $(eval $(call rtl_ls_test,rtl_readwqe,sim/rtl/tests/test_rtl_readwqe.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_readwqe512,sim/rtl/tests/test_rtl_readwqe.c,--width 512))
+# The transmit slots' depth (docs/rtl.md "The transmit slot's wait"): payload
+# reads in flight one per slot, a read-ahead fault in each slot, lockstep.
+$(eval $(call rtl_ls_test,rtl_txahead,sim/rtl/tests/test_rtl_txahead.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_txahead512,sim/rtl/tests/test_rtl_txahead.c,--width 512))
 # Posted payload writes at the responder (docs/rtl.md "Posted payload writes")
 # in lockstep against the model: write faults behind posted packets, READ and
 # atomics after a posted WRITE, ACKs after the write responses.
