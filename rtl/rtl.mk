@@ -266,3 +266,7 @@ $(eval $(call rtl_ls_test,rtl_cqbatch512,sim/rtl/tests/test_rtl_cqbatch.c,--widt
 # doorbells racing the words read ahead, in lockstep against the model.
 $(eval $(call rtl_ls_test,rtl_lookahead,sim/rtl/tests/test_rtl_lookahead.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_lookahead512,sim/rtl/tests/test_rtl_lookahead.c,--width 512))
+# The frame checked ahead (docs/rtl.md "The frame checked ahead"): context
+# writes racing a frame's QP words read ahead, in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_frameahead,sim/rtl/tests/test_rtl_frameahead.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_frameahead512,sim/rtl/tests/test_rtl_frameahead.c,--width 512))
