@@ -20,7 +20,12 @@
 //      QP's words read ahead on the engine port's free cycles (fa_*; the
 //      step's own words at its end when it is the step's QP: fr_fwd), and
 //      its pick goes to DISPST_LOAD_FRAME_QP directly (rx_chk_fast: the
-//      checks' work done in the pick's cycle) on those words;
+//      checks' work done in the pick's cycle) on those words; picked in a
+//      step's done cycle, the frame's item starts in that cycle
+//      (ho_now: the step -> frame handover, docs/rtl.md "Handovers"),
+//      beside the step's write-back (txs_wb/rxs_wb at qn_c; the words
+//      shown are the frame's, ho_*), unless a strobe landing then names the
+//      QP live (ho_block);
 //   6. one step of the next busy QP in ascending-QPN round robin (rr,
 //      qp_busy from hca_ctx, or tm_due from hca_timers: a timer deadline
 //      passed): DISPST_STEP_CLR_BUSY clears the busy bit (the step sets it
@@ -28,8 +33,8 @@
 //      DISPST_WAIT_TIMER runs hca_comp_timer if the QP's timer is due
 //      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req (which
 //      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
-// One item at a time; the next is picked in the cycle the last job of the
-// previous one reports done.  Look-ahead (docs/rtl.md "Look-ahead"): when an
+// One item at a time (but the handover cycle above); the next is picked in
+// the cycle the last job of the previous one reports done.  Look-ahead (docs/rtl.md "Look-ahead"): when an
 // item's words are loaded, the step the round robin would pick next among
 // the other QPs is chosen and its QPC/TXS/RXS words read on the engine port
 // in a cycle the item leaves it free (la_*); a step picked in an item's done
@@ -166,6 +171,7 @@ module hca_dispatch #(
     input  logic        rx_chk_accept,
     input  logic        rx_chk_pass,         // the offered frame passes the frame checks now
     output logic        rx_chk_fast,         // taken without RECVST_CHECK_FRAME (this pick, its words held)
+    input  logic        ho_block,            // a registered strobe landing now that names the item's QP live
     input  logic        rx_qpc_en,           // the frame check reads the destination QP's words
     input  logic [LOG_MAX_QP-1:0] rx_dqpn,
     input  logic        rx_ack,              // the held frame is an ACK/NAK (may start under a hold)
@@ -206,7 +212,7 @@ module hca_dispatch #(
   assign cqa_req    = state == DISPST_WAIT_ARM_EQE;
   assign rx_chk_req = state == DISPST_WAIT_FRAME_CHECK;
   // a frame's item starts in DISPST_LOAD_FRAME_QP's cycle, on the words read (ld_frame)
-  assign rx_req     = state == DISPST_WAIT_FRAME || ld_frame;
+  assign rx_req     = state == DISPST_WAIT_FRAME || ld_frame || ho_now;
   // a step starts in DISPST_STEP_LOAD's cycle, on the words read (ld_step)
   assign step_req   = state == DISPST_WAIT_STEP || ld_step;
   assign tmr_req    = state == DISPST_WAIT_TIMER;
@@ -246,6 +252,14 @@ module hca_dispatch #(
   logic [`RXS_W-1:0] la_rxs;
   // the frame checked ahead (below)
   logic        fa_rd, fa_v, fa_issue, fr_fwd, fr_rd, fr_hit, pick_frame;
+  // the handover (docs/rtl.md "Handovers"): a frame checked ahead starts in
+  // the done cycle of the step before it (ho_now), beside that step's
+  // write-back
+  logic        ho_now;
+  logic [LOG_MAX_QP-1:0] qn_c;       // the item's QP before a handover's switch
+  logic [1023:0] ho_cfg;
+  logic [`TXS_W-1:0] ho_txs, txs_wb;
+  logic [`RXS_W-1:0] ho_rxs, rxs_wb;
   logic [LOG_MAX_QP-1:0] fa_qn;
   logic [15:0] fa_gen;
   logic [1023:0] fa_cfg;
@@ -261,11 +275,20 @@ module hca_dispatch #(
   assign ld_frame = (state_q == DISPST_WAIT_FRAME_CHECK && rx_chk_done && rx_chk_accept) ||
                     state_q == DISPST_LOAD_FRAME_QP;
   assign ld_now   = ld_step || ld_frame;
-  assign cfg   = ld_now ? ld_cfg : cfg_q;
-  assign qn    = (qn_q & ~qn_wm) | qn_wv;
-  assign txs   = ((ld_now ? ld_txs : txs_q) & ~txs_wm) | txs_wv;
-  assign rxs   = ((ld_now ? ld_rxs : rxs_q) & ~rxs_wm) | rxs_wv;
-  assign qp_st = ((ld_now ? e_qp_state : st_q) & ~st_wm) | st_wv;
+  // the write-back words: the item's with its jobs' last writes
+  assign txs_wb = (txs_q & ~txs_wm) | txs_wv;
+  assign rxs_wb = (rxs_q & ~rxs_wm) | rxs_wv;
+  // a handover's words: the ending step's (its QP's frame: forwarded with
+  // its last writes) or the frame's read ahead, without the step's writes
+  assign ho_cfg = fr_fwd ? cfg_q : fr_rd ? e_qpc_rdata : fa_cfg;
+  assign ho_txs = fr_fwd ? txs_wb : fr_rd ? e_txs_rdata : fa_txs;
+  assign ho_rxs = fr_fwd ? rxs_wb : fr_rd ? e_rxs_rdata : fa_rxs;
+  assign qn_c  = (qn_q & ~qn_wm) | qn_wv;
+  assign qn    = ho_now ? rx_dqpn : qn_c;
+  assign cfg   = ho_now ? ho_cfg : ld_now ? ld_cfg : cfg_q;
+  assign txs   = ho_now ? ho_txs : ((ld_now ? ld_txs : txs_q) & ~txs_wm) | txs_wv;
+  assign rxs   = ho_now ? ho_rxs : ((ld_now ? ld_rxs : rxs_q) & ~rxs_wm) | rxs_wv;
+  assign qp_st = ho_now ? e_qp_state : ((ld_now ? e_qp_state : st_q) & ~st_wm) | st_wv;
 
   // the last job of the item reported done: write TXS/RXS back this cycle
   logic wb_now;
@@ -273,24 +296,27 @@ module hca_dispatch #(
 
   // Context RAM reads (combinational enables) and the write-back.
   assign e_qp_idx    = res_idx ? hold_qn : qn;
-  assign e_busy_idx  = res_idx ? hold_qn : qn;
+  assign e_busy_idx  = res_idx ? hold_qn : qn_c;     // (a handover's: the ending step's strobe)
   assign idle        = state_q == DISPST_IDLE;
-  assign e_srq_idx   = ld_frame ? ld_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] : srq_n;
+  assign e_srq_idx   = ld_frame ? ld_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] :
+                       ho_now ? ho_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] : srq_n;
   logic rd_item;    // the item's own read (not the look-ahead's)
   assign rd_item     = state == DISPST_STEP_CLR_BUSY || rx_qpc_en;
   assign e_qpc_en    = rd_item || la_issue || fa_issue;
-  assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : la_issue ? la_qn : fa_issue ? rx_dqpn : qn;
+  assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : la_issue ? la_qn : fa_issue ? rx_dqpn : qn_c;
   assign e_txs_en    = e_qpc_en || wb_now;
   assign e_txs_we    = wb_now;
   assign e_txs_idx   = e_qpc_idx;
-  assign e_txs_wdata = txs;
+  // the write-back data (and hca_db_wqe_read's view of the item's word):
+  // the words shown, but in a handover's cycle the ending step's
+  assign e_txs_wdata = ho_now ? txs_wb : txs;
   assign e_rxs_en    = e_qpc_en || wb_now;
   assign e_rxs_we    = wb_now;
   assign e_rxs_idx   = e_qpc_idx;
-  assign e_rxs_wdata = rxs;
+  assign e_rxs_wdata = ho_now ? rxs_wb : rxs;
   // the item's QP for hca_ctx's interlock: never the look-ahead's (its read
   // takes no QPC write; a write since makes its words invalid, la_gen)
-  assign e_step_qn   = rx_qpc_en ? rx_dqpn : qn;
+  assign e_step_qn   = rx_qpc_en ? rx_dqpn : qn_c;
   assign e_step_read = rd_item;
   // mid-item: from the cycle after the read up to and including the
   // write-back cycle (the first idle cycle)
@@ -330,7 +356,7 @@ module hca_dispatch #(
     for (int h = 0; h < 4; h++)
       if (held_v[h]) qp_go[held_qn[LOG_MAX_QP*h +: LOG_MAX_QP]] = 1'b0;
     go_x = qp_go;
-    go_x[qn] = 1'b0;
+    go_x[qn_c] = 1'b0;
     go_other = go_x != '0;
   end
   // The picks are functions called inside the flops' `if` that takes them
@@ -393,13 +419,13 @@ module hca_dispatch #(
   // starts in the next (DISPST_LOAD_FRAME_QP on the held words).
   assign fa_issue = rx_chk_pass && (state_q == DISPST_STEP_LOAD || state_q == DISPST_WAIT_STEP ||
                                     state_q == DISPST_WAIT_TIMER) &&
-                    rx_dqpn != qn && !((fa_v || fa_rd) && fa_qn == rx_dqpn) && !rd_item && !wb_now && !la_issue;
+                    rx_dqpn != qn_c && !((fa_v || fa_rd) && fa_qn == rx_dqpn) && !rd_item && !wb_now && !la_issue;
   // the frame's QP is the ending item's: its words, written back now
-  assign fr_fwd = wb_now && rx_dqpn == qn && w_gen == qpc_gen;
+  assign fr_fwd = wb_now && rx_dqpn == qn_c && w_gen == qpc_gen;
   // the read ahead's words, kept or read out in this cycle (fr_rd: fa_rd)
-  assign fr_rd  = fa_rd && fa_qn == rx_dqpn && fa_qn != qn && fa_gen == qpc_gen;
+  assign fr_rd  = fa_rd && fa_qn == rx_dqpn && fa_qn != qn_c && fa_gen == qpc_gen;
   assign fr_hit = rx_chk_pass && !qpc_written &&
-                  (fr_fwd || fr_rd || (fa_v && fa_qn == rx_dqpn && fa_qn != qn && fa_gen == qpc_gen));
+                  (fr_fwd || fr_rd || (fa_v && fa_qn == rx_dqpn && fa_qn != qn_c && fa_gen == qpc_gen));
 
   // A frame starts when no CQE write of an ended ACK item is pending, or,
   // under its hold, an ACK/NAK of another QP (not while a loss is applied):
@@ -418,6 +444,11 @@ module hca_dispatch #(
                       !((|cq_fire_pending) && !e_cq_fp_clr && !hold) && !((|eq_fire_pending) && !hold) &&
                       !(|pba_pend && !x_deliver && !hold) && frame_valid && frame_go;
   assign rx_chk_fast = pick_frame && fr_hit;
+  // the handover: the frame's item starts in this cycle, the step's done
+  // cycle, beside its write-back (txs_wb, rxs_wb at the step's QP, qn_c);
+  // not while a registered strobe lands now that names the item's QP live
+  // (ho_block: a QP state set, busy clear, timer arming, SRQ strobe)
+  assign ho_now = rx_chk_fast && wb_now && state_q == DISPST_WAIT_STEP && !ho_block;
 
   // Other work than the QP in progress (qn) is waiting: hca_req ends a step
   // that waits for its WQE's read (REQST_FETCH_WQE) and comes back later.
@@ -489,7 +520,7 @@ module hca_dispatch #(
         fa_rd <= 1'b0; fa_v <= 1'b0;
       end
       // a new candidate when an item's words are loaded
-      if (ld_now && go_x != '0 && !(la_v && la_qn == rr_next(go_x, rr)) && !(la_want || la_rd)) begin
+      if ((ld_now || ho_now) && go_x != '0 && !(la_v && la_qn == rr_next(go_x, rr)) && !(la_want || la_rd)) begin
         la_qn <= rr_next(go_x, rr); la_want <= 1'b1; la_v <= 1'b0;
       end
       case (state)
@@ -512,7 +543,17 @@ module hca_dispatch #(
           end else if (frame_valid && frame_go) begin
             in_step <= 1'b1;
             state_q <= DISPST_WAIT_FRAME_CHECK;
-            if (fr_hit) begin
+            if (ho_now) begin
+              // the handover: the item started in this cycle (its words
+              // shown: ho_*), on to DISPST_WAIT_FRAME
+              state_q <= DISPST_WAIT_FRAME;
+              cfg_q   <= ho_cfg;
+              srq_n   <= ho_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ];
+              if (!fr_fwd) begin
+                fa_v  <= 1'b0; fa_rd <= 1'b0;
+                w_gen <= fa_gen;
+              end
+            end else if (fr_hit) begin
               // checked ahead (rx_chk_fast): the item starts in the next
               // cycle on the held words
               la_use  <= 1'b1;
@@ -532,12 +573,12 @@ module hca_dispatch #(
             rr      <= rr_next(qp_go, rr);
             in_step <= 1'b1;
             state_q <= DISPST_STEP_CLR_BUSY;
-            if (wb_now && rr_next(qp_go, rr) == qn && w_gen == qpc_gen && !qpc_written) begin
+            if (wb_now && rr_next(qp_go, rr) == qn_c && w_gen == qpc_gen && !qpc_written) begin
               // the same QP as the item ending: its words (written back now)
               e_busy_clr <= 1'b1;
               la_use     <= 1'b1;
               state_q    <= DISPST_STEP_LOAD;
-            end else if (la_v && rr_next(qp_go, rr) == la_qn && la_qn != qn && la_gen == qpc_gen && !qpc_written) begin
+            end else if (la_v && rr_next(qp_go, rr) == la_qn && la_qn != qn_c && la_gen == qpc_gen && !qpc_written) begin
               // the look-ahead's QP: its words read ahead
               e_busy_clr <= 1'b1;
               la_use     <= 1'b1;

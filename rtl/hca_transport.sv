@@ -524,7 +524,8 @@ module hca_transport #(
       .eqp_req(disp_eqp_req), .eqp_kind(disp_eqp_kind), .eqp_eqn(disp_eqp_eqn), .eqp_eqe(disp_eqp_eqe),
       .eqp_done(eqp_dn[0]), .cqa_req(cqa_req), .cqa_cqn(cqa_cqn), .cqp_done(cqp_done),
       .frame_valid(frame_valid), .rx_chk_req(rx_chk_req), .rx_chk_done(rx_chk_done), .rx_chk_accept(rx_chk_accept),
-      .rx_chk_pass(rx_chk_pass), .rx_chk_fast(rx_chk_fast), .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_ack(p_info[`OPI_ACK]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
+      .rx_chk_pass(rx_chk_pass), .rx_chk_fast(rx_chk_fast),
+      .ho_block(e_qp_set_state || e_busy_clr || tm_set || e_srq_inc || e_srq_disarm || e_srq_set_err), .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_ack(p_info[`OPI_ACK]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
       .rx_end(rx_end), .tmr_req(tmr_req), .tmr_done(tmr_done),
       .step_req(step_req), .step_done(step_done), .step_end(step_end), .step_yield(step_yield));
 
