@@ -15,6 +15,17 @@
 //      (DISPST_LOAD_FRAME_QP; the item starts in that cycle on the words
 //      read, ld_frame), then the frame processed to the end
 //      (DISPST_WAIT_FRAME: its ACK/NAK sent, its completions written);
+//      checked ahead (docs/rtl.md "The frame checked ahead"): a frame
+//      that passes the checks (hca_recv chk_pass) while a step runs has its
+//      QP's words read ahead on the engine port's free cycles (fa_*; the
+//      step's own words at its end when it is the step's QP: fr_fwd), and
+//      its pick goes to DISPST_LOAD_FRAME_QP directly (rx_chk_fast: the
+//      checks' work done in the pick's cycle) on those words; picked in a
+//      step's done cycle, the frame's item starts in that cycle
+//      (ho_now: the step -> frame handover, docs/rtl.md "Handovers"),
+//      beside the step's write-back (txs_wb/rxs_wb at qn_c; the words
+//      shown are the frame's, ho_*), unless a strobe landing then names the
+//      QP live (ho_block);
 //   6. one step of the next busy QP in ascending-QPN round robin (rr,
 //      qp_busy from hca_ctx, or tm_due from hca_timers: a timer deadline
 //      passed): DISPST_STEP_CLR_BUSY clears the busy bit (the step sets it
@@ -22,17 +33,18 @@
 //      DISPST_WAIT_TIMER runs hca_comp_timer if the QP's timer is due
 //      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req (which
 //      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
-// One item at a time; the next is picked in the cycle the last job of the
-// previous one reports done.  Look-ahead (docs/rtl.md "Look-ahead"): when an
+// One item at a time (but the handover cycle above); the next is picked in
+// the cycle the last job of the previous one reports done.  Look-ahead (docs/rtl.md "Look-ahead"): when an
 // item's words are loaded, the step the round robin would pick next among
 // the other QPs is chosen and its QPC/TXS/RXS words read on the engine port
 // in a cycle the item leaves it free (la_*); a step picked in an item's done
 // cycle of that QP, or of the item's own QP (its words, written back in that
 // cycle, forwarded), starts in the next cycle in DISPST_STEP_LOAD (no
 // DISPST_STEP_CLR_BUSY: the busy clear is issued with the pick) on the held
-// words.  Held words are used only while no QPC write happened since they
-// were read (qpc_gen against la_gen / w_gen) and, for the look-ahead's, no
-// item of that QP wrote its words back since; the QP state, producer
+// words.  The same for a frame (above).  Held words are used only while no
+// QPC write happened since they were read (qpc_gen against la_gen / fa_gen /
+// w_gen) and, for the words read ahead, no item of that QP wrote its words
+// back since; the QP state, producer
 // indices, busy, held and timer bits are read live as before.  No step, timer or frame of a QP with a posted
 // CQE pending (hca_comp_posted's table: held_v, held_qn) starts; while an
 // ended ACK item's is (`hold`; docs/rtl.md "Posted CQE writes", "CQE
@@ -54,7 +66,7 @@
 // the serialisation of context writes.  qpc_gen counts QPC writes (engine
 // held or not): the fetch-buffer caches of hca_req and hca_scatter are
 // valid only for the count they were filled at.
-// Calls: hca_eq_post, hca_cq_post (arm), hca_recv (check, frame),
+// Calls: hca_eq_post, hca_cq_post (arm), hca_recv (check, check ahead, frame),
 // hca_comp_timer, hca_req.
 module hca_dispatch #(
     parameter int LOG_MAX_QP  = 8,
@@ -157,6 +169,9 @@ module hca_dispatch #(
     output logic        rx_chk_req,
     input  logic        rx_chk_done,
     input  logic        rx_chk_accept,
+    input  logic        rx_chk_pass,         // the offered frame passes the frame checks now
+    output logic        rx_chk_fast,         // taken without RECVST_CHECK_FRAME (this pick, its words held)
+    input  logic        ho_block,            // a registered strobe landing now that names the item's QP live
     input  logic        rx_qpc_en,           // the frame check reads the destination QP's words
     input  logic [LOG_MAX_QP-1:0] rx_dqpn,
     input  logic        rx_ack,              // the held frame is an ACK/NAK (may start under a hold)
@@ -197,7 +212,7 @@ module hca_dispatch #(
   assign cqa_req    = state == DISPST_WAIT_ARM_EQE;
   assign rx_chk_req = state == DISPST_WAIT_FRAME_CHECK;
   // a frame's item starts in DISPST_LOAD_FRAME_QP's cycle, on the words read (ld_frame)
-  assign rx_req     = state == DISPST_WAIT_FRAME || ld_frame;
+  assign rx_req     = state == DISPST_WAIT_FRAME || ld_frame || ho_now;
   // a step starts in DISPST_STEP_LOAD's cycle, on the words read (ld_step)
   assign step_req   = state == DISPST_WAIT_STEP || ld_step;
   assign tmr_req    = state == DISPST_WAIT_TIMER;
@@ -235,6 +250,21 @@ module hca_dispatch #(
   logic [1023:0] la_cfg;
   logic [`TXS_W-1:0] la_txs;
   logic [`RXS_W-1:0] la_rxs;
+  // the frame checked ahead (below)
+  logic        fa_rd, fa_v, fa_issue, fr_fwd, fr_rd, fr_hit, pick_frame;
+  // the handover (docs/rtl.md "Handovers"): a frame checked ahead starts in
+  // the done cycle of the step before it (ho_now), beside that step's
+  // write-back
+  logic        ho_now;
+  logic [LOG_MAX_QP-1:0] qn_c;       // the item's QP before a handover's switch
+  logic [1023:0] ho_cfg;
+  logic [`TXS_W-1:0] ho_txs, txs_wb;
+  logic [`RXS_W-1:0] ho_rxs, rxs_wb;
+  logic [LOG_MAX_QP-1:0] fa_qn;
+  logic [15:0] fa_gen;
+  logic [1023:0] fa_cfg;
+  logic [`TXS_W-1:0] fa_txs;
+  logic [`RXS_W-1:0] fa_rxs;
   logic [1023:0] ld_cfg;
   logic [`TXS_W-1:0] ld_txs;
   logic [`RXS_W-1:0] ld_rxs;
@@ -242,13 +272,23 @@ module hca_dispatch #(
   assign ld_txs = la_use ? txs_q : e_txs_rdata;
   assign ld_rxs = la_use ? rxs_q : e_rxs_rdata;
   assign ld_step  = state_q == DISPST_STEP_LOAD && !tm_due[qn_q];
-  assign ld_frame = state_q == DISPST_WAIT_FRAME_CHECK && rx_chk_done && rx_chk_accept;
+  assign ld_frame = (state_q == DISPST_WAIT_FRAME_CHECK && rx_chk_done && rx_chk_accept) ||
+                    state_q == DISPST_LOAD_FRAME_QP;
   assign ld_now   = ld_step || ld_frame;
-  assign cfg   = ld_now ? ld_cfg : cfg_q;
-  assign qn    = (qn_q & ~qn_wm) | qn_wv;
-  assign txs   = ((ld_now ? ld_txs : txs_q) & ~txs_wm) | txs_wv;
-  assign rxs   = ((ld_now ? ld_rxs : rxs_q) & ~rxs_wm) | rxs_wv;
-  assign qp_st = ((ld_now ? e_qp_state : st_q) & ~st_wm) | st_wv;
+  // the write-back words: the item's with its jobs' last writes
+  assign txs_wb = (txs_q & ~txs_wm) | txs_wv;
+  assign rxs_wb = (rxs_q & ~rxs_wm) | rxs_wv;
+  // a handover's words: the ending step's (its QP's frame: forwarded with
+  // its last writes) or the frame's read ahead, without the step's writes
+  assign ho_cfg = fr_fwd ? cfg_q : fr_rd ? e_qpc_rdata : fa_cfg;
+  assign ho_txs = fr_fwd ? txs_wb : fr_rd ? e_txs_rdata : fa_txs;
+  assign ho_rxs = fr_fwd ? rxs_wb : fr_rd ? e_rxs_rdata : fa_rxs;
+  assign qn_c  = (qn_q & ~qn_wm) | qn_wv;
+  assign qn    = ho_now ? rx_dqpn : qn_c;
+  assign cfg   = ho_now ? ho_cfg : ld_now ? ld_cfg : cfg_q;
+  assign txs   = ho_now ? ho_txs : ((ld_now ? ld_txs : txs_q) & ~txs_wm) | txs_wv;
+  assign rxs   = ho_now ? ho_rxs : ((ld_now ? ld_rxs : rxs_q) & ~rxs_wm) | rxs_wv;
+  assign qp_st = ho_now ? e_qp_state : ((ld_now ? e_qp_state : st_q) & ~st_wm) | st_wv;
 
   // the last job of the item reported done: write TXS/RXS back this cycle
   logic wb_now;
@@ -256,24 +296,27 @@ module hca_dispatch #(
 
   // Context RAM reads (combinational enables) and the write-back.
   assign e_qp_idx    = res_idx ? hold_qn : qn;
-  assign e_busy_idx  = res_idx ? hold_qn : qn;
+  assign e_busy_idx  = res_idx ? hold_qn : qn_c;     // (a handover's: the ending step's strobe)
   assign idle        = state_q == DISPST_IDLE;
-  assign e_srq_idx   = ld_frame ? e_qpc_rdata[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] : srq_n;
+  assign e_srq_idx   = ld_frame ? ld_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] :
+                       ho_now ? ho_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] : srq_n;
   logic rd_item;    // the item's own read (not the look-ahead's)
   assign rd_item     = state == DISPST_STEP_CLR_BUSY || rx_qpc_en;
-  assign e_qpc_en    = rd_item || la_issue;
-  assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : la_issue ? la_qn : qn;
+  assign e_qpc_en    = rd_item || la_issue || fa_issue;
+  assign e_qpc_idx   = rx_qpc_en ? rx_dqpn : la_issue ? la_qn : fa_issue ? rx_dqpn : qn_c;
   assign e_txs_en    = e_qpc_en || wb_now;
   assign e_txs_we    = wb_now;
   assign e_txs_idx   = e_qpc_idx;
-  assign e_txs_wdata = txs;
+  // the write-back data (and hca_db_wqe_read's view of the item's word):
+  // the words shown, but in a handover's cycle the ending step's
+  assign e_txs_wdata = ho_now ? txs_wb : txs;
   assign e_rxs_en    = e_qpc_en || wb_now;
   assign e_rxs_we    = wb_now;
   assign e_rxs_idx   = e_qpc_idx;
-  assign e_rxs_wdata = rxs;
+  assign e_rxs_wdata = ho_now ? rxs_wb : rxs;
   // the item's QP for hca_ctx's interlock: never the look-ahead's (its read
   // takes no QPC write; a write since makes its words invalid, la_gen)
-  assign e_step_qn   = rx_qpc_en ? rx_dqpn : qn;
+  assign e_step_qn   = rx_qpc_en ? rx_dqpn : qn_c;
   assign e_step_read = rd_item;
   // mid-item: from the cycle after the read up to and including the
   // write-back cycle (the first idle cycle)
@@ -313,7 +356,7 @@ module hca_dispatch #(
     for (int h = 0; h < 4; h++)
       if (held_v[h]) qp_go[held_qn[LOG_MAX_QP*h +: LOG_MAX_QP]] = 1'b0;
     go_x = qp_go;
-    go_x[qn] = 1'b0;
+    go_x[qn_c] = 1'b0;
     go_other = go_x != '0;
   end
   // The picks are functions called inside the flops' `if` that takes them
@@ -355,6 +398,35 @@ module hca_dispatch #(
   // since they were read).  Otherwise today's path.
   assign la_issue = la_want && !rd_item && !wb_now;
 
+  // ---- the frame checked ahead (docs/rtl.md "The frame checked ahead"):
+  // while a step runs and a frame is offered that passes the frame checks
+  // (hca_recv chk_pass: RECVST_CHECK_FRAME's checks, evaluated on the
+  // frame's fields, writing and releasing nothing), its QP's QPC/TXS/RXS
+  // words are read on the engine port in a cycle the step and the
+  // look-ahead leave it free (fa_issue) and kept (fa_cfg, fa_txs, fa_rxs),
+  // keyed by the QP (fa_qn): another frame of that QP in the slot takes
+  // them too, a frame of another QP does not (fa_qn == rx_dqpn at the
+  // pick).  A frame of the step's own QP takes the step's words at its end
+  // instead (forwarded, as the look-ahead's same-QP step).  Kept valid while
+  // nothing wrote them: no QPC write since the read (fa_gen against
+  // qpc_gen; one in the pick's cycle, qpc_written) and no write-back of that
+  // QP by an item.  A QP error moves no TXS/RXS/QPC word (the QP state is
+  // read live in DISPST_LOAD_FRAME_QP, as after RECVST_CHECK_FRAME).
+  // The frame pick is made where and when it was (DISPST_IDLE's order,
+  // frame_go: held QPs and the hold as before); when the frame passes the
+  // checks in that cycle and its words are here (fr_hit), hca_recv does
+  // RECVST_CHECK_FRAME's work in that cycle (rx_chk_fast) and the item
+  // starts in the next (DISPST_LOAD_FRAME_QP on the held words).
+  assign fa_issue = rx_chk_pass && (state_q == DISPST_STEP_LOAD || state_q == DISPST_WAIT_STEP ||
+                                    state_q == DISPST_WAIT_TIMER) &&
+                    rx_dqpn != qn_c && !((fa_v || fa_rd) && fa_qn == rx_dqpn) && !rd_item && !wb_now && !la_issue;
+  // the frame's QP is the ending item's: its words, written back now
+  assign fr_fwd = wb_now && rx_dqpn == qn_c && w_gen == qpc_gen;
+  // the read ahead's words, kept or read out in this cycle (fr_rd: fa_rd)
+  assign fr_rd  = fa_rd && fa_qn == rx_dqpn && fa_qn != qn_c && fa_gen == qpc_gen;
+  assign fr_hit = rx_chk_pass && !qpc_written &&
+                  (fr_fwd || fr_rd || (fa_v && fa_qn == rx_dqpn && fa_qn != qn_c && fa_gen == qpc_gen));
+
   // A frame starts when no CQE write of an ended ACK item is pending, or,
   // under its hold, an ACK/NAK of another QP (not while a loss is applied):
   // its item runs until it would post a CQE, an EQE or move a QP to ERR
@@ -367,6 +439,16 @@ module hca_dispatch #(
       if (held_v[h] && held_qn[LOG_MAX_QP*h +: LOG_MAX_QP] == rx_dqpn) rx_held = 1'b1;
   end
   assign frame_go = !hold || (rx_ack && !rx_held && !res);
+  // DISPST_IDLE picks the frame (the order of its branches below)
+  assign pick_frame = state == DISPST_IDLE && !(e_inj_valid && !e_inj_pop && !hold) &&
+                      !((|cq_fire_pending) && !e_cq_fp_clr && !hold) && !((|eq_fire_pending) && !hold) &&
+                      !(|pba_pend && !x_deliver && !hold) && frame_valid && frame_go;
+  assign rx_chk_fast = pick_frame && fr_hit;
+  // the handover: the frame's item starts in this cycle, the step's done
+  // cycle, beside its write-back (txs_wb, rxs_wb at the step's QP, qn_c);
+  // not while a registered strobe lands now that names the item's QP live
+  // (ho_block: a QP state set, busy clear, timer arming, SRQ strobe)
+  assign ho_now = rx_chk_fast && wb_now && state_q == DISPST_WAIT_STEP && !ho_block;
 
   // Other work than the QP in progress (qn) is waiting: hca_req ends a step
   // that waits for its WQE's read (REQST_FETCH_WQE) and comes back later.
@@ -396,6 +478,7 @@ module hca_dispatch #(
       srq_n <= '0; in_step <= 1'b0;
       la_use <= 1'b0; la_want <= 1'b0; la_rd <= 1'b0; la_v <= 1'b0; la_qn <= '0; la_gen <= '0; w_gen <= '0;
       la_cfg <= '0; la_txs <= '0; la_rxs <= '0;
+      fa_rd <= 1'b0; fa_v <= 1'b0; fa_qn <= '0; fa_gen <= '0; fa_cfg <= '0; fa_txs <= '0; fa_rxs <= '0;
       e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0; x_deliver_vec <= '0;
       eqp_eqn <= '0; eqp_eqe <= '0; cqa_cqn <= '0;
     end else if (srst) begin
@@ -405,6 +488,7 @@ module hca_dispatch #(
       qn_q <= qn; txs_q <= txs; rxs_q <= rxs; st_q <= qp_st;
       e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
       la_use <= 1'b0; la_want <= 1'b0; la_rd <= 1'b0; la_v <= 1'b0;
+      fa_rd <= 1'b0; fa_v <= 1'b0;
     end else if (ce) begin
       e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
       qn_q <= qn; txs_q <= txs; rxs_q <= rxs; st_q <= qp_st;
@@ -423,8 +507,20 @@ module hca_dispatch #(
       if (wb_now && e_txs_idx == la_qn) begin
         la_want <= 1'b0; la_rd <= 1'b0; la_v <= 1'b0;
       end
+      // the frame's words read ahead: captured, invalidated
+      if (fa_rd) begin
+        fa_rd <= 1'b0; fa_v <= 1'b1;
+        fa_cfg <= e_qpc_rdata; fa_txs <= e_txs_rdata; fa_rxs <= e_rxs_rdata;
+      end
+      if (fa_issue) begin
+        fa_rd <= 1'b1; fa_v <= 1'b0; fa_qn <= rx_dqpn; fa_gen <= qpc_gen;
+      end
+      if (fa_v && fa_gen != qpc_gen) fa_v <= 1'b0;
+      if (wb_now && e_txs_idx == fa_qn) begin
+        fa_rd <= 1'b0; fa_v <= 1'b0;
+      end
       // a new candidate when an item's words are loaded
-      if (ld_now && go_x != '0 && !(la_v && la_qn == rr_next(go_x, rr)) && !(la_want || la_rd)) begin
+      if ((ld_now || ho_now) && go_x != '0 && !(la_v && la_qn == rr_next(go_x, rr)) && !(la_want || la_rd)) begin
         la_qn <= rr_next(go_x, rr); la_want <= 1'b1; la_v <= 1'b0;
       end
       case (state)
@@ -447,17 +543,42 @@ module hca_dispatch #(
           end else if (frame_valid && frame_go) begin
             in_step <= 1'b1;
             state_q <= DISPST_WAIT_FRAME_CHECK;
+            if (ho_now) begin
+              // the handover: the item started in this cycle (its words
+              // shown: ho_*), on to DISPST_WAIT_FRAME
+              state_q <= DISPST_WAIT_FRAME;
+              cfg_q   <= ho_cfg;
+              srq_n   <= ho_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ];
+              if (!fr_fwd) begin
+                fa_v  <= 1'b0; fa_rd <= 1'b0;
+                w_gen <= fa_gen;
+              end
+            end else if (fr_hit) begin
+              // checked ahead (rx_chk_fast): the item starts in the next
+              // cycle on the held words
+              la_use  <= 1'b1;
+              state_q <= DISPST_LOAD_FRAME_QP;
+              if (!fr_fwd) begin
+                fa_v  <= 1'b0; fa_rd <= 1'b0;
+                w_gen <= fa_gen;
+                if (fr_rd) begin
+                  cfg_q <= e_qpc_rdata; txs_q <= e_txs_rdata; rxs_q <= e_rxs_rdata;
+                end else begin
+                  cfg_q <= fa_cfg; txs_q <= fa_txs; rxs_q <= fa_rxs;
+                end
+              end
+            end
           end else if (enabled && (|qp_go) && !res) begin
             qn_q    <= rr_next(qp_go, rr);
             rr      <= rr_next(qp_go, rr);
             in_step <= 1'b1;
             state_q <= DISPST_STEP_CLR_BUSY;
-            if (wb_now && rr_next(qp_go, rr) == qn && w_gen == qpc_gen && !qpc_written) begin
+            if (wb_now && rr_next(qp_go, rr) == qn_c && w_gen == qpc_gen && !qpc_written) begin
               // the same QP as the item ending: its words (written back now)
               e_busy_clr <= 1'b1;
               la_use     <= 1'b1;
               state_q    <= DISPST_STEP_LOAD;
-            end else if (la_v && rr_next(qp_go, rr) == la_qn && la_qn != qn && la_gen == qpc_gen && !qpc_written) begin
+            end else if (la_v && rr_next(qp_go, rr) == la_qn && la_qn != qn_c && la_gen == qpc_gen && !qpc_written) begin
               // the look-ahead's QP: its words read ahead
               e_busy_clr <= 1'b1;
               la_use     <= 1'b1;
@@ -477,7 +598,7 @@ module hca_dispatch #(
           txs_q   <= ld_txs;
           rxs_q   <= ld_rxs;
           st_q    <= e_qp_state;
-          if (state == DISPST_LOAD_FRAME_QP) srq_n <= e_qpc_rdata[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ];
+          if (state == DISPST_LOAD_FRAME_QP) srq_n <= ld_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ];
           state_q <= (state == DISPST_LOAD_FRAME_QP) ? DISPST_WAIT_FRAME :
                      ld_step ? DISPST_WAIT_STEP : DISPST_WAIT_TIMER;   // (the step started: ld_step)
         end

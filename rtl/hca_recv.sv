@@ -14,6 +14,16 @@
 //     bad ICRC, a later parse reason, or names no QP; a dropped frame is
 //     released.  The item's QPN becomes the frame's destination QP; the
 //     context RAMs are read in this cycle (qpc_en), hca_dispatch loads them.
+//   check ahead (docs/rtl.md "The frame checked ahead"): the same checks,
+//     evaluated on the offered frame's fields in any cycle (`chk_pass`: the
+//     frame would be accepted; nothing is counted, written or released), so
+//     that hca_dispatch reads the frame's QP words while a step runs; its
+//     pick then takes the frame with `chk_fast` (RECVST_IDLE, that cycle):
+//     what RECVST_CHECK_FRAME does for an accepted frame (counters, the
+//     item's QPN, item_q) is done in that cycle and the frame job starts in
+//     the next.  A frame that would be dropped, a replay, and a hold's next
+//     frame (its fields shown from the next cycle) go through
+//     RECVST_CHECK_FRAME as before.
 //   frame (`req` -> `done`, `wb`): RECVST_CHECK_QP drops it when the QP is in
 //     RESET/INIT/ERR or of another type, or a UD Q_Key differs; otherwise the
 //     QP is marked busy, COMM_EST is raised on the first packet in RTR, and
@@ -60,6 +70,8 @@ module hca_recv #(
     input  logic        chk_req,
     output logic        chk_done,
     output logic        chk_accept,
+    output logic        chk_pass,        // the offered frame passes the frame checks now (check ahead)
+    input  logic        chk_fast,        // hca_dispatch takes it without RECVST_CHECK_FRAME (its pick's cycle)
     input  logic        req,
     input  logic        hold,            // hca_comp_posted: an ended ACK item's CQE write pending
     output logic        hold_wait,       // RECVST_CHECK_QP waits for it (parked: COMM_EST would come first)
@@ -184,8 +196,42 @@ module hca_recv #(
   // hca_rx_frame shows it from the next cycle, when the dispatcher's pick
   // has its frame check read it (not under a hold of hca_comp_posted, whose
   // pick reads the offered frame's fields in the same cycle)
-  assign frame_valid = (r_valid && !r_release && !r_release_q && !(|r_cmd) && !rep_q && !fault) ||
-                       (r_cmd == 2'b01 && r_ahead && !hold && !fault);
+  logic frame_now;       // offered with its fields in this cycle
+  assign frame_now   = r_valid && !r_release && !r_release_q && !(|r_cmd) && !rep_q && !fault;
+  assign frame_valid = frame_now || (r_cmd == 2'b01 && r_ahead && !hold && !fault);
+
+  // The frame checks (RECVST_CHECK_FRAME, the model's order): chk_ok, or the
+  // statistic of the first reason to drop the frame (chk_drop).  They read
+  // the offered frame's fields and the port's registers only, so they can
+  // be evaluated in any cycle the frame is offered with its fields
+  // (frame_now: not a hold's next frame shown from the next cycle, not a
+  // replay): chk_pass tells hca_dispatch, which reads the frame's QP words
+  // ahead while a step runs and takes the frame in its pick's cycle
+  // (chk_fast) without RECVST_CHECK_FRAME (docs/rtl.md "The frame checked
+  // ahead").  Nothing is written or released by chk_pass: a frame it
+  // rejects goes through RECVST_CHECK_FRAME as before.
+  logic        chk_ok;
+  logic [$clog2(`HCA_STAT_COUNT)-1:0] chk_drop;
+  always_comb begin
+    chk_ok = 1'b0;
+    chk_drop = $clog2(`HCA_STAT_COUNT)'(`HCA_STAT_RX_DROP_MALFORMED);
+    if (!enabled || !port_up)
+      chk_drop = $clog2(`HCA_STAT_COUNT)'(`HCA_STAT_RX_DROP_PORT_DOWN);
+    else if (p_reason == `RXD_TOO_LONG || (p_reason != `RXD_NONE && p_reason < `RXD_ICRC &&
+                                           p_reason != `RXD_HDR_LEN))
+      chk_drop = $clog2(`HCA_STAT_COUNT)'(`HCA_STAT_RX_DROP_MALFORMED);
+    else if (p_dmac != port_mac || !e_ip_ours)
+      chk_drop = $clog2(`HCA_STAT_COUNT)'(`HCA_STAT_RX_DROP_ADDR);
+    else if (p_reason == `RXD_ICRC)
+      chk_drop = $clog2(`HCA_STAT_COUNT)'(`HCA_STAT_RX_DROP_ICRC);
+    else if (p_reason != `RXD_NONE)
+      chk_drop = $clog2(`HCA_STAT_COUNT)'(`HCA_STAT_RX_DROP_MALFORMED);
+    else if (p_dqpn < 24'(`HCA_QPN_GSI) || p_dqpn >= 24'(NQP))
+      chk_drop = $clog2(`HCA_STAT_COUNT)'(`HCA_STAT_RX_DROP_NO_QP);
+    else
+      chk_ok = 1'b1;
+  end
+  assign chk_pass  = frame_now && !replay && chk_ok && state_q == RECVST_IDLE;
 
   logic [7:0] p_qpt;
   assign p_qpt = p_info[`OPI_RC] ? 8'(`HCA_QPT_RC) : p_info[`OPI_UC] ? 8'(`HCA_QPT_UC) : 8'(`HCA_QPT_UD);
@@ -238,6 +284,15 @@ module hca_recv #(
           s_evt <= 1'b1; s_evt_type <= 8'(`HCA_EVENT_COMM_EST); s_evt_elem <= {{(32-LOG_MAX_QP){1'b0}}, qn};
         end
       end
+      if (chk_fast) begin
+        // the check ahead taken (hca_dispatch's pick, RECVST_IDLE): what
+        // RECVST_CHECK_FRAME does for a frame it accepts, in this cycle
+        s_stat[`HCA_STAT_RX_FRAMES] <= !recount;
+        s_rx_bytes <= recount ? 32'h0 : {16'b0, r_len};
+        recount <= 1'b0;
+        qn_wm <= '1; qn_wv <= p_dqpn[LOG_MAX_QP-1:0];
+        item_q <= 1'b1;
+      end
       case (state)
         // a posted write's fault waits for its replay: once no item runs
         RECVST_IDLE:
@@ -251,31 +306,12 @@ module hca_recv #(
           chk_done   <= 1'b1;
           chk_accept <= 1'b0;
           state_q    <= RECVST_IDLE;
-          if (replay) begin
+          if (replay || chk_ok) begin
             chk_accept <= 1'b1;
             item_q     <= 1'b1;
-          end else if (!enabled || !port_up) begin
-            s_stat[`HCA_STAT_RX_DROP_PORT_DOWN] <= 1'b1;
-            r_release <= 1'b1;
-          end else if (p_reason == `RXD_TOO_LONG || (p_reason != `RXD_NONE && p_reason < `RXD_ICRC &&
-                                                     p_reason != `RXD_HDR_LEN)) begin
-            s_stat[`HCA_STAT_RX_DROP_MALFORMED] <= 1'b1;
-            r_release <= 1'b1;
-          end else if (p_dmac != port_mac || !e_ip_ours) begin
-            s_stat[`HCA_STAT_RX_DROP_ADDR] <= 1'b1;
-            r_release <= 1'b1;
-          end else if (p_reason == `RXD_ICRC) begin
-            s_stat[`HCA_STAT_RX_DROP_ICRC] <= 1'b1;
-            r_release <= 1'b1;
-          end else if (p_reason != `RXD_NONE) begin
-            s_stat[`HCA_STAT_RX_DROP_MALFORMED] <= 1'b1;
-            r_release <= 1'b1;
-          end else if (p_dqpn < 24'(`HCA_QPN_GSI) || p_dqpn >= 24'(NQP)) begin
-            s_stat[`HCA_STAT_RX_DROP_NO_QP] <= 1'b1;
-            r_release <= 1'b1;
           end else begin
-            chk_accept <= 1'b1;
-            item_q     <= 1'b1;
+            s_stat[chk_drop] <= 1'b1;
+            r_release <= 1'b1;
           end
         end
         RECVST_CHECK_QP:

@@ -372,7 +372,7 @@ module hca_transport #(
   logic [4:0]  ry_tm_code;
   logic        req_rt_req, comp_rt_req, rt_req, rt_done, rt_hit;
   logic        fl_req, fl_done, fl_did;
-  logic        rx_chk_req, rx_chk_done, rx_chk_accept, rx_qpc_en, rx_req, rx_done, rx_wb, rx_end, frame_valid;
+  logic        rx_chk_req, rx_chk_done, rx_chk_accept, rx_chk_pass, rx_chk_fast, rx_qpc_en, rx_req, rx_done, rx_wb, rx_end, frame_valid;
   logic        step_req, step_done, step_end, step_yield;
   logic        resp_req, resp_done, comp_req, comp_done;
   logic        ack_req, ack_done, ack_took, ack_pay_fault, resp_ack_req, rda_ak_req, resp_ack_owe, a_owed;
@@ -524,14 +524,15 @@ module hca_transport #(
       .eqp_req(disp_eqp_req), .eqp_kind(disp_eqp_kind), .eqp_eqn(disp_eqp_eqn), .eqp_eqe(disp_eqp_eqe),
       .eqp_done(eqp_dn[0]), .cqa_req(cqa_req), .cqa_cqn(cqa_cqn), .cqp_done(cqp_done),
       .frame_valid(frame_valid), .rx_chk_req(rx_chk_req), .rx_chk_done(rx_chk_done), .rx_chk_accept(rx_chk_accept),
-      .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_ack(p_info[`OPI_ACK]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
+      .rx_chk_pass(rx_chk_pass), .rx_chk_fast(rx_chk_fast),
+      .ho_block(e_qp_set_state || e_busy_clr || tm_set || e_srq_inc || e_srq_disarm || e_srq_set_err), .rx_qpc_en(rx_qpc_en), .rx_dqpn(p_dqpn[LOG_MAX_QP-1:0]), .rx_ack(p_info[`OPI_ACK]), .rx_req(rx_req), .rx_done(rx_done), .rx_wb(rx_wb),
       .rx_end(rx_end), .tmr_req(tmr_req), .tmr_done(tmr_done),
       .step_req(step_req), .step_done(step_done), .step_end(step_end), .step_yield(step_yield));
 
   hca_recv #(.LOG_MAX_QP(LOG_MAX_QP)) u_recv (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .enabled(enabled), .port_up(port_up), .port_mac(port_mac),
       .frame_valid(frame_valid), .chk_req(rx_chk_req), .chk_done(rx_chk_done), .chk_accept(rx_chk_accept),
-      .req(rx_req), .hold(po_hold), .hold_wait(rx_hold_wait), .done(rx_done), .wb(rx_wb), .step_end(rx_end), .dbg_act(recv_act), .dbg_st(recv_st),
+      .chk_pass(rx_chk_pass), .chk_fast(rx_chk_fast), .req(rx_req), .hold(po_hold), .hold_wait(rx_hold_wait), .done(rx_done), .wb(rx_wb), .step_end(rx_end), .dbg_act(recv_act), .dbg_st(recv_st),
       .r_valid(r_valid), .r_len(r_len), .r_release(r_release), .r_release_q(r_release_q), .r_cmd(r_cmd), .r_post(r_post),
       .r_held(r_held), .r_ahead(r_ahead), .pw_seq(pw_seq), .pw_rseq(pw_rseq), .p_pay_len(p_pay_len),
       .p_reason(p_reason), .p_info(p_info), .p_dmac(p_dmac), .p_dqpn(p_dqpn), .p_deth_qkey(p_deth_qkey),

@@ -276,3 +276,11 @@ $(eval $(call rtl_ls_test,rtl_lookahead512,sim/rtl/tests/test_rtl_lookahead.c,--
 # losses, in lockstep against the model and on plain rtl devices.
 $(eval $(call rtl_ls_test,rtl_handover,sim/rtl/tests/test_rtl_handover.c,--width 64))
 $(eval $(call rtl_ls_test,rtl_handover512,sim/rtl/tests/test_rtl_handover.c,--width 512))
+# The frame checked ahead (docs/rtl.md "The frame checked ahead"): context
+# writes racing a frame's QP words read ahead, in lockstep against the model.
+$(eval $(call rtl_ls_test,rtl_frameahead,sim/rtl/tests/test_rtl_frameahead.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_frameahead512,sim/rtl/tests/test_rtl_frameahead.c,--width 512))
+# The handover from a step to a frame checked ahead (docs/rtl.md "Handovers"):
+# the step's last-cycle writes and strobes across it, in lockstep.
+$(eval $(call rtl_ls_test,rtl_step_handover,sim/rtl/tests/test_rtl_step_handover.c,--width 64))
+$(eval $(call rtl_ls_test,rtl_step_handover512,sim/rtl/tests/test_rtl_step_handover.c,--width 512))
