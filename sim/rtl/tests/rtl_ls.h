@@ -267,6 +267,29 @@ static inline void rt_ls_start(int argc, char **argv)
 	printf("engine %s\n", engine);
 }
 
+/* The engines a race test runs on in turn: "lockstep" first (every frame,
+ * CQE and event compared with the model), then plain "rtl" (lockstep lets
+ * the DUT catch up with the reference before a context write, sim/lockstep.c
+ * catch_up, so only there does a write land at the cycle the test asks for;
+ * the test's own checks then); only the engine `--engine` names when one is
+ * given.  After rt_ls_start: rt_ls_passes() runs, rt_ls_pass(k) sets the
+ * k-th's engine. */
+static inline unsigned int rt_ls_passes(void)
+{
+	for (int i = 1; i < rt_ls_argc; i++)
+		if (!strcmp(rt_ls_argv[i], "--engine"))
+			return 1;
+	return 2;
+}
+
+static inline void rt_ls_pass(unsigned int k)
+{
+	static const char *const engines[] = { "lockstep", "rtl" };
+
+	if (rt_ls_passes() > 1)
+		engine = engines[k];
+}
+
 /* Case `name` selected (tests run by case name): no CASE arguments (the
  * words that are not an option or its value), or one of them. */
 static inline bool rt_ls_want(const char *name)

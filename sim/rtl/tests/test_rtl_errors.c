@@ -1148,18 +1148,13 @@ static void modify_run(unsigned int e, int kind, unsigned int at, unsigned int *
 static void modify_during_item(void)
 {
 	/* lockstep (the model compares everything), then plain rtl (the
-	 * writes land where the plan puts them); --engine: that one only */
-	static const char *const engines[] = { "lockstep", "rtl" };
+	 * writes land where the plan puts them): rt_ls_passes */
 	const char *saved = engine;
-	bool given = false;
 
-	for (int i = 1; i < rt_ls_argc; i++)
-		given |= !strcmp(rt_ls_argv[i], "--engine");
-	for (unsigned int k = 0; k < (given ? 1u : 2u); k++) {
+	for (unsigned int k = 0; k < rt_ls_passes(); k++) {
 		unsigned int last = 0, ack = 0, n = 0;
 
-		if (!given)
-			engine = engines[k];
+		rt_ls_pass(k);
 		modify_run(0, MOD_CAL, 0, &last, &ack);
 		printf("modify_during_item on %s: last request frame %u, ACK at node 0 %u cycles after the doorbell\n",
 		       engine, last, ack);

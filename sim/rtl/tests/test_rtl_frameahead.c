@@ -163,18 +163,12 @@ static uint64_t race(const char *name, enum kind kind, unsigned int d, unsigned 
 
 int main(int argc, char **argv)
 {
-	/* lockstep first, then the plain rtl engine (rtl_lookahead's reasons) */
-	static const char *const engines[] = { "lockstep", "rtl" };
-	bool given = false;
-
-	for (int i = 1; i < argc; i++)
-		given |= !strcmp(argv[i], "--engine");
+	/* lockstep first, then the plain rtl engine (rt_ls_passes) */
 	rt_ls_start(argc, argv);
-	for (unsigned int e = 0; e < (given ? 1u : 2u); e++) {
+	for (unsigned int e = 0; e < rt_ls_passes(); e++) {
 		uint64_t d1, d2;
 
-		if (!given)
-			engine = engines[e];
+		rt_ls_pass(e);
 		/* where the frames start coming in (node 0's first received frame) */
 		d1 = race("probe", K_PROBE, 0, 0, NQ);
 		d2 = race("probe_both", K_PROBE_BOTH, 0, 300, NQ);

@@ -645,16 +645,10 @@ static void eight_qps(bool lossy)
 int main(int argc, char **argv)
 {
 	/* lockstep first (everything compared with the model), then plain rtl
-	 * (the test's own checks alone) */
-	static const char *const engines[] = { "lockstep", "rtl" };
-	bool given = false;
-
-	for (int i = 1; i < argc; i++)
-		given |= !strcmp(argv[i], "--engine");
+	 * (the test's own checks alone): rt_ls_passes */
 	rt_ls_start(argc, argv);
-	for (unsigned int e = 0; e < (given ? 1u : 2u); e++) {
-		if (!given)
-			engine = engines[e];
+	for (unsigned int e = 0; e < rt_ls_passes(); e++) {
+		rt_ls_pass(e);
 		printf("engine %s\n", engine);
 		for (unsigned int o = 0; o < 2; o++) {
 			if (rt_ls_want("stop_timer"))

@@ -133,20 +133,11 @@ static void race(const char *name, unsigned int nq, enum kind kind, unsigned int
 
 int main(int argc, char **argv)
 {
-	/* lockstep first (every frame, CQE and event compared with the model);
-	 * then the plain rtl engine, whose context writes land at the cycle
-	 * asked for: lockstep lets the DUT catch up with the reference before a
-	 * context write (sim/lockstep.c catch_up), so under it the writes do
-	 * not race the look-ahead; the test's own checks then */
-	static const char *const engines[] = { "lockstep", "rtl" };
-	bool given = false;
-
-	for (int i = 1; i < argc; i++)
-		given |= !strcmp(argv[i], "--engine");
+	/* lockstep, then plain rtl, where the writes race the look-ahead
+	 * (rt_ls_passes) */
 	rt_ls_start(argc, argv);
-	for (unsigned int e = 0; e < (given ? 1u : 2u); e++) {
-		if (!given)
-			engine = engines[e];
+	for (unsigned int e = 0; e < rt_ls_passes(); e++) {
+		rt_ls_pass(e);
 		printf("engine %s\n", engine);
 		for (unsigned int d = 0; d < 80; d++) {
 			if (rt_ls_want("sqd_other"))

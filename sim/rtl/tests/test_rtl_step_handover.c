@@ -124,16 +124,11 @@ static void run(const char *name, unsigned int nq, unsigned int per, unsigned in
 
 int main(int argc, char **argv)
 {
-	static const char *const engines[] = { "lockstep", "rtl" };
 	static const unsigned int lat[] = { 1, 8, 40 };
-	bool given = false;
 
-	for (int i = 1; i < argc; i++)
-		given |= !strcmp(argv[i], "--engine");
 	rt_ls_start(argc, argv);
-	for (unsigned int e = 0; e < (given ? 1u : 2u); e++) {
-		if (!given)
-			engine = engines[e];
+	for (unsigned int e = 0; e < rt_ls_passes(); e++) {
+		rt_ls_pass(e);
 		printf("engine %s\n", engine);
 		for (unsigned int l = 0; l < 3; l++) {
 			if (rt_ls_want("one"))
