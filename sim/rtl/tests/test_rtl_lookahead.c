@@ -82,19 +82,16 @@ static void race(const char *name, unsigned int nq, enum kind kind, unsigned int
 	switch (kind) {
 	case K_SQD: {
 		struct hca_qpc s;
-		uint8_t ty;
-		uint32_t el;
-		unsigned int drained = 0;
+		int drained;
 
 		tb_qp_modify(q[x], HCA_QPS_SQD, 0);
 		tb_run(t.tb, RT_WAIT);
 		/* every started WQE retired: the drain is over, SQ_DRAINED once */
 		s = tb_qp_query(q[x]);
-		while (tb_evt_pop(t.n[0], &ty, &el))
-			drained += ty == HCA_EVENT_SQ_DRAINED && el == q[x]->qpn;
+		drained = count_evt(t.n[0], HCA_EVENT_SQ_DRAINED, q[x]->qpn);
 		CHECK(s.cur_state == HCA_QPS_SQD && s.sq_draining == 0 &&
 			      drained == 1,
-		      "%s d=%u: drained in SQD (state %u, draining %u, sq_ci %u, SQ_DRAINED %u)", name, d, s.cur_state,
+		      "%s d=%u: drained in SQD (state %u, draining %u, sq_ci %u, SQ_DRAINED %d)", name, d, s.cur_state,
 		      s.sq_draining, s.sq_ci, drained);
 		tb_qp_modify(q[x], HCA_QPS_RTS, 0);
 		break;
