@@ -34,7 +34,8 @@
 //      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req (which
 //      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
 // One item at a time (but the handover cycle above); the next is picked in
-// the cycle the last job of the previous one reports done.  Look-ahead (docs/rtl.md "Look-ahead"): when an
+// the cycle the last job of the previous one reports done (pick_kind: the
+// order above, for DISPST_IDLE's branches and what depends on its pick).  Look-ahead (docs/rtl.md "Look-ahead"): when an
 // item's words are loaded, the step the round robin would pick next among
 // the other QPs is chosen and its QPC/TXS/RXS words read on the engine port
 // in a cycle the item leaves it free (la_*); a step picked in an item's done
@@ -194,6 +195,8 @@ module hca_dispatch #(
     DISPST_STEP_CLR_BUSY, DISPST_STEP_LOAD, DISPST_WAIT_STEP, DISPST_WAIT_TIMER
   } st_t;
   st_t state_q, state;
+  // DISPST_IDLE's pick (pick_kind)
+  typedef enum logic [2:0] {PK_NONE, PK_INJ, PK_CQ_ARM, PK_EQ_ARM, PK_PBA, PK_FRAME, PK_STEP} pk_t;
   always_comb begin
     state = state_q;
     case (state_q)
@@ -439,10 +442,25 @@ module hca_dispatch #(
       if (held_v[h] && held_qn[LOG_MAX_QP*h +: LOG_MAX_QP] == rx_dqpn) rx_held = 1'b1;
   end
   assign frame_go = !hold || (rx_ack && !rx_held && !res);
-  // DISPST_IDLE picks the frame (the order of its branches below)
-  assign pick_frame = state == DISPST_IDLE && !(e_inj_valid && !e_inj_pop && !hold) &&
-                      !((|cq_fire_pending) && !e_cq_fp_clr && !hold) && !((|eq_fire_pending) && !hold) &&
-                      !(|pba_pend && !x_deliver && !hold) && frame_valid && frame_go;
+  // DISPST_IDLE's choice, in the priority order of the items (the header):
+  // one function for the pick's branches and for what depends on the pick
+  // in its own cycle (pick_frame)
+  pk_t pk;
+  function automatic pk_t pick_kind(input logic inj, input logic cq, input logic eq, input logic pba,
+                                    input logic frame, input logic step);
+    if (inj) pick_kind = PK_INJ;
+    else if (cq) pick_kind = PK_CQ_ARM;
+    else if (eq) pick_kind = PK_EQ_ARM;
+    else if (pba) pick_kind = PK_PBA;
+    else if (frame) pick_kind = PK_FRAME;
+    else if (step) pick_kind = PK_STEP;
+    else pick_kind = PK_NONE;
+  endfunction
+  assign pk = pick_kind(e_inj_valid && !e_inj_pop && !hold, (|cq_fire_pending) && !e_cq_fp_clr && !hold,
+                        (|eq_fire_pending) && !hold, |pba_pend && !x_deliver && !hold, frame_valid && frame_go,
+                        enabled && (|qp_go) && !res);
+  // DISPST_IDLE picks the frame
+  assign pick_frame = state == DISPST_IDLE && pk == PK_FRAME;
   assign rx_chk_fast = pick_frame && fr_hit;
   // the handover: the frame's item starts in this cycle, the step's done
   // cycle, beside its write-back (txs_wb, rxs_wb at the step's QP, qn_c);
@@ -526,21 +544,21 @@ module hca_dispatch #(
       case (state)
         DISPST_IDLE: begin
           in_step <= 1'b0;
-          if (e_inj_valid && !e_inj_pop && !hold) begin
+          if (pk == PK_INJ) begin
             eqp_eqn   <= {{(32-LOG_MAX_EQ){1'b0}}, e_inj_eqn};
             eqp_eqe   <= e_inj_eqe;
             e_inj_pop <= 1'b1;
             state_q   <= DISPST_WAIT_EQE;
-          end else if ((|cq_fire_pending) && !e_cq_fp_clr && !hold) begin
+          end else if (pk == PK_CQ_ARM) begin
             cqa_cqn <= {{(32-LOG_MAX_CQ){1'b0}}, LOG_MAX_CQ'(lowest(NW_PICK'(cq_fire_pending)))};
             state_q <= DISPST_WAIT_ARM_EQE;
-          end else if ((|eq_fire_pending) && !hold) begin
+          end else if (pk == PK_EQ_ARM) begin
             eqp_eqn <= {{(32-LOG_MAX_EQ){1'b0}}, fp_first(eq_fire_pending)};
             state_q <= DISPST_WAIT_ARM_IRQ;
-          end else if (|pba_pend && !x_deliver && !hold) begin
+          end else if (pk == PK_PBA) begin
             x_deliver     <= 1'b1;
             x_deliver_vec <= pba_first(pba_pend);
-          end else if (frame_valid && frame_go) begin
+          end else if (pk == PK_FRAME) begin
             in_step <= 1'b1;
             state_q <= DISPST_WAIT_FRAME_CHECK;
             if (ho_now) begin
@@ -568,7 +586,7 @@ module hca_dispatch #(
                 end
               end
             end
-          end else if (enabled && (|qp_go) && !res) begin
+          end else if (pk == PK_STEP) begin
             qn_q    <= rr_next(qp_go, rr);
             rr      <= rr_next(qp_go, rr);
             in_step <= 1'b1;
