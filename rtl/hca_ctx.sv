@@ -103,6 +103,7 @@ module hca_ctx #(
     input  logic        e_busy_set,
     input  logic        e_busy_clr,
     input  logic [LOG_MAX_QP-1:0] e_busy_idx,
+    input  logic [LOG_MAX_QP-1:0] e_busy_cidx,   // the clear's QP (another than e_busy_idx's in a handover)
     input  logic        e_wake,              // hca_wqe_prefetch: a QP's WQE read completed
     input  logic [LOG_MAX_QP-1:0] e_wake_idx,
     output logic [NQP-1:0] qp_busy,
@@ -667,7 +668,7 @@ module hca_ctx #(
       if (eng_ce) begin
         // the item's clear (issued at its start) must not undo the busy bit
         // of a QPC write it has taken: the QP is stepped again after it
-        if (e_busy_clr && !(m_v && m_q == e_busy_idx)) qp_busy[e_busy_idx] <= 1'b0;
+        if (e_busy_clr && !(m_v && m_q == e_busy_cidx)) qp_busy[e_busy_cidx] <= 1'b0;
         if (e_busy_set) qp_busy[e_busy_idx] <= 1'b1;
         if (e_wake) qp_busy[e_wake_idx] <= 1'b1;     // a step that gave way comes back
         if (e_cq_set_err) cq_err[e_cq_idx] <= 1'b1;

@@ -32,8 +32,14 @@
 //      again if it made progress), DISPST_STEP_LOAD loads the QP's words,
 //      DISPST_WAIT_TIMER runs hca_comp_timer if the QP's timer is due
 //      (model/engine.c fire_timers), DISPST_WAIT_STEP runs hca_req (which
-//      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step).
-// One item at a time (but the handover cycle above); the next is picked in
+//      starts in DISPST_STEP_LOAD's cycle when no timer is due, ld_step);
+//      picked in the write-back cycle of an ACK/NAK frame's item with the
+//      look-ahead's words of another QP, the step starts in that cycle
+//      (ak_now: the ACK item -> step handover, docs/rtl.md "Handovers"),
+//      beside the item's write-back and its last strobes (the busy clear
+//      at e_busy_cidx, a timer arming at tm_qn), unless a QP state or SRQ
+//      strobe lands then (ak_block).
+// One item at a time (but the handover cycles above); the next is picked in
 // the cycle the last job of the previous one reports done (pick_kind: the
 // order above, for DISPST_IDLE's branches and what depends on its pick).  Look-ahead (docs/rtl.md "Look-ahead"): when an
 // item's words are loaded, the step the round robin would pick next among
@@ -121,6 +127,7 @@ module hca_dispatch #(
     input  logic [2:0]  e_qp_state,
     output logic        e_busy_clr,
     output logic [LOG_MAX_QP-1:0] e_busy_idx,
+    output logic [LOG_MAX_QP-1:0] e_busy_cidx,   // the clear's QP (an ACK item -> step handover's: the step's)
     input  logic        e_busy_set,          // a job's busy-set strobe for e_busy_idx, landing this cycle
     input  logic [NQP-1:0] qp_busy,
     input  logic [NQP-1:0] tm_due,           // hca_timers: QPs whose timer deadline passed
@@ -173,6 +180,11 @@ module hca_dispatch #(
     input  logic        rx_chk_pass,         // the offered frame passes the frame checks now
     output logic        rx_chk_fast,         // taken without RECVST_CHECK_FRAME (this pick, its words held)
     input  logic        ho_block,            // a registered strobe landing now that names the item's QP live
+    input  logic        ak_block,            // ... one that names it through e_qp_idx / e_srq_idx (QP state, SRQ)
+    // hca_timers: the QP and QPC timeout of an arming landing now (the
+    // ending item's in an ACK item -> step handover's cycle)
+    output logic [LOG_MAX_QP-1:0] tm_qn,
+    output logic [4:0]  tm_timeout,
     input  logic        rx_qpc_en,           // the frame check reads the destination QP's words
     input  logic [LOG_MAX_QP-1:0] rx_dqpn,
     input  logic        rx_ack,              // the held frame is an ACK/NAK (may start under a hold)
@@ -217,7 +229,7 @@ module hca_dispatch #(
   // a frame's item starts in DISPST_LOAD_FRAME_QP's cycle, on the words read (ld_frame)
   assign rx_req     = state == DISPST_WAIT_FRAME || ld_frame || ho_now;
   // a step starts in DISPST_STEP_LOAD's cycle, on the words read (ld_step)
-  assign step_req   = state == DISPST_WAIT_STEP || ld_step;
+  assign step_req   = state == DISPST_WAIT_STEP || ld_step || ak_now;
   assign tmr_req    = state == DISPST_WAIT_TIMER;
   assign dbg_act    = state == DISPST_STEP_CLR_BUSY || state == DISPST_STEP_LOAD || state == DISPST_LOAD_FRAME_QP;
   assign dbg_st     = 8'(state);
@@ -260,6 +272,10 @@ module hca_dispatch #(
   // write-back
   logic        ho_now;
   logic [LOG_MAX_QP-1:0] qn_c;       // the item's QP before a handover's switch
+  // the ACK item -> step handover (docs/rtl.md "Handovers"): the step the
+  // pick in an ACK/NAK item's write-back cycle chooses starts in that cycle
+  // on the look-ahead's words (ak_now), beside the item's write-back
+  logic        ak_now, it_ack, e_busy_clr_q;
   logic [1023:0] ho_cfg;
   logic [`TXS_W-1:0] ho_txs, txs_wb;
   logic [`RXS_W-1:0] ho_rxs, rxs_wb;
@@ -287,11 +303,11 @@ module hca_dispatch #(
   assign ho_txs = fr_fwd ? txs_wb : fr_rd ? e_txs_rdata : fa_txs;
   assign ho_rxs = fr_fwd ? rxs_wb : fr_rd ? e_rxs_rdata : fa_rxs;
   assign qn_c  = (qn_q & ~qn_wm) | qn_wv;
-  assign qn    = ho_now ? rx_dqpn : qn_c;
-  assign cfg   = ho_now ? ho_cfg : ld_now ? ld_cfg : cfg_q;
-  assign txs   = ho_now ? ho_txs : ((ld_now ? ld_txs : txs_q) & ~txs_wm) | txs_wv;
-  assign rxs   = ho_now ? ho_rxs : ((ld_now ? ld_rxs : rxs_q) & ~rxs_wm) | rxs_wv;
-  assign qp_st = ho_now ? e_qp_state : ((ld_now ? e_qp_state : st_q) & ~st_wm) | st_wv;
+  assign qn    = ho_now ? rx_dqpn : ak_now ? la_qn : qn_c;
+  assign cfg   = ho_now ? ho_cfg : ak_now ? la_cfg : ld_now ? ld_cfg : cfg_q;
+  assign txs   = ho_now ? ho_txs : ak_now ? la_txs : ((ld_now ? ld_txs : txs_q) & ~txs_wm) | txs_wv;
+  assign rxs   = ho_now ? ho_rxs : ak_now ? la_rxs : ((ld_now ? ld_rxs : rxs_q) & ~rxs_wm) | rxs_wv;
+  assign qp_st = (ho_now || ak_now) ? e_qp_state : ((ld_now ? e_qp_state : st_q) & ~st_wm) | st_wv;
 
   // the last job of the item reported done: write TXS/RXS back this cycle
   logic wb_now;
@@ -299,7 +315,14 @@ module hca_dispatch #(
 
   // Context RAM reads (combinational enables) and the write-back.
   assign e_qp_idx    = res_idx ? hold_qn : qn;
-  assign e_busy_idx  = res_idx ? hold_qn : qn_c;     // (a handover's: the ending step's strobe)
+  assign e_busy_idx  = res_idx ? hold_qn : qn_c;     // (a handover's: the ending item's strobe)
+  // the busy clear: issued with a pick (registered, landing in the step's
+  // first cycle), or in an ACK item -> step handover's cycle, the step's
+  // first, for its QP beside the ending item's busy set (e_busy_idx)
+  assign e_busy_clr  = e_busy_clr_q || ak_now;
+  assign e_busy_cidx = ak_now ? la_qn : e_busy_idx;
+  assign tm_qn       = ak_now ? qn_c : qn;
+  assign tm_timeout  = ak_now ? cfg_q[8*`HCA_QPC_TIMEOUT_OFF +: 5] : cfg[8*`HCA_QPC_TIMEOUT_OFF +: 5];
   assign idle        = state_q == DISPST_IDLE;
   assign e_srq_idx   = ld_frame ? ld_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] :
                        ho_now ? ho_cfg[8*`HCA_QPC_SRQN_OFF +: LOG_MAX_SRQ] : srq_n;
@@ -312,11 +335,11 @@ module hca_dispatch #(
   assign e_txs_idx   = e_qpc_idx;
   // the write-back data (and hca_db_wqe_read's view of the item's word):
   // the words shown, but in a handover's cycle the ending step's
-  assign e_txs_wdata = ho_now ? txs_wb : txs;
+  assign e_txs_wdata = (ho_now || ak_now) ? txs_wb : txs;
   assign e_rxs_en    = e_qpc_en || wb_now;
   assign e_rxs_we    = wb_now;
   assign e_rxs_idx   = e_qpc_idx;
-  assign e_rxs_wdata = ho_now ? rxs_wb : rxs;
+  assign e_rxs_wdata = (ho_now || ak_now) ? rxs_wb : rxs;
   // the item's QP for hca_ctx's interlock: never the look-ahead's (its read
   // takes no QPC write; a write since makes its words invalid, la_gen)
   assign e_step_qn   = rx_qpc_en ? rx_dqpn : qn_c;
@@ -358,8 +381,11 @@ module hca_dispatch #(
     qp_go = qp_work;
     for (int h = 0; h < 4; h++)
       if (held_v[h]) qp_go[held_qn[LOG_MAX_QP*h +: LOG_MAX_QP]] = 1'b0;
+  end
+  // (the item's QP: in an ACK item -> step handover's cycle, the step's)
+  always_comb begin : work_x
     go_x = qp_go;
-    go_x[qn_c] = 1'b0;
+    go_x[ak_now ? la_qn : qn_c] = 1'b0;
     go_other = go_x != '0;
   end
   // The picks are functions called inside the flops' `if` that takes them
@@ -467,6 +493,25 @@ module hca_dispatch #(
   // not while a registered strobe lands now that names the item's QP live
   // (ho_block: a QP state set, busy clear, timer arming, SRQ strobe)
   assign ho_now = rx_chk_fast && wb_now && state_q == DISPST_WAIT_STEP && !ho_block;
+  // the ACK item -> step handover: in the write-back cycle of an ACK/NAK
+  // frame's item (it_ack), when the pick (made as always, on the live bits)
+  // is the step of the look-ahead's QP, another than the item's, with its
+  // words valid (la_gen, no QPC write landing now) and no timer due, the
+  // step starts in this cycle (DISPST_STEP_LOAD's cycle) on those words.
+  // Kept apart from the item, whose strobes land now: the write-back is
+  // the item's (txs_wb/rxs_wb at qn_c), its busy set names qn_c
+  // (e_busy_idx) while the step's busy clear has its own index
+  // (e_busy_cidx), a timer armed now is the item's (tm_qn, tm_timeout); a
+  // QP state or SRQ strobe landing now (named through e_qp_idx /
+  // e_srq_idx: ak_block) takes the handover off.  The context interlock
+  // sees the item's QP in this cycle (e_step_qn = qn_c) and the step's from
+  // the next, as after DISPST_STEP_LOAD.
+  always_comb begin
+    ak_now = 1'b0;
+    if (wb_now && state_q == DISPST_WAIT_FRAME && it_ack && pk == PK_STEP && la_v && la_qn != qn_c &&
+        la_gen == qpc_gen && !qpc_written && !tm_due[la_qn] && !ak_block)
+      ak_now = rr_next(qp_go, rr) == la_qn;
+  end
 
   // Other work than the QP in progress (qn) is waiting: hca_req ends a step
   // that waits for its WQE's read (REQST_FETCH_WQE) and comes back later.
@@ -497,18 +542,18 @@ module hca_dispatch #(
       la_use <= 1'b0; la_want <= 1'b0; la_rd <= 1'b0; la_v <= 1'b0; la_qn <= '0; la_gen <= '0; w_gen <= '0;
       la_cfg <= '0; la_txs <= '0; la_rxs <= '0;
       fa_rd <= 1'b0; fa_v <= 1'b0; fa_qn <= '0; fa_gen <= '0; fa_cfg <= '0; fa_txs <= '0; fa_rxs <= '0;
-      e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0; x_deliver_vec <= '0;
-      eqp_eqn <= '0; eqp_eqe <= '0; cqa_cqn <= '0;
+      e_busy_clr_q <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0; x_deliver_vec <= '0;
+      eqp_eqn <= '0; eqp_eqe <= '0; cqa_cqn <= '0; it_ack <= 1'b0;
     end else if (srst) begin
       // ENGINE_CTRL.RESET / CTRL.RESET: back to idle (the words take the
       // jobs' last writes, which the jobs drop now)
       state_q <= DISPST_IDLE;
       qn_q <= qn; txs_q <= txs; rxs_q <= rxs; st_q <= qp_st;
-      e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
+      e_busy_clr_q <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
       la_use <= 1'b0; la_want <= 1'b0; la_rd <= 1'b0; la_v <= 1'b0;
       fa_rd <= 1'b0; fa_v <= 1'b0;
     end else if (ce) begin
-      e_busy_clr <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
+      e_busy_clr_q <= 1'b0; e_inj_pop <= 1'b0; x_deliver <= 1'b0;
       qn_q <= qn; txs_q <= txs; rxs_q <= rxs; st_q <= qp_st;
       state_q <= state;
       la_use <= 1'b0;
@@ -541,6 +586,11 @@ module hca_dispatch #(
       if ((ld_now || ho_now) && go_x != '0 && !(la_v && la_qn == rr_next(go_x, rr)) && !(la_want || la_rd)) begin
         la_qn <= rr_next(go_x, rr); la_want <= 1'b1; la_v <= 1'b0;
       end
+      // ... and when a step starts in an ACK item -> step handover (its
+      // words the look-ahead's: the next after it, as ld_now would choose)
+      if (ak_now && go_x != '0) begin
+        la_qn <= rr_next(go_x, la_qn); la_want <= 1'b1;
+      end
       case (state)
         DISPST_IDLE: begin
           in_step <= 1'b0;
@@ -560,6 +610,7 @@ module hca_dispatch #(
             x_deliver_vec <= pba_first(pba_pend);
           end else if (pk == PK_FRAME) begin
             in_step <= 1'b1;
+            it_ack  <= rx_ack;
             state_q <= DISPST_WAIT_FRAME_CHECK;
             if (ho_now) begin
               // the handover: the item started in this cycle (its words
@@ -591,14 +642,22 @@ module hca_dispatch #(
             rr      <= rr_next(qp_go, rr);
             in_step <= 1'b1;
             state_q <= DISPST_STEP_CLR_BUSY;
-            if (wb_now && rr_next(qp_go, rr) == qn_c && w_gen == qpc_gen && !qpc_written) begin
+            if (ak_now) begin
+              // the ACK item -> step handover: the step started in this
+              // cycle on the look-ahead's words (shown: txs_q, rxs_q, st_q
+              // take them), its busy clear landing now
+              la_v    <= 1'b0;
+              w_gen   <= la_gen;
+              cfg_q   <= la_cfg;
+              state_q <= DISPST_WAIT_STEP;
+            end else if (wb_now && rr_next(qp_go, rr) == qn_c && w_gen == qpc_gen && !qpc_written) begin
               // the same QP as the item ending: its words (written back now)
-              e_busy_clr <= 1'b1;
+              e_busy_clr_q <= 1'b1;
               la_use     <= 1'b1;
               state_q    <= DISPST_STEP_LOAD;
             end else if (la_v && rr_next(qp_go, rr) == la_qn && la_qn != qn_c && la_gen == qpc_gen && !qpc_written) begin
               // the look-ahead's QP: its words read ahead
-              e_busy_clr <= 1'b1;
+              e_busy_clr_q <= 1'b1;
               la_use     <= 1'b1;
               la_v       <= 1'b0;
               w_gen      <= la_gen;
@@ -608,7 +667,7 @@ module hca_dispatch #(
           end
         end
         DISPST_STEP_CLR_BUSY: begin
-          e_busy_clr <= 1'b1;       // set again at the end if the step made progress
+          e_busy_clr_q <= 1'b1;       // set again at the end if the step made progress
           state_q    <= DISPST_STEP_LOAD;
         end
         DISPST_STEP_LOAD, DISPST_LOAD_FRAME_QP: begin

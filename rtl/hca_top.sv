@@ -215,7 +215,7 @@ module hca_top #(
       .msix_valid(msix_valid), .msix_vector(msix_vector), .fw_irq(fw_irq));
 
   // ---------------------------------------------------------- context store
-  logic [LOG_MAX_QP-1:0] e_qp_idx, e_busy_idx, e_qpc_idx, e_txs_idx, e_rxs_idx, e_step_qn;
+  logic [LOG_MAX_QP-1:0] e_qp_idx, e_busy_idx, e_busy_cidx, e_qpc_idx, e_txs_idx, e_rxs_idx, e_step_qn;
   logic [2:0]  e_qp_state, e_qp_state_val;
   logic [15:0] e_qp_sq_pi, e_qp_rq_pi;
   logic        e_qp_set_state, e_busy_set, e_busy_clr, e_qpc_en, e_txs_en, e_txs_we, e_rxs_en, e_rxs_we;
@@ -263,7 +263,7 @@ module hca_top #(
       .qp_reset(qp_rst), .qp_reset_qn(qp_rst_qn),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
-      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .e_wake(wp_wake), .e_wake_idx(wp_wake_qn), .qp_busy(qp_busy),
+      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .e_busy_cidx(e_busy_cidx), .e_wake(wp_wake), .e_wake_idx(wp_wake_qn), .qp_busy(qp_busy),
       .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx), .e_qpc_rdata(e_qpc_rdata),
       .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx), .e_txs_wdata(e_txs_wdata),
       .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we), .e_rxs_idx(e_rxs_idx),
@@ -469,7 +469,7 @@ module hca_top #(
       .port_mac(port_mac), .cycle(cycle), .cycle_nx(cycle_nx), .next_dl(next_dl), .busy(tp_busy), .dbg(dbg),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_qp_sq_pi(e_qp_sq_pi), .e_qp_rq_pi(e_qp_rq_pi),
       .e_qp_set_state(e_qp_set_state), .e_qp_state_val(e_qp_state_val), .e_busy_set(e_busy_set),
-      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .qp_busy((pw_out || r_held) ? '0 : qp_busy),
+      .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx), .e_busy_cidx(e_busy_cidx), .qp_busy((pw_out || r_held) ? '0 : qp_busy),
       .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx), .e_qpc_rdata(e_qpc_rdata),
       .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx), .e_txs_wdata(e_txs_wdata),
       .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we), .e_rxs_idx(e_rxs_idx),

@@ -70,6 +70,7 @@ module hca_transport #(
     output logic        e_busy_set,
     output logic        e_busy_clr,
     output logic [LOG_MAX_QP-1:0] e_busy_idx,
+    output logic [LOG_MAX_QP-1:0] e_busy_cidx,   // the busy clear's QP (hca_dispatch)
     input  logic [NQP-1:0] qp_busy,
     output logic        e_qpc_en,
     output logic [LOG_MAX_QP-1:0] e_qpc_idx,
@@ -253,6 +254,8 @@ module hca_transport #(
   // ================================================================ shared views
   // the item's words (hca_dispatch) and the QPC's fields
   logic [LOG_MAX_QP-1:0] qn;
+  logic [LOG_MAX_QP-1:0] tm_qn;          // hca_timers' QP and timeout (hca_dispatch: the item's, or in an
+  logic [4:0]  tm_timeout;               // ACK item -> step handover's cycle the ending item's)
   logic [1023:0] cfg;
   logic [`TXS_W-1:0] txs;
   logic [`RXS_W-1:0] rxs;
@@ -512,6 +515,8 @@ module hca_transport #(
       .qn_wm(qn_wm), .qn_wv(qn_wv), .txs_wm(txs_wm), .txs_wv(txs_wv), .rxs_wm(rxs_wm), .rxs_wv(rxs_wv),
       .st_wm(st_wm), .st_wv(st_wv),
       .e_qp_idx(e_qp_idx), .e_qp_state(e_qp_state), .e_busy_clr(e_busy_clr), .e_busy_idx(e_busy_idx),
+      .e_busy_cidx(e_busy_cidx), .tm_qn(tm_qn), .tm_timeout(tm_timeout),
+      .ak_block(e_qp_set_state || e_srq_inc || e_srq_disarm || e_srq_set_err),
       .e_busy_set(e_busy_set && !a_owed), .qp_busy(a_owed ? '0 : qp_busy), .tm_due(a_owed ? '0 : tm_due), .e_qpc_en(e_qpc_en), .e_qpc_idx(e_qpc_idx),
       .e_qpc_rdata(e_qpc_rdata), .e_txs_en(e_txs_en), .e_txs_we(e_txs_we), .e_txs_idx(e_txs_idx),
       .e_txs_wdata(e_txs_wdata), .e_txs_rdata(e_txs_rdata), .e_rxs_en(e_rxs_en), .e_rxs_we(e_rxs_we),
@@ -704,7 +709,7 @@ module hca_transport #(
 
   hca_timers #(.LOG_MAX_QP(LOG_MAX_QP)) u_timers (
       .clk(clk), .rst_n(rst_n), .ce(ce), .srst(srst), .cycle(cycle), .cycle_nx(cycle_nx),
-      .set(tm_set), .qn(qn), .kind(tm_kind), .code(ry_tm_set ? ry_tm_code : 5'd0), .timeout(c_timeout),
+      .set(tm_set), .qn(tm_qn), .kind(tm_kind), .code(ry_tm_set ? ry_tm_code : 5'd0), .timeout(tm_timeout),
       .due(tm_due), .next_dl(next_dl));
 
   hca_comp_read #(.DATA_W(DATA_W), .LOG_MAX_QP(LOG_MAX_QP), .LOG_OUTS(LOG_OUTS), .RX_SLOT_AW(RX_SLOT_AW),

@@ -32,6 +32,11 @@
  *                   rounds (some repaired by a PSN sequence NAK, the last
  *                   ones of a QP by the timeout; round 2 after every timer
  *                   was stopped, each QP's last packet lost three times).
+ *   ack_step     -- the ACK item -> step handover: 4 QPs (timeout 3) send two
+ *                   WRITEs, the second lost once, while 4 more (timeout 5)
+ *                   stream beside: the ACK of the first restarts the timer
+ *                   of its QP with its timeout in the cycle another QP's step
+ *                   starts; the resend one timeout after that ACK.
  * stop_timer, rearm_timer, retry_budget and mid_message also run with three
  * more QPs streaming beside them ("+3"), so that the item after the ACK item
  * is often another QP's.  On every run: every completion as expected, the
@@ -64,6 +69,8 @@ enum { NQ_MAX = 8, MSG = 64, WIRE = 250 };
 #define RETX_SLACK 2048u
 
 static struct rt t;
+static uint8_t qp_tmo[NQ_MAX];	/* open_qps: each QP's timeout when set (ack_step) */
+static bool qp_tmo_set;
 static struct tb_qp *q[NQ_MAX], *peer[NQ_MAX];
 static unsigned int nq;
 static uint32_t psn0[NQ_MAX];	/* each QP's first PSN */
@@ -127,9 +134,13 @@ static int open_qps(unsigned int n, const struct tb_qp_attr *a)
 	if (setup_objs(&t, 10))
 		return -1;
 	for (unsigned int k = 0; k < n; k++) {
+		struct tb_qp_attr ak = *a;
+
+		if (qp_tmo_set)
+			ak.timeout = qp_tmo[k];
 		q[k] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
 		peer[k] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
-		if (tb_connect_pair(q[k], peer[k], a))
+		if (tb_connect_pair(q[k], peer[k], &ak))
 			return -1;
 		psn0[k] = tb_qp_query(q[k]).sq_psn_next;
 	}
@@ -642,6 +653,71 @@ static void eight_qps(bool lossy)
 	close_qps(what);
 }
 
+/* ------------------------------------------------------------ ack_step */
+
+/*
+ * The ACK item -> step handover (docs/rtl.md "Handovers"): the step picked
+ * in an ACK item's write-back cycle starts in that cycle, another QP's, while
+ * the item's last strobes land -- its timer arming among them, which must
+ * name the item's QP with the item's QPC timeout, not the step's.  QPs
+ * 0-3 (timeout 3: 8192 cycles) post two 64 B WRITEs each, the second lost
+ * once: the ACK of the first (the second outstanding) restarts the timer,
+ * and the resend comes one timeout after that ACK; QPs 4-7 (timeout 5,
+ * 32768 cycles) stream 40 WRITEs each meanwhile, so that the steps after
+ * those ACK items are theirs.  A timer armed for the step's QP, or with its
+ * timeout, resends too early or too late (or never).
+ */
+static void ack_step(void)
+{
+	struct tb_qp_attr a;
+	const char *what = "ack_step";
+	enum { TQ = 4, STREAM = 40 };
+	unsigned int nbad = 0, sum = 0;
+
+	tb_qp_attr_default(&a);
+	a.retry_cnt = 3;
+	for (unsigned int k = 0; k < NQ_MAX; k++)
+		qp_tmo[k] = k < TQ ? 3 : 5;
+	qp_tmo_set = true;
+	if (open_qps(NQ_MAX, &a)) {
+		qp_tmo_set = false;
+		CHECK(0, "%s: setup", what);
+		return;
+	}
+	qp_tmo_set = false;
+	rt_fill(t.mr[0]->buf, NQ_MAX * 64 * MSG, 17);
+	for (unsigned int k = 0; k < TQ; k++)
+		lose(k, 1, 1);
+	for (unsigned int i = 0; i < STREAM; i++) {
+		for (unsigned int k = TQ; k < NQ_MAX; k++)
+			post_write(k, i);
+		if (i < 2)
+			for (unsigned int k = 0; k < TQ; k++)
+				post_write(k, i);
+	}
+	collect(TQ * 2 + (NQ_MAX - TQ) * STREAM);
+	for (unsigned int k = 0; k < NQ_MAX; k++) {
+		sum += got[k];
+		nbad += bad[k] + (got[k] != (k < TQ ? 2u : (unsigned int)STREAM));
+	}
+	CHECK(nbad == 0, "%s: %u WRITEs complete in order per QP (%u, %u wrong)", what,
+	      TQ * 2 + (NQ_MAX - TQ) * STREAM, sum, nbad);
+	for (unsigned int k = 0; k < TQ; k++) {
+		uint64_t ack = acked_at(k, 0), r = sent_at(k, 1, 1), tmo = tmo_cycles(3);
+
+		CHECK(sent_count(k, 1) == 2, "%s: QP %u's lost WRITE sent twice (%u)", what, k, sent_count(k, 1));
+		CHECK(ack && r >= ack + tmo && r <= ack + tmo + RETX_SLACK,
+		      "%s: QP %u resent one timeout after its first WRITE's ACK (ACK %llu, resent %llu, timeout %llu)",
+		      what, k, (unsigned long long)ack, (unsigned long long)r, (unsigned long long)tmo);
+	}
+	for (unsigned int k = 0; k < NQ_MAX; k++)
+		CHECK(!memcmp(t.mr[1]->buf + k * 64 * MSG, t.mr[0]->buf + k * 64 * MSG,
+			      (k < TQ ? 2u : (unsigned int)STREAM) * MSG),
+		      "%s: QP %u's data", what, k);
+	rt_audit(what);
+	close_qps(what);
+}
+
 int main(int argc, char **argv)
 {
 	/* lockstep first (everything compared with the model), then plain rtl
@@ -666,6 +742,8 @@ int main(int argc, char **argv)
 			eight_qps(false);
 			eight_qps(true);
 		}
+		if (rt_ls_want("ack_step"))
+			ack_step();
 	}
 	return check_done();
 }
