@@ -22,7 +22,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 import xml.etree.ElementTree as ET
 
 passed = failed = 0
@@ -140,10 +139,10 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(re.search(r"\[0/2\] 0s elapsed, ~5m40s left: good", out) is not None,
        "estimate from the previous durations (300 s + 40 s)", repr(out[:300]))
 
-    # parallel: three 2-second programs on two jobs take two rounds, not three; the
-    # lines come in the list's order; the longest (previous durations) starts first;
-    # "@after" holds a program back until the one it names has ended; never more
-    # than two at once (each notes its start and end in a shared file)
+    # parallel (two jobs; each program notes its start and end in a shared file, no
+    # wall-clock bound that a loaded machine could break): two run at once, never
+    # more; the lines come in the list's order; the longest (previous durations)
+    # starts first; "@after" holds a program back until the one it names has ended
     ev = os.path.join(tmp, "events")
     step = os.path.join(tmp, "step.sh")     # step.sh NAME SECONDS: note the start and end of a program
     with open(step, "w") as f:
@@ -153,11 +152,9 @@ with tempfile.TemporaryDirectory() as tmp:
     os.makedirs(os.path.join(tmp, "logs-par"), exist_ok=True)
     with open(os.path.join(tmp, "logs-par", ".durations"), "w") as f:
         f.write("a\t1\nb\t1\nc\t9\nd\t1\ne\t1\n")
-    t0 = time.time()
-    rc, out, xml = run_list(tmp, "par", {"HCASIM_TEST_JOBS": "2", "HCASIM_TEST_TIMEOUT": "30"}, programs=par, extra_lines="@after\td\tc\n")
-    wall = time.time() - t0
+    rc, out, xml = run_list(tmp, "par", {"HCASIM_TEST_JOBS": "2", "HCASIM_TEST_TIMEOUT": "30"}, programs=par,
+                            extra_lines="@after\td\tc\n")
     ok(rc == 0 and total(out) == (5, 0), "parallel: every program passes", out)
-    ok(wall < 5.8, "parallel: three 2 s programs on 2 jobs in %.1f s (< 5.8: not one after another)" % wall, out)
     lines = [ln.split()[0] for ln in out.splitlines() if re.match(r"^[a-e] +\d+ passed", ln)]
     ok(lines == ["a", "b", "c", "d", "e"], "parallel: lines in the list's order %s" % lines, out)
     evs = [ln.split()[1] for ln in open(ev).read().splitlines()] if os.path.exists(ev) else []
@@ -167,7 +164,7 @@ with tempfile.TemporaryDirectory() as tmp:
         run += 1 if e[0] == "+" else -1
         most = max(most, run)
     ok(most == 2, "parallel: at most 2 at once (%d)" % most, evs)
-    ok("+d" in evs and evs.index("+d") > evs.index("-c"), "parallel: @after d c: d starts after c ended %s" % evs)
+    ok("+d" in evs and "-c" in evs and evs.index("+d") > evs.index("-c"), "parallel: @after d c: d starts after c ended %s" % evs)
     rc, out, xml = run_list(tmp, "bad-jobs", {"HCASIM_TEST_JOBS": "x"}, ["good"])
     ok(rc != 0 and "HCASIM_TEST_JOBS" in out, "a bad HCASIM_TEST_JOBS is refused", out)
 
