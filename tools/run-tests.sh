@@ -91,9 +91,15 @@ launch() {
   res=$logdir/$name.results
   rm -f "$res" "$run/$i.done"
   t0[i]=$(date +%s)
+  # In the background SIGINT and SIGQUIT are ignored (no job control): the
+  # program gets them back as a program run in the foreground has them
+  # (env --default-signal); timeout's pid is kept for stop_all.
   (
     s=$(date +%s)
-    HCASIM_RESULTS=$res timeout --kill-after=10 "$limit" bash -c "${cmds[i]}" >"$logdir/$name.log" 2>&1 </dev/null
+    HCASIM_RESULTS=$res timeout --kill-after=10 "$limit" env --default-signal=INT,QUIT bash -c "${cmds[i]}" \
+      >"$logdir/$name.log" 2>&1 </dev/null &
+    echo $! >"$run/$i.pid"
+    wait $!
     rc=$?
     printf '%s %s\n' "$rc" "$(( $(date +%s) - s ))" >"$run/$i.done.tmp" && mv "$run/$i.done.tmp" "$run/$i.done"
   ) &
@@ -166,11 +172,14 @@ report() {
   fi
 }
 
-# Ctrl-C / TERM: stop the running programs (timeout passes the signal on to
-# the program's process group) before leaving.
+# Ctrl-C / TERM: stop the running programs (timeout, its pid in .run/N.pid,
+# passes the signal on to the program's process group) before leaving.
 stop_all() {
-  local i
-  for ((i = 0; i < total; i++)); do [ "${state[i]}" = r ] && kill -TERM "${pid[i]}" 2>/dev/null; done
+  local i t
+  for ((i = 0; i < total; i++)); do
+    [ "${state[i]}" = r ] || continue
+    t=$(cat "$run/$i.pid" 2>/dev/null) && [ -n "$t" ] && kill -TERM "$t" 2>/dev/null
+  done
   wait
   progress_clear
   echo "run-tests.sh: interrupted"
