@@ -7,6 +7,9 @@
 #                  TEST_DEPS_N = files the test needs built first
 #                  TEST_CMD_N  = shell command run from the top directory; its
 #                                last output line must be "P passed, F failed"
+#                  TEST_AFTER_N = tests N must not start before (it reads
+#                                 what they write; make test runs programs
+#                                 in parallel, tools/run-tests.sh)
 #   LINT_TARGETS, BENCH_TARGETS, phony helpers as needed.
 # `make test` builds every test's dependencies, runs every test, and prints
 # the total as "N passed, N failed".
@@ -118,6 +121,7 @@ test: deps-check
 	@$(MAKE) --no-print-directory -j$(NPROC) test-build
 	@mkdir -p $(BUILD)
 	@rm -f $(TEST_LIST); $(foreach t,$(TESTS),printf '%s\t%s\n' '$(t)' '$(subst ','"'"',$(TEST_CMD_$(t)))' >> $(TEST_LIST);)
+	@$(foreach t,$(TESTS),$(if $(TEST_AFTER_$(t)),printf '@after\t%s\t%s\n' '$(t)' '$(strip $(TEST_AFTER_$(t)))' >> $(TEST_LIST);))
 	@tools/run-tests.sh $(TEST_LIST) $(BUILD)/test-logs $(BUILD)/test-results/test.xml
 
 .PHONY: test-build
@@ -140,7 +144,7 @@ bench-summary:
 REGRESS_LIST := $(BUILD)/regress.list
 regress: deps-check
 	@mkdir -p $(BUILD); rm -f $(REGRESS_LIST); $(foreach t,$(REGRESS_TARGETS),printf '%s\t%s\n' '$(t)' '$(MAKE) --no-print-directory $(t)' >> $(REGRESS_LIST);)
-	@HCASIM_TEST_RESULT_LINE=optional HCASIM_TEST_TIMEOUT=$${HCASIM_TEST_TIMEOUT:-14400} \
+	@HCASIM_TEST_RESULT_LINE=optional HCASIM_TEST_TIMEOUT=$${HCASIM_TEST_TIMEOUT:-14400} HCASIM_TEST_JOBS=1 \
 	  tools/run-tests.sh $(REGRESS_LIST) $(BUILD)/regress-logs $(BUILD)/test-results/regress.xml
 
 lint: deps-check $(LINT_TARGETS)

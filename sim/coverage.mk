@@ -237,6 +237,8 @@ $(eval $(call mut_rtl_build,$(MUT_EQ_BUILD),--count 4 --seed 1 --modules hca_crc
 TESTS += mutate_equiv_sample
 TEST_DEPS_mutate_equiv_sample := $(MUT_EQ_BUILD)/verilator.f
 TEST_CMD_mutate_equiv_sample = PYTHON=$(PYTHON) sim/mutate/test_equiv_sample.sh $(MUT_EQ_BUILD) $(MUT_SAMPLE_BUILD)
+# (a) reads the sample mutant results mutate_rtl_sample writes (run in parallel: after it)
+TEST_AFTER_mutate_equiv_sample := mutate_rtl_sample
 # make mutate-equiv: the filter over the survivors of every group build
 # (MUT_EQ_TIMEOUT CPU seconds of Yosys per mutant), the groups' equiv.txt.
 MUT_EQ_TIMEOUT ?= 60

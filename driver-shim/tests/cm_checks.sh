@@ -86,10 +86,11 @@ cm_seq_ok() {
 }
 
 # wait_line PATTERN FILE PID: until FILE has a line matching PATTERN (a
-# server's "cm: listening" under hcasim run --debug), or PID exits.
+# server's "cm: listening" under hcasim run --debug), or PID exits (up to
+# 60 s: programs run side by side in make test).
 wait_line() {
   local _
-  for _ in $(seq 400); do
+  for _ in $(seq 1200); do
     grep -q "$1" "$2" 2>/dev/null && return 0
     kill -0 "$3" 2>/dev/null || return 1
     sleep 0.05

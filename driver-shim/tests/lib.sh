@@ -63,7 +63,8 @@ start_switch() {
   SW_PID=$!
   T_PIDS+=("$SW_PID")
   local i
-  for i in $(seq 100); do [ -S "$SW_SOCK" ] && return 0; sleep 0.05; done
+  # (up to 30 s: programs run side by side in make test, the machine may be loaded)
+  for i in $(seq 600); do [ -S "$SW_SOCK" ] && return 0; sleep 0.05; done
   echo "switch did not come up:"; cat "$SW_LOG"
   return 1
 }
@@ -73,10 +74,11 @@ stop_switch() {
   wait "$SW_PID" 2>/dev/null
 }
 
-# Wait until the server listens on its TCP port (it opens the HCA first).
+# Wait until the server listens on its TCP port (it opens the HCA first; up
+# to 60 s, as programs run side by side in make test).
 wait_listen() {
   local port=$1 pid=$2 i
-  for i in $(seq 200); do
+  for i in $(seq 1200); do
     if ss -ltn 2>/dev/null | grep -q ":$port "; then return 0; fi
     kill -0 "$pid" 2>/dev/null || return 1
     sleep 0.05

@@ -61,6 +61,12 @@ def mac_bytes(m):
     return bytes(int(x, 16) for x in m.split(":"))
 
 
+# Waits for something that must come (a frame, an answer): long, as the switch
+# may be slow to run on a loaded machine (make test runs programs side by
+# side); a wait for nothing to come uses its own short time.
+WAIT = 10.0
+
+
 class Hca:
     """An HCA's connection to the switch (swproto.h)."""
 
@@ -73,7 +79,7 @@ class Hca:
     def send(self, typ, payload):
         self.s.send(struct.pack("=HHI", typ, 0, len(payload)) + payload)
 
-    def recv(self, timeout=2.0):
+    def recv(self, timeout=WAIT):
         """(type, payload) or None."""
         r, _, _ = select.select([self.s], [], [], timeout)
         if not r:
@@ -82,7 +88,7 @@ class Hca:
         typ, _rsvd, ln = struct.unpack("=HHI", m[:8])
         return typ, m[8:8 + ln]
 
-    def frame(self, timeout=2.0):
+    def frame(self, timeout=WAIT):
         end = time.time() + timeout
         while time.time() < end:
             m = self.recv(end - time.time())
@@ -94,7 +100,7 @@ class Hca:
 
     def resolve(self, ip):
         self.send(RESOLVE, socket.inet_aton(ip) + b"\0" * 8)
-        end = time.time() + 2
+        end = time.time() + WAIT
         while time.time() < end:
             m = self.recv(end - time.time())
             if m and m[0] == ANSWER:
@@ -119,7 +125,7 @@ class Guest:
             if pieces > 1:
                 time.sleep(0.02)
 
-    def frame(self, timeout=2.0):
+    def frame(self, timeout=WAIT):
         end = time.time() + timeout
         while True:
             if len(self.buf) >= 4:
@@ -138,7 +144,7 @@ class Guest:
                 return None
             self.buf += d
 
-    def closed(self, timeout=2.0):
+    def closed(self, timeout=WAIT):
         r, _, _ = select.select([self.s], [], [], timeout)
         return bool(r) and self.s.recv(1) == b""
 

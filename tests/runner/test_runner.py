@@ -12,7 +12,10 @@ must be a suite with a case for itself (failed with the runner's reason)
 and one per named check (failed ones with their message).  Then: the
 optional-result-line mode (make regress), an HCASIM_TESTS subset, progress
 only on request (not a terminal) with an estimate from the previous run's
-durations, and cosim's per-run records.  Ends with "N passed, N failed".
+durations, parallel runs (HCASIM_TEST_JOBS: faster than one at a time,
+lines in the list's order, longest first, "@after" honoured, no more
+programs at once than jobs), and cosim's per-run records.  Ends with
+"N passed, N failed".
 """
 import os
 import re
@@ -46,14 +49,16 @@ PROGRAMS = [
 WANT = {"good": (3, 0), "bad": (2, 3), "noline": (0, 1), "slow": (0, 1), "liar": (1, 1)}
 
 
-def run_list(tmp, tag, env_extra, names=None):
+def run_list(tmp, tag, env_extra, names=None, programs=PROGRAMS, extra_lines=""):
     lst = os.path.join(tmp, tag + ".list")
     with open(lst, "w") as f:
-        for n, c in PROGRAMS:
+        for n, c in programs:
             if names is None or n in names:
                 f.write("%s\t%s\n" % (n, c))
+        f.write(extra_lines)
     xml = os.path.join(tmp, "results", tag + ".xml")
-    env = dict(os.environ, HCASIM_TEST_TIMEOUT="2", **env_extra)
+    env = dict(os.environ, HCASIM_TEST_TIMEOUT="2")
+    env.update(env_extra)
     env.pop("HCASIM_TESTS", None) if "HCASIM_TESTS" not in env_extra else None
     p = subprocess.run(["bash", "tools/run-tests.sh", lst, os.path.join(tmp, "logs-" + tag), xml],
                        capture_output=True, env=env)
@@ -121,7 +126,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(rc == 0 and sorted(by) == ["good"] and total(out) == (3, 0), "HCASIM_TESTS subset", out)
 
     # progress, forced (this is no terminal); the second run estimates from the first's durations
-    rc, out, xml = run_list(tmp, "prog", {"HCASIM_PROGRESS": "1"}, ["good", "noline"])
+    rc, out, xml = run_list(tmp, "prog", {"HCASIM_PROGRESS": "1", "HCASIM_TEST_JOBS": "1"}, ["good", "noline"])
     ok(re.search(r"\r\033\[K\[0/2\] 0s elapsed, ~\S+ left: good", out) is not None, "progress before the first program",
        repr(out[:400]))
     ok(re.search(r"\r\033\[K\[1/2\] \S+ elapsed, ~\S+ left: noline", out) is not None, "progress counts programs",
@@ -130,9 +135,38 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(os.path.exists(dur) and open(dur).read().count("\n") == 2, "durations kept for the next estimate")
     with open(dur, "w") as f:
         f.write("good\t300\nnoline\t40\n")
-    rc, out, xml = run_list(tmp, "prog", {"HCASIM_PROGRESS": "1"}, ["good", "noline"])
+    rc, out, xml = run_list(tmp, "prog", {"HCASIM_PROGRESS": "1", "HCASIM_TEST_JOBS": "1"}, ["good", "noline"])
     ok(re.search(r"\[0/2\] 0s elapsed, ~5m40s left: good", out) is not None,
        "estimate from the previous durations (300 s + 40 s)", repr(out[:300]))
+
+    # parallel (two jobs; each program notes its start and end in a shared file, no
+    # wall-clock bound that a loaded machine could break): two run at once, never
+    # more; the lines come in the list's order; the longest (previous durations)
+    # starts first; "@after" holds a program back until the one it names has ended
+    ev = os.path.join(tmp, "events")
+    step = os.path.join(tmp, "step.sh")     # step.sh NAME SECONDS: note the start and end of a program
+    with open(step, "w") as f:
+        f.write('echo "$(date +%%s.%%N) +$1" >> %s; sleep "$2"; echo "$(date +%%s.%%N) -$1" >> %s\n'
+                'echo "1 passed, 0 failed"\n' % (ev, ev))
+    par = [(n, "bash %s %s %s" % (step, n, t)) for n, t in (("a", 2), ("b", 2), ("c", 2), ("d", 0), ("e", 0.2))]
+    os.makedirs(os.path.join(tmp, "logs-par"), exist_ok=True)
+    with open(os.path.join(tmp, "logs-par", ".durations"), "w") as f:
+        f.write("a\t1\nb\t1\nc\t9\nd\t1\ne\t1\n")
+    rc, out, xml = run_list(tmp, "par", {"HCASIM_TEST_JOBS": "2", "HCASIM_TEST_TIMEOUT": "30"}, programs=par,
+                            extra_lines="@after\td\tc\n")
+    ok(rc == 0 and total(out) == (5, 0), "parallel: every program passes", out)
+    lines = [ln.split()[0] for ln in out.splitlines() if re.match(r"^[a-e] +\d+ passed", ln)]
+    ok(lines == ["a", "b", "c", "d", "e"], "parallel: lines in the list's order %s" % lines, out)
+    evs = [ln.split()[1] for ln in open(ev).read().splitlines()] if os.path.exists(ev) else []
+    ok(evs[:1] == ["+c"], "parallel: the longest (c, 9 s before) starts first %s" % evs, out)
+    run, most = 0, 0
+    for e in evs:
+        run += 1 if e[0] == "+" else -1
+        most = max(most, run)
+    ok(most == 2, "parallel: at most 2 at once (%d)" % most, evs)
+    ok("+d" in evs and "-c" in evs and evs.index("+d") > evs.index("-c"), "parallel: @after d c: d starts after c ended %s" % evs)
+    rc, out, xml = run_list(tmp, "bad-jobs", {"HCASIM_TEST_JOBS": "x"}, ["good"])
+    ok(rc != 0 and "HCASIM_TEST_JOBS" in out, "a bad HCASIM_TEST_JOBS is refused", out)
 
     # cosim records one named check per run
     cosim = sys.argv[1] if len(sys.argv) > 1 else ""

@@ -19,16 +19,49 @@ extern void hca_model_engine_register(void);
 
 static const char *engine = "lockstep";
 
-/* lockstep's options; --options K=V,... are added (dut.K=V reach the RTL) */
+/*
+ * rt_options (--options K=V,..., or a scenario's own) for the engine the
+ * scenario runs on: lockstep takes them as they are (dut.K=V reach the RTL,
+ * ref.K=V the model); a plain "rtl" engine takes dut.K=V as K=V and drops
+ * ref.K=V, the "model" engine the other way round (so one --options serves
+ * a test whose scenarios run on lockstep and then on plain rtl).  NULL when
+ * nothing is left.
+ */
+static const char *ls_options_for(const char *eng, const char *opts, char *buf, size_t n)
+{
+	const char *mine = !strcmp(eng, "model") ? "ref." : "dut.", *other = !strcmp(eng, "model") ? "dut." : "ref.";
+	size_t used = 0;
+
+	if (!opts || !strcmp(eng, "lockstep"))
+		return opts;
+	buf[0] = 0;
+	for (const char *p = opts; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len && strncmp(p, other, 4)) {
+			const char *k = strncmp(p, mine, 4) ? p : p + 4;
+			size_t kl = len - (size_t)(k - p);
+
+			if (used + kl + 2 < n) {
+				used += (size_t)snprintf(buf + used, n - used, "%s%.*s", used ? "," : "", (int)kl, k);
+			}
+		}
+		p += len + (p[len] == ',');
+	}
+	return buf[0] ? buf : NULL;
+}
+
+/* lockstep's options; --options K=V,... are added (ls_options_for) */
 static void ls_config(void *ctx, unsigned int node, struct hca_engine_config *ec)
 {
-	static char opts[256];
+	static char opts[512], mapped[512];
 
 	rt_engine_config(ctx, node, ec);
 	if (!strcmp(engine, "lockstep")) {
 		snprintf(opts, sizeof(opts), "quiet=1%s%s", rt_options ? "," : "", rt_options ? rt_options : "");
 		ec->options = opts;
-	}
+	} else
+		ec->options = ls_options_for(engine, rt_options, mapped, sizeof(mapped));
 }
 
 /* The testbench with a wire of `latency` cycles (0: the testbench's
@@ -39,8 +72,13 @@ static int setup_objs_latency(struct rt *t, unsigned int cq_log, uint64_t latenc
 
 	memset(t, 0, sizeof(*t));
 	t->tb = tb_create(&c);
-	if (!t->tb)
-		return -1;
+	if (!t->tb) {
+		/* nothing to go on with (a bad --options, most likely: the
+		 * engine's message above): stop with the count so far */
+		CHECK(0, "the %s testbench could not be created (options \"%s\")", engine,
+		      rt_options ? rt_options : "");
+		exit(check_done());
+	}
 	tb_set_filter(t->tb, rt_cap_filter, &t->cap);
 	for (int i = 0; i < 2; i++) {
 		t->n[i] = tb_node(t->tb, (unsigned int)i);

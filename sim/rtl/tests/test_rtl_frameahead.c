@@ -31,53 +31,72 @@
  *               forwarded (a QPC write taken
  *               during the step, replayed on its write-back, must reach
  *               them: the forward is not taken then); on the plain engine
- *               only (lockstep's reference starts all 48 at once, the RTL
- *               31, the outstanding table's bound).
+ *               only: the untimed reference starts all 48 WQEs at the
+ *               doorbell, the RTL at most 31 (its outstanding table's bound,
+ *               legal: nothing bounds outstanding WRITEs), and lockstep's
+ *               catch-up before the QPC write clocks the written node alone
+ *               -- no ACK comes back, the DUT stays at the bound -- so the
+ *               write lands with 48 started in the reference and 31 in the
+ *               DUT: the drain stops at different WQEs (the reference's
+ *               frames 32-47 never come), not an RTL defect.
  *   sqd_both -- both nodes stream WRITEs to each other on NQ QP pairs with
  *               the DMA write response after 300 cycles (hca_comp_posted
  *               holds the engine: only steps and ACKs start, a request frame
  *               waits while steps of its QP run and write its words back),
  *               QP 1 of node 0 moved to SQD d cycles into the frames;
  *               sqd_both40: the write response after 40 cycles.
+ *   wb_both  -- both nodes stream 16 1 KiB WRITEs on each of NQ QP pairs,
+ *               the write response after 300 cycles, no context write:
+ *               longer steps, so at both widths a request frame whose words
+ *               were read ahead waits while steps of its QP write them back
+ *               (the read ahead must be dropped then); completions and
+ *               every WRITE's data both ways.
  *
  *   rtl_frameahead [--width 64|512] [--engine rtl|lockstep|model] [--options K=V,...] [CASE...]
  */
 #include "rtl_ls.h"
 
-enum { MSG = 64, NQ = 3, PER_QP = 8, PER_ONE = 48, SPAN = 90, SPAN_RTL = 320 };
+enum { MSG = 64, NQ = 3, NQ_MAX = 8, PER_QP = 8, PER_ONE = 48, SPAN = 90, SPAN_RTL = 320 };
+
+/* K_BOTH: WRITEs per QP and their length (0: PER_QP, MSG) */
+static unsigned int both_per, both_len;
 
 static void post_write(struct rt *t, unsigned int node, struct tb_qp *qp, unsigned int k, unsigned int i)
 {
-	struct tb_sge s = rt_sge(t->mr[node], (uint64_t)(k * 64 + i) * MSG, MSG);
+	uint32_t len = both_len > MSG ? both_len : MSG;
+	struct tb_sge s = rt_sge(t->mr[node], (uint64_t)(k * 64 + i) * len, len);
 	struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s, .num_sge = 1,
-				.raddr = t->mr[!node]->va + 0x40000 + (uint64_t)(k * 64 + i) * MSG,
+				.raddr = t->mr[!node]->va + 0x40000 + (uint64_t)(k * 64 + i) * len,
 				.rkey = t->mr[!node]->rkey };
 
 	tb_post_send(qp, &w);
 }
 
-enum kind { K_SQD, K_PSN, K_ERR, K_SQD_BOTH, K_PROBE, K_PROBE_BOTH };
+enum kind { K_SQD, K_PSN, K_ERR, K_SQD_BOTH, K_PROBE, K_PROBE_BOTH, K_BOTH };
 
 /* One scenario; K_PROBE*: no write, returns the cycle (after the posts) of
  * node 0's first received frame. */
 static uint64_t race(const char *name, enum kind kind, unsigned int d, unsigned int wr_lat, unsigned int nq)
 {
-	static char opt[32];
+	static char opt[320];
 	const char *saved = rt_options;
-	bool both = kind == K_SQD_BOTH || kind == K_PROBE_BOTH;
+	bool both = kind == K_SQD_BOTH || kind == K_PROBE_BOTH || kind == K_BOTH;
 	struct rt t;
-	struct tb_qp *q[NQ], *peer[NQ];
+	struct tb_qp *q[NQ_MAX], *peer[NQ_MAX];
 	struct tb_qp_attr a;
 	struct hca_cqe c;
-	unsigned int x = nq > 1 ? 1 : 0, per = nq > 1 ? PER_QP : PER_ONE, done = 0, want = nq * per, bad = 0;
+	unsigned int x = nq > 1 ? 1 : 0, per = nq > 1 ? PER_QP : PER_ONE, done = 0, want, bad = 0;
 	uint64_t first = 0;
 	char what[96];
 	int r;
 
 	tb_qp_attr_default(&a);
 	a.sqd_notify = true;
-	if (both && strcmp(engine, "model")) {
-		snprintf(opt, sizeof(opt), "%swr_lat=%u", strcmp(engine, "lockstep") ? "" : "dut.", wr_lat);
+	if (both && both_per)
+		per = both_per;
+	want = nq * per;
+	if (both) {	/* the harness's write latency beside --options (ls_options_for) */
+		snprintf(opt, sizeof(opt), "%s%sdut.wr_lat=%u", saved ? saved : "", saved ? "," : "", wr_lat);
 		rt_options = opt;
 	}
 	r = setup_objs(&t, 10);
@@ -86,8 +105,8 @@ static uint64_t race(const char *name, enum kind kind, unsigned int d, unsigned 
 		CHECK(0, "setup");
 		return 0;
 	}
-	rt_fill(t.mr[0]->buf, NQ * 64 * MSG, (int)d);
-	rt_fill(t.mr[1]->buf, NQ * 64 * MSG, (int)d + 7);
+	rt_fill(t.mr[0]->buf, 0x40000, (int)d);	/* the sources, below the destinations at 0x40000 */
+	rt_fill(t.mr[1]->buf, 0x40000, (int)d + 7);
 	for (unsigned int k = 0; k < nq; k++) {
 		q[k] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
 		peer[k] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
@@ -149,6 +168,19 @@ static uint64_t race(const char *name, enum kind kind, unsigned int d, unsigned 
 			got += c.status == HCA_WC_SUCCESS;
 		CHECK(got == want, "%s d=%u: node 1's %u of %u WRITEs complete", name, d, got, want);
 	}
+	if (kind == K_BOTH) {	/* every WRITE's data, both ways */
+		uint32_t len = both_len > MSG ? both_len : MSG;
+		unsigned int same = 0;
+
+		for (unsigned int n = 0; n < 2; n++)
+			for (unsigned int k = 0; k < nq; k++)
+				for (unsigned int i = 0; i < per; i++) {
+					uint64_t off = (uint64_t)(k * 64 + i) * len;
+
+					same += !memcmp(t.mr[!n]->buf + 0x40000 + off, t.mr[n]->buf + off, len);
+				}
+		CHECK(same == 2 * want, "%s d=%u: %u of %u WRITEs' data arrived", name, d, same, 2 * want);
+	}
 	snprintf(what, sizeof(what), "%s: the write lands %u cycles in", name, d);
 	finish(&t, what);
 	for (unsigned int k = 1; k < nq; k++) {
@@ -171,6 +203,14 @@ int main(int argc, char **argv)
 		d2 = race("probe_both", K_PROBE_BOTH, 0, 300, NQ);
 		printf("engine %s: node 0's first frame %llu / %llu cycles after the posts\n", engine,
 		       (unsigned long long)d1, (unsigned long long)d2);
+		/* wb_both: 1 KiB WRITEs both ways (longer steps: a request
+		 * frame read ahead waits while its QP steps, at both widths) */
+		for (unsigned int d = 0; d < 14 && rt_ls_want("wb_both"); d += 7) {
+			both_per = 16;
+			both_len = 1024;
+			race("wb_both", K_BOTH, (unsigned int)d2 + d, 300, NQ);
+			both_per = both_len = 0;
+		}
 		/* sqd_ack over every ACK on the plain engine (its window is a
 		 * cycle or two an ACK) */
 		for (unsigned int d = 0; d < (strcmp(engine, "rtl") ? SPAN : SPAN_RTL); d++) {
