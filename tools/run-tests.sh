@@ -137,7 +137,7 @@ show() {
   progress_show "$done" "$what" "$(left_est)"
 }
 
-tp=0 tf=0 done=0 running=0 shown=0
+tp=0 tf=0 done=0 running=0 shown=0 said=$(date +%s)
 : >"$durations.new"
 
 # The per-program line of program i (ended), its record and duration.
@@ -208,6 +208,13 @@ while [ "$done" -lt "$total" ]; do
   if [ "$shown" -lt "$total" ] && [ "${state[shown]}" = d ]; then
     progress_clear
     while [ "$shown" -lt "$total" ] && [ "${state[shown]}" = d ]; do report "$shown"; shown=$((shown + 1)); done
+    said=$(date +%s)
+  fi
+  # a log (no progress line): while the lines wait for the list's head,
+  # say what has ended at most once a minute, so the log is never silent
+  if [ "${PG_ON:-0}" != 1 ] && [ "$done" -lt "$total" ] && [ $(( $(date +%s) - said )) -ge 60 ]; then
+    echo "run-tests.sh: $done of $total programs ended, $(( $(date +%s) - start ))s"
+    said=$(date +%s)
   fi
 done
 trap - INT TERM
