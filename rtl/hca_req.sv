@@ -179,6 +179,7 @@ module hca_req #(
     output logic        async,           // with go: committed ahead of its payload
     output logic [15:0] tag_wqe,         // with go: the packet (WQE, packet index)
     output logic [23:0] tag_k,
+    output logic [LOG_MAX_QP-1:0] tag_qn, // with go: the step's QP (qn may be the next item's by then)
     input  logic [7:0]  hdr_len,
     output logic        go,              // commit the transmit slot (with drop: no frame)
     output logic        drop,
@@ -501,7 +502,7 @@ module hca_req #(
       state_q <= REQST_IDLE; done <= 1'b0; did <= 1'b0; txs_wm <= '0; txs_wv <= '0; s_busy_set <= 1'b0;
       ow <= '0; cs_status <= '0; cs_verr <= '0; sc_status <= '0; sc_verr <= '0; sc_force <= 1'b0; fa <= '0;
       pk_k <= '0; pk_off <= '0; pk_plen <= '0; pk_last <= 1'b0; pk_async <= 1'b0; async <= 1'b0;
-      tag_wqe <= '0; tag_k <= '0;
+      tag_wqe <= '0; tag_k <= '0; tag_qn <= '0;
       sk_i <= '0;
       tw_v <= 1'b0; tw_qn <= '0; tw_idx <= '0; tw_gen <= '0; f_long <= 1'b0;
       yq_v <= 1'b0; yq_qn <= '0;
@@ -823,6 +824,7 @@ module hca_req #(
         if (v_commit) begin pk_k <= p_k; pk_off <= p_off; pk_plen <= p_plen; pk_last <= p_last; end
         tag_wqe <= t_tx_wqe;
         tag_k   <= c_k;
+        tag_qn  <= qn;
         drop  <= (!c_async && d_g_fault) || !port_up;
         pk_async <= 1'b0;
         if (!c_async && d_g_fault) begin

@@ -437,7 +437,10 @@ module hca_transport #(
   // the gather of the slot being filled is done (the jobs wait for it before they commit the slot)
   assign d_g_done_w = d_g_done && d_g_done_slot == t_wslot;
   assign t_req      = req_go;
-  assign t_tag_qn   = qn;
+  logic [LOG_MAX_QP-1:0] req_tag_qn;
+  // (the requester's go is registered: its slot's QP comes with it, qn may
+  // be the next item's by then)
+  assign t_tag_qn   = req_go ? req_tag_qn : qn;
   assign t_item_qn  = qn;
   logic [7:0]  rq_hdr_len;
   logic [7:0]  h_opcode, h_tclass, h_hop;
@@ -571,7 +574,7 @@ module hca_transport #(
       .d_g_fault_iova(d_g_fault_iova), .d_l_start(d_l_start), .d_l_src(d_l_src), .d_l_len(d_l_len),
       .d_l_dst(d_l_dst),
       .tx_free(tx_free), .tx_async_ok(t_async_ok), .tx_q_busy(t_q_busy), .pf_hit(pf_hit), .pf_orph(pf_orph), .pf_wqe(pf_wqe),
-      .pf_k(pf_k), .pf_iova(pf_iova), .pf_clr(pf_clr), .async(t_async), .tag_wqe(t_tag_wqe), .tag_k(t_tag_k),
+      .pf_k(pf_k), .pf_iova(pf_iova), .pf_clr(pf_clr), .async(t_async), .tag_wqe(t_tag_wqe), .tag_k(t_tag_k), .tag_qn(req_tag_qn),
       .hdr_len(rq_hdr_len), .go(req_go), .drop(req_drop), .h_opcode(h_opcode), .h_se(h_se), .h_ackreq(h_ackreq),
       .h_psn(h_psn), .h_dqpn(h_dqpn), .h_pay_len(h_pay_len), .h_dmac(h_dmac), .h_smac(h_smac),
       .h_tclass(h_tclass), .h_hop(h_hop), .h_sip(h_sip), .h_dip(h_dip), .h_sport(h_sport), .h_va(h_va),

@@ -33,10 +33,18 @@
  *   key check's result cycle does not also commit the packet, hca_req_next
  *   v_commit; 10.7 with 4 transmit slots), at most 20.5 at 64 (19.4, the
  *   MAC's and the read channel's 18 beats a message); every WRITE in order
- *   with its data.
+ *   with its data;
+ *   stream_fault: the same stream with message m (8 values of m, one run
+ *   each, QP m % 8) reading an unmapped page: that WRITE completes
+ *   LOC_PROT_ERR, its QP's later ones WR_FLUSH_ERR, every other one SUCCESS.
+ *   The slot's QP tag comes from hca_req with its registered go (tag_qn):
+ *   tagged with the item's QP in that cycle (hca_transport's qn, often the
+ *   next item's by then), the fault failed another QP's WRITE (e.g. m = 131:
+ *   QP 7's WQE 16 LOC_PROT_ERR; so tagged: all 8 runs fail at 64 bits,
+ *   5 of 8 at 512).
  *
  *   rtl_txahead [--width 64|512] [--engine rtl|lockstep] [--options K=V,...] [CASE...]
- *   CASE: depth, depth_big, fault_in_slot, faults_at_once, stream
+ *   CASE: depth, depth_big, fault_in_slot, faults_at_once, stream, stream_fault
  */
 #include "rtl_ls.h"
 
@@ -47,6 +55,11 @@
 #define RD_LAT 400u
 
 #define STREAM_N 256
+
+/* stream_fault's faulting messages: where a fault tagged with the item's qn
+ * at the go fails another QP's WRITE (of messages 64..249: 7 at 512 bits,
+ * these among them; most at 64) */
+static const unsigned int fault_at[] = { 84, 126, 131, 132, 136, 176, 190, 202 };
 
 struct obs {
 	unsigned int out, most, reqs;
@@ -248,6 +261,83 @@ static double stream(void)
 	return per;
 }
 
+/* The 8-QP stream on plain rtl devices with message `bad` reading an
+ * unmapped page (read ahead, its fault in the slot's QP tag): that WRITE
+ * fails LOC_PROT_ERR/DMA_FAULT, its QP's later ones are flushed, every
+ * other WRITE completes; returns the number of wrong completions. */
+static unsigned int stream_fault(unsigned int bad)
+{
+	const char *saved = engine;
+	struct rt t;
+	struct tb_qp *q[NQP], *p[NQP];
+	unsigned int posted = 0, done = 0, out[NQP] = { 0 }, next[NQP] = { 0 }, wrong = 0, bk = bad % NQP;
+	uint64_t limit;
+
+	engine = "rtl";
+	setup(&t, HCA_QPT_RC, NULL, NULL, 12);
+	half_mapped_mr(&t);
+	q[0] = t.qp[0];
+	p[0] = t.qp[1];
+	for (int i = 1; i < NQP; i++) {
+		q[i] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
+		p[i] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
+		tb_connect_pair(q[i], p[i], NULL);
+	}
+	rt_fill(t.mr[0]->buf, STREAM_N * MSG, 95);
+	limit = tb_now(t.tb) + RT_WAIT;
+	while (done < STREAM_N) {
+		struct hca_cqe c;
+		unsigned int k;
+
+		while (posted < STREAM_N && out[k = posted % NQP] < 16) {
+			struct tb_sge s = rt_sge(t.mr[0], (uint64_t)posted * MSG, MSG);
+			struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+						.num_sge = 1, .raddr = t.mr[1]->va + (uint64_t)posted * MSG,
+						.rkey = t.mr[1]->rkey };
+
+			if (posted == bad)
+				s = (struct tb_sge){ .addr = 0x5000000 + 4096, .len = MSG, .lkey = 900u << 8 | 0x42 };
+			tb_post_send(q[k], &w);
+			out[k]++;
+			posted++;
+		}
+		if (tb_cq_poll(t.scq[0], &c)) {
+			unsigned int m;
+			uint8_t want;
+
+			for (k = 0; k < NQP && c.qpn != q[k]->qpn; k++)
+				;
+			if (k == NQP) {
+				wrong++;
+				done++;
+				continue;
+			}
+			m = next[k] * NQP + k;
+			want = k != bk || m < bad ? HCA_WC_SUCCESS : m == bad ? HCA_WC_LOC_PROT_ERR : HCA_WC_WR_FLUSH_ERR;
+			if (c.wqe_index != (next[k] & 0xffff) || c.status != want) {
+				if (wrong < 3)
+					printf("  stream fault %u: QP %u WQE %u completes %u (want %s, index %u)\n", bad, k,
+					       c.wqe_index, c.status, hca_wc_status_name(want), next[k]);
+				wrong++;
+			}
+			next[k]++;
+			out[k]--;
+			done++;
+			continue;
+		}
+		if (!tb_step(t.tb, limit))
+			break;
+	}
+	CHECK(done == STREAM_N, "stream fault %u: %u completions of %u", bad, done, STREAM_N);
+	finish(&t, "stream fault");
+	for (int i = 1; i < NQP; i++) {
+		free(q[i]);
+		free(p[i]);
+	}
+	engine = saved;
+	return wrong;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int slots;
@@ -286,5 +376,11 @@ int main(int argc, char **argv)
 		printf("  stream: %.2f cycles a message between payload reads\n", per);
 		CHECK(per > 0 && per <= most, "stream: %.2f cycles a message, at most %.1f", per, most);
 	}
+	if (rt_ls_want("stream_fault"))
+		for (unsigned int i = 0; i < sizeof(fault_at) / sizeof(fault_at[0]); i++) {
+			unsigned int b = fault_at[i], w = stream_fault(b);
+
+			CHECK(w == 0, "stream fault %u: every completion as the model's (%u wrong)", b, w);
+		}
 	return check_done();
 }
