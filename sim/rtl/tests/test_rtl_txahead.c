@@ -189,6 +189,48 @@ static unsigned int run(uint32_t bad, uint32_t len, const char *what)
 	return o.most;
 }
 
+/* The 8 QP pairs of the stream runs: the set-up's pair and 7 more on the
+ * same PD and CQs. */
+static void stream_qps(struct rt *t, struct tb_qp **q, struct tb_qp **p)
+{
+	q[0] = t->qp[0];
+	p[0] = t->qp[1];
+	for (int i = 1; i < NQP; i++) {
+		q[i] = tb_qp_create(t->n[0], HCA_QPT_RC, t->pd[0], t->scq[0], t->rcq[0], NULL, NULL);
+		p[i] = tb_qp_create(t->n[1], HCA_QPT_RC, t->pd[1], t->scq[1], t->rcq[1], NULL, NULL);
+		tb_connect_pair(q[i], p[i], NULL);
+	}
+}
+
+static void stream_qps_free(struct tb_qp **q, struct tb_qp **p)
+{
+	for (int i = 1; i < NQP; i++) {
+		free(q[i]);
+		free(p[i]);
+	}
+}
+
+/* Post MSG-byte WRITEs round robin over the QPs, at most 16 outstanding on
+ * each (bench_rtl's multi_run), message m from offset m * MSG; message `bad`
+ * reads an unmapped page (`bad` >= STREAM_N: none). */
+static void stream_post(struct rt *t, struct tb_qp **q, unsigned int *posted, unsigned int *out, unsigned int bad)
+{
+	unsigned int k;
+
+	while (*posted < STREAM_N && out[k = *posted % NQP] < 16) {
+		struct tb_sge s = rt_sge(t->mr[0], (uint64_t)*posted * MSG, MSG);
+		struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
+					.num_sge = 1, .raddr = t->mr[1]->va + (uint64_t)*posted * MSG,
+					.rkey = t->mr[1]->rkey };
+
+		if (*posted == bad)
+			s = (struct tb_sge){ .addr = 0x5000000 + 4096, .len = MSG, .lkey = 900u << 8 | 0x42 };
+		tb_post_send(q[k], &w);
+		out[k]++;
+		(*posted)++;
+	}
+}
+
 /* bench_rtl's 8-QP row (sim/rtl/bench_rtl.c multi_run) on plain rtl devices:
  * the requester's cycles a message between payload reads 96 and 224. */
 static double stream(void)
@@ -206,13 +248,7 @@ static double stream(void)
 	memset(&o, 0, sizeof(o));
 	setup(&t, HCA_QPT_RC, NULL, NULL, 12);
 	rtl_engine_set_observer(t.n[0]->eng, observe, &o);
-	q[0] = t.qp[0];
-	p[0] = t.qp[1];
-	for (int i = 1; i < NQP; i++) {
-		q[i] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
-		p[i] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
-		tb_connect_pair(q[i], p[i], NULL);
-	}
+	stream_qps(&t, q, p);
 	rt_fill(t.mr[0]->buf, STREAM_N * MSG, 93);
 	memset(t.mr[1]->buf, 0, STREAM_N * MSG);
 	limit = tb_now(t.tb) + RT_WAIT;
@@ -220,16 +256,7 @@ static double stream(void)
 		struct hca_cqe c;
 		unsigned int k;
 
-		while (posted < STREAM_N && out[k = posted % NQP] < 16) {
-			struct tb_sge s = rt_sge(t.mr[0], (uint64_t)posted * MSG, MSG);
-			struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
-						.num_sge = 1, .raddr = t.mr[1]->va + (uint64_t)posted * MSG,
-						.rkey = t.mr[1]->rkey };
-
-			tb_post_send(q[k], &w);
-			out[k]++;
-			posted++;
-		}
+		stream_post(&t, q, &posted, out, STREAM_N);
 		if (tb_cq_poll(t.scq[0], &c)) {
 			for (k = 0; k < NQP && c.qpn != q[k]->qpn; k++)
 				;
@@ -253,10 +280,7 @@ static double stream(void)
 		per = (double)(o.at[223] - o.at[95]) / 128;
 	rtl_engine_set_observer(t.n[0]->eng, NULL, NULL);
 	finish(&t, "stream");
-	for (int i = 1; i < NQP; i++) {
-		free(q[i]);
-		free(p[i]);
-	}
+	stream_qps_free(q, p);
 	engine = saved;
 	return per;
 }
@@ -276,31 +300,14 @@ static unsigned int stream_fault(unsigned int bad)
 	engine = "rtl";
 	setup(&t, HCA_QPT_RC, NULL, NULL, 12);
 	half_mapped_mr(&t);
-	q[0] = t.qp[0];
-	p[0] = t.qp[1];
-	for (int i = 1; i < NQP; i++) {
-		q[i] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
-		p[i] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
-		tb_connect_pair(q[i], p[i], NULL);
-	}
+	stream_qps(&t, q, p);
 	rt_fill(t.mr[0]->buf, STREAM_N * MSG, 95);
 	limit = tb_now(t.tb) + RT_WAIT;
 	while (done < STREAM_N) {
 		struct hca_cqe c;
 		unsigned int k;
 
-		while (posted < STREAM_N && out[k = posted % NQP] < 16) {
-			struct tb_sge s = rt_sge(t.mr[0], (uint64_t)posted * MSG, MSG);
-			struct tb_send_wr w = { .opcode = HCA_WR_RDMA_WRITE, .flags = HCA_SEND_SIGNALED, .sge = &s,
-						.num_sge = 1, .raddr = t.mr[1]->va + (uint64_t)posted * MSG,
-						.rkey = t.mr[1]->rkey };
-
-			if (posted == bad)
-				s = (struct tb_sge){ .addr = 0x5000000 + 4096, .len = MSG, .lkey = 900u << 8 | 0x42 };
-			tb_post_send(q[k], &w);
-			out[k]++;
-			posted++;
-		}
+		stream_post(&t, q, &posted, out, bad);
 		if (tb_cq_poll(t.scq[0], &c)) {
 			unsigned int m;
 			uint8_t want;
@@ -330,10 +337,7 @@ static unsigned int stream_fault(unsigned int bad)
 	}
 	CHECK(done == STREAM_N, "stream fault %u: %u completions of %u", bad, done, STREAM_N);
 	finish(&t, "stream fault");
-	for (int i = 1; i < NQP; i++) {
-		free(q[i]);
-		free(p[i]);
-	}
+	stream_qps_free(q, p);
 	engine = saved;
 	return wrong;
 }
