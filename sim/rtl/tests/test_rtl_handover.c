@@ -124,15 +124,16 @@ static void lose(unsigned int k, unsigned int rel, int times)
 		losses[nloss++] = (struct loss){ k, rel, times };
 }
 
-/* Two nodes (lockstep or rtl), `n` RC QP pairs with `a`, the loss rule on. */
-static int open_qps(unsigned int n, const struct tb_qp_attr *a)
+/* Two nodes (lockstep or rtl), `n` RC QP pairs with `a`, the loss rule on;
+ * a set-up that fails is a failed check of scenario `what`. */
+static int open_qps(unsigned int n, const struct tb_qp_attr *a, const char *what)
 {
 	nq = n;
 	nloss = 0;
 	memset(seen, 0, sizeof(seen));
 	memset(last_cqe, 0, sizeof(last_cqe));
 	if (setup_objs(&t, 10))
-		return -1;
+		goto fail;
 	for (unsigned int k = 0; k < n; k++) {
 		struct tb_qp_attr ak = *a;
 
@@ -141,13 +142,16 @@ static int open_qps(unsigned int n, const struct tb_qp_attr *a)
 		q[k] = tb_qp_create(t.n[0], HCA_QPT_RC, t.pd[0], t.scq[0], t.rcq[0], NULL, NULL);
 		peer[k] = tb_qp_create(t.n[1], HCA_QPT_RC, t.pd[1], t.scq[1], t.rcq[1], NULL, NULL);
 		if (tb_connect_pair(q[k], peer[k], &ak))
-			return -1;
+			goto fail;
 		psn0[k] = tb_qp_query(q[k]).sq_psn_next;
 	}
 	t.qp[0] = q[0];
 	t.qp[1] = peer[0];
 	t.cap.drop = loss_rule;
 	return 0;
+fail:
+	CHECK(0, "%s: setup", what);
+	return -1;
 }
 
 static void close_qps(const char *what)
@@ -364,10 +368,8 @@ static void stop_timer(unsigned int others)
 	tb_qp_attr_default(&a);
 	a.timeout = 3;
 	tmo = tmo_cycles(a.timeout);
-	if (open_qps(1 + others, &a)) {
-		CHECK(0, "%s: setup", what);
+	if (open_qps(1 + others, &a, what))
 		return;
-	}
 	rt_fill(t.mr[0]->buf, NQ_MAX * 64 * MSG, 11);
 	post_write(0, 0);
 	post_others(OTHERS_PER);
@@ -422,10 +424,8 @@ static void rearm_timer(unsigned int others)
 	tb_qp_attr_default(&a);
 	a.timeout = 3;
 	tmo = tmo_cycles(a.timeout);
-	if (open_qps(1 + others, &a)) {
-		CHECK(0, "%s: setup", what);
+	if (open_qps(1 + others, &a, what))
 		return;
-	}
 	rt_fill(t.mr[0]->buf, NQ_MAX * 64 * MSG, 12);
 	lose(0, 1, 1);			/* B's packet, once: no later packet, no NAK */
 	post_write(0, 0);
@@ -459,10 +459,8 @@ static void retry_budget(unsigned int others)
 	tb_qp_attr_default(&a);
 	a.timeout = 3;
 	a.retry_cnt = 2;
-	if (open_qps(1 + others, &a)) {
-		CHECK(0, "%s: setup", what);
+	if (open_qps(1 + others, &a, what))
 		return;
-	}
 	rt_fill(t.mr[0]->buf, NQ_MAX * 64 * MSG, 13);
 	lose(0, 0, 1);		/* A: once (budget 2 -> 1; A's ACK restores 2) */
 	lose(0, 1, 2);		/* B: twice (2 -> 1 -> 0, the third sending gets through) */
@@ -515,10 +513,8 @@ static void rnr_budget(void)
 	tb_qp_attr_default(&a);
 	a.rnr_retry = 2;
 	a.min_rnr_timer = 1;
-	if (open_qps(1, &a)) {
-		CHECK(0, "%s: setup", what);
+	if (open_qps(1, &a, what))
 		return;
-	}
 	rt_fill(t.mr[0]->buf, 2 * MSG, 14);
 	/* A: one RNR NAK (budget 2 -> 1), then a receive; its ACK restores 2 */
 	s = rt_sge(t.mr[0], 0, MSG);
@@ -553,10 +549,8 @@ static void mid_message(unsigned int others)
 	tb_qp_attr_default(&a);
 	a.path_mtu = HCA_MTU_256;
 	a.timeout = 4;
-	if (open_qps(1 + others, &a)) {
-		CHECK(0, "%s: setup", what);
+	if (open_qps(1 + others, &a, what))
 		return;
-	}
 	rt_fill(t.mr[0]->buf, 1 << 16, 15);
 	lose(0, PKTS - 1, 1);	/* the last packet (AckReq): only the timeout repairs it */
 	s = rt_sge(t.mr[0], 0x8000, LEN);
@@ -608,10 +602,8 @@ static void eight_qps(bool lossy)
 	 * start when it sends, at the doorbell) at slower harness latencies */
 	a.timeout = lossy ? 3 : 1;
 	a.retry_cnt = 3;
-	if (open_qps(NQ_MAX, &a)) {
-		CHECK(0, "%s: setup", what);
+	if (open_qps(NQ_MAX, &a, what))
 		return;
-	}
 	rt_fill(t.mr[0]->buf, NQ_MAX * 64 * MSG, 16);
 	if (lossy)
 		for (unsigned int k = 0; k < NQ_MAX; k++) {
@@ -679,9 +671,8 @@ static void ack_step(void)
 	for (unsigned int k = 0; k < NQ_MAX; k++)
 		qp_tmo[k] = k < TQ ? 3 : 5;
 	qp_tmo_set = true;
-	if (open_qps(NQ_MAX, &a)) {
+	if (open_qps(NQ_MAX, &a, what)) {
 		qp_tmo_set = false;
-		CHECK(0, "%s: setup", what);
 		return;
 	}
 	qp_tmo_set = false;
