@@ -64,6 +64,21 @@ static void ls_config(void *ctx, unsigned int node, struct hca_engine_config *ec
 		ec->options = ls_options_for(engine, rt_options, mapped, sizeof(mapped));
 }
 
+/* tb_create for a test's scenario; a testbench that cannot be created
+ * leaves nothing to go on with (a bad --options, most likely: the engine's
+ * message above): the test stops with the count so far and a failed check. */
+static struct tb *rt_tb_create(const struct tb_config *c)
+{
+	struct tb *tb = tb_create(c);
+
+	if (!tb) {
+		CHECK(0, "the %s testbench could not be created (options \"%s\")", engine,
+		      rt_options ? rt_options : "");
+		exit(check_done());
+	}
+	return tb;
+}
+
 /* The testbench with a wire of `latency` cycles (0: the testbench's
  * default), and per node a PD, two CQs of 2^cq_log entries, a 1 MiB MR; no QP. */
 static int setup_objs_latency(struct rt *t, unsigned int cq_log, uint64_t latency)
@@ -71,14 +86,7 @@ static int setup_objs_latency(struct rt *t, unsigned int cq_log, uint64_t latenc
 	struct tb_config c = { .engine = engine, .nodes = 2, .engine_config = ls_config, .latency = latency };
 
 	memset(t, 0, sizeof(*t));
-	t->tb = tb_create(&c);
-	if (!t->tb) {
-		/* nothing to go on with (a bad --options, most likely: the
-		 * engine's message above): stop with the count so far */
-		CHECK(0, "the %s testbench could not be created (options \"%s\")", engine,
-		      rt_options ? rt_options : "");
-		exit(check_done());
-	}
+	t->tb = rt_tb_create(&c);
 	tb_set_filter(t->tb, rt_cap_filter, &t->cap);
 	for (int i = 0; i < 2; i++) {
 		t->n[i] = tb_node(t->tb, (unsigned int)i);

@@ -601,7 +601,7 @@ static void arming(void)
 	uint64_t irq0;
 
 	memset(&t, 0, sizeof(t));
-	t.tb = tb_create(&cfg);
+	t.tb = rt_tb_create(&cfg);
 	for (int i = 0; i < 2; i++) {
 		t.n[i] = tb_node(t.tb, (unsigned int)i);
 		t.pd[i] = tb_pd_alloc(t.n[i]);
@@ -760,7 +760,7 @@ static void srq(void)
 	struct tb_config cfg = { .engine = engine, .nodes = 2, .engine_config = ls_config };
 
 	memset(&t, 0, sizeof(t));
-	t.tb = tb_create(&cfg);
+	t.tb = rt_tb_create(&cfg);
 	tb_set_filter(t.tb, rt_cap_filter, &t.cap);
 	for (int i = 0; i < 2; i++) {
 		t.n[i] = tb_node(t.tb, (unsigned int)i);
@@ -804,7 +804,7 @@ static void doorbell_storm(void)
 	const unsigned int n = 12;
 
 	memset(&t, 0, sizeof(t));
-	t.tb = tb_create(&cfg);
+	t.tb = rt_tb_create(&cfg);
 	for (int i = 0; i < 2; i++) {
 		t.n[i] = tb_node(t.tb, (unsigned int)i);
 		t.pd[i] = tb_pd_alloc(t.n[i]);
@@ -1041,7 +1041,7 @@ static void modify_run(unsigned int e, int kind, unsigned int at, unsigned int *
 	a.sq_psn = 0x5000;
 	a.rq_psn = 0x5000;	/* both directions start at 0x5000 (as tb_connect_pair) */
 	memset(&t, 0, sizeof(t));
-	t.tb = tb_create(&cfg);
+	t.tb = rt_tb_create(&cfg);
 	tb_set_filter(t.tb, rt_cap_filter, &t.cap);
 	for (int i = 0; i < 2; i++) {
 		t.n[i] = tb_node(t.tb, (unsigned int)i);
